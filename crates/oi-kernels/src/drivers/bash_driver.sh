@@ -1,0 +1,21 @@
+# oi's shell kernel driver: runs each request with `eval` in one bash process,
+# so cd, variables, functions and exports persist between runs.
+#
+# Protocol (see oi-kernels/src/kernel.rs): a request is the run id and the
+# code, each ended by a NUL byte, on fd 3; replies are JSON lines on fd 4.
+# After each run a marker carrying a per-kernel token is written to stdout and
+# stderr (through saved copies, fds 5 and 6) so the parent knows where the
+# run's output ends. Control fds are closed while user code runs, so programs
+# it starts cannot inherit them.
+__oi_token=$OI_KERNEL_TOKEN
+unset OI_KERNEL_TOKEN
+exec 5>&1 6>&2
+trap ':' INT
+printf '{"type":"ready","pid":%d}\n' "$$" >&4
+while IFS= read -r -d '' __oi_id <&3 && IFS= read -r -d '' __oi_code <&3; do
+    eval "$__oi_code" 3<&- 4>&- 5>&- 6>&-
+    __oi_rc=$?
+    printf '\033]oi;%s;%s\007' "$__oi_token" "$__oi_id" >&5
+    printf '\033]oi;%s;%s\007' "$__oi_token" "$__oi_id" >&6
+    printf '{"type":"done","id":%s,"exit_code":%d}\n' "$__oi_id" "$__oi_rc" >&4
+done

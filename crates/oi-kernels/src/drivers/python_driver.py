@@ -1,0 +1,168 @@
+# oi's Python kernel driver: runs cells in one persistent namespace.
+#
+# Protocol (see oi-kernels/src/kernel.rs): requests arrive as JSON lines on
+# fd 3, replies leave as JSON lines on fd 4. User output goes to the real
+# stdout/stderr; after each cell a marker carrying a per-kernel token is
+# written to both, so the parent knows where the cell's output ends.
+import ast
+import builtins
+import json
+import linecache
+import os
+import signal
+import sys
+import traceback
+import types
+
+_TOKEN = os.environ.pop("OI_KERNEL_TOKEN", "")
+_CTRL_IN = 3
+_CTRL_OUT = 4
+_DRIVER_FILE = sys._getframe().f_code.co_filename
+_running = False
+_loop = None
+
+
+def _send(message):
+    data = (json.dumps(message) + "\n").encode("utf-8")
+    while data:
+        written = os.write(_CTRL_OUT, data)
+        data = data[written:]
+
+
+def _write_all(fd, data):
+    while data:
+        try:
+            written = os.write(fd, data)
+        except OSError:
+            return
+        data = data[written:]
+
+
+def _on_sigint(signum, frame):
+    # Only user code is interruptible; the driver's own bookkeeping is not.
+    if _running:
+        raise KeyboardInterrupt
+
+
+def _user_traceback(tb):
+    # Drop the driver's own frames from the top of the traceback.
+    while tb is not None and tb.tb_frame.f_code.co_filename == _DRIVER_FILE:
+        tb = tb.tb_next
+    return tb
+
+
+def _report(exc):
+    sys.last_type, sys.last_value = type(exc), exc
+    if isinstance(exc, SyntaxError):
+        lines = traceback.format_exception_only(type(exc), exc)
+    else:
+        tb = _user_traceback(exc.__traceback__)
+        sys.last_traceback = tb
+        lines = traceback.format_exception(type(exc), exc, tb)
+    try:
+        sys.stderr.write("".join(lines))
+        sys.stderr.flush()
+    except Exception:
+        _write_all(2, "".join(lines).encode("utf-8", "replace"))
+    name = type(exc).__name__
+    text = str(exc)
+    return f"{name}: {text}" if text else name
+
+
+def _evaluate(code_obj, namespace):
+    global _loop
+    import inspect
+
+    if code_obj.co_flags & inspect.CO_COROUTINE:
+        import asyncio
+
+        if _loop is None or _loop.is_closed():
+            _loop = asyncio.new_event_loop()
+        return _loop.run_until_complete(eval(code_obj, namespace))
+    return eval(code_obj, namespace)
+
+
+def _run_cell(code, cell_id, namespace):
+    global _running
+    filename = f"<cell-{cell_id}>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    try:
+        tree = ast.parse(code, filename, "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        body = compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+        tail = None
+        if last is not None:
+            tail = compile(last, filename, "eval", flags=flags, dont_inherit=True)
+    except (SyntaxError, ValueError, OverflowError) as exc:
+        return {"status": "error", "error": _report(exc)}
+    try:
+        _running = True
+        _evaluate(body, namespace)
+        if tail is not None:
+            value = _evaluate(tail, namespace)
+            _running = False
+            if value is not None:
+                sys.displayhook(value)
+        return {"status": "ok"}
+    except KeyboardInterrupt as exc:
+        _running = False
+        _report(exc)
+        return {"status": "interrupted"}
+    except SystemExit as exc:
+        _running = False
+        if exc.code is None or exc.code == 0:
+            return {"status": "ok"}
+        return {"status": "error", "error": _report(exc)}
+    except BaseException as exc:
+        _running = False
+        return {"status": "error", "error": _report(exc)}
+    finally:
+        _running = False
+
+
+def _main():
+    os.set_inheritable(_CTRL_IN, False)
+    os.set_inheritable(_CTRL_OUT, False)
+    # Markers go to duplicates of the original stdout/stderr, so a cell that
+    # redirects or closes fd 1/2 cannot hide the end of its output.
+    out_fd = os.dup(1)
+    err_fd = os.dup(2)
+    requests = os.fdopen(_CTRL_IN, "rb")
+    signal.signal(signal.SIGINT, _on_sigint)
+
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = main
+    sys.argv = [""]
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+
+    _send({"type": "ready", "pid": os.getpid()})
+    while True:
+        try:
+            line = requests.readline()
+        except KeyboardInterrupt:
+            continue
+        if not line:
+            break
+        request = json.loads(line)
+        if request.get("type") != "run":
+            break
+        cell_id = request["id"]
+        reply = _run_cell(request["code"], cell_id, main.__dict__)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        marker = f"\x1b]oi;{_TOKEN};{cell_id}\x07".encode()
+        _write_all(out_fd, marker)
+        _write_all(err_fd, marker)
+        reply.update({"type": "done", "id": cell_id})
+        _send(reply)
+
+
+_main()

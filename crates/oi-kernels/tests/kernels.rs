@@ -1,0 +1,446 @@
+//! Real Python and bash kernels: persistence, streaming, errors, crashes,
+//! interrupts and a control channel that user output cannot corrupt.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    reason = "test code: a panic is a test failure"
+)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oi_kernels::{KernelError, KernelManager, LanguageSpec, detect_languages};
+use oi_protocol::{OutputStream, RunStatus};
+use pretty_assertions::assert_eq;
+use tokio_util::sync::CancellationToken;
+
+/// Everything a run produced.
+#[derive(Debug, Default, Clone)]
+struct Captured {
+    stdout: String,
+    stderr: String,
+    /// The order in which pieces arrived, with their stream.
+    pieces: Vec<(OutputStream, String)>,
+}
+
+fn manager() -> (KernelManager, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    (KernelManager::new(detect_languages(), dir.path()), dir)
+}
+
+async fn run(kernels: &mut KernelManager, language: &str, code: &str) -> (RunStatus, Captured) {
+    let captured = Arc::new(Mutex::new(Captured::default()));
+    let sink_captured = Arc::clone(&captured);
+    let mut sink = move |stream: OutputStream, text: String| {
+        let mut c = sink_captured.lock().unwrap();
+        match stream {
+            OutputStream::Stdout => c.stdout.push_str(&text),
+            OutputStream::Stderr => c.stderr.push_str(&text),
+        }
+        c.pieces.push((stream, text));
+    };
+    let status = tokio::time::timeout(
+        Duration::from_secs(60),
+        kernels.run(language, code, &mut sink, &CancellationToken::new()),
+    )
+    .await
+    .expect("the run must end")
+    .unwrap();
+    let captured = captured.lock().unwrap().clone();
+    (status, captured)
+}
+
+#[tokio::test]
+async fn python_state_persists_between_runs() {
+    let (mut k, _dir) = manager();
+    let (status, out) = run(&mut k, "python", "x = 41\nimport json").await;
+    assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, ""));
+    let (status, out) = run(&mut k, "python", "print(x + 1)\nprint(json.dumps([1]))").await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(out.stdout, "42\n[1]\n");
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn python_echoes_a_trailing_expression_like_a_repl() {
+    let (mut k, _dir) = manager();
+    let (_, out) = run(&mut k, "python", "sum(range(1, 101))").await;
+    assert_eq!(out.stdout, "5050\n");
+    let (_, out) = run(&mut k, "python", "y = 'a'\ny * 3").await;
+    assert_eq!(out.stdout, "'aaa'\n");
+    let (_, out) = run(&mut k, "python", "None").await;
+    assert_eq!(out.stdout, "", "None is not echoed");
+    let (_, out) = run(&mut k, "python", "print('p')").await;
+    assert_eq!(out.stdout, "p\n", "a print's None result is not echoed");
+    let (_, out) = run(
+        &mut k,
+        "python",
+        "import asyncio\nawait asyncio.sleep(0)\n'awaited'",
+    )
+    .await;
+    assert_eq!(out.stdout, "'awaited'\n", "top-level await works");
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn python_exceptions_come_back_with_their_traceback_on_stderr() {
+    let (mut k, _dir) = manager();
+    let (status, out) = run(
+        &mut k,
+        "python",
+        "print('before')\ndef f():\n    return 1 / 0\nf()",
+    )
+    .await;
+    assert_eq!(
+        status,
+        RunStatus::Failed {
+            exit_code: None,
+            error: Some("ZeroDivisionError: division by zero".into())
+        }
+    );
+    assert_eq!(out.stdout, "before\n");
+    assert!(
+        out.stderr
+            .starts_with("Traceback (most recent call last):\n"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("File \"<cell-1>\", line 4, in <module>"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("return 1 / 0"),
+        "source lines are shown: {}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("<string>"),
+        "driver frames are hidden: {}",
+        out.stderr
+    );
+
+    let (status, out) = run(&mut k, "python", "def broken(:\n    pass").await;
+    assert!(
+        matches!(&status, RunStatus::Failed { error: Some(e), .. } if e.starts_with("SyntaxError")),
+        "{status:?}"
+    );
+    assert!(out.stderr.contains("SyntaxError"), "{}", out.stderr);
+
+    let (status, _) = run(&mut k, "python", "import sys\nsys.exit(0)").await;
+    assert_eq!(
+        status,
+        RunStatus::Ok,
+        "sys.exit(0) ends the cell, not the kernel"
+    );
+    let (status, _) = run(&mut k, "python", "sys.exit(2)").await;
+    assert!(matches!(status, RunStatus::Failed { .. }), "{status:?}");
+    let (status, out) = run(&mut k, "python", "print('still alive')").await;
+    assert_eq!(
+        (status, out.stdout.as_str()),
+        (RunStatus::Ok, "still alive\n")
+    );
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn output_of_subprocesses_is_captured_in_order() {
+    let (mut k, _dir) = manager();
+    let code = "import os, subprocess, sys\nprint('one')\nos.system('echo two')\nsubprocess.run(['sh', '-c', 'echo three; echo err >&2'])\nprint('four')";
+    let (status, out) = run(&mut k, "python", code).await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(out.stdout, "one\ntwo\nthree\nfour\n");
+    assert_eq!(out.stderr, "err\n");
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn output_streams_while_the_code_runs() {
+    // The code waits for a file that the test creates only after it has seen
+    // the first line: if output were delivered at the end, this would hang.
+    let (mut k, dir) = manager();
+    let flag = dir.path().join("go");
+    let code = format!(
+        "import os, time\nprint('waiting')\nwhile not os.path.exists({flag:?}):\n    time.sleep(0.01)\nprint('done')"
+    );
+    let flag_for_sink = flag.clone();
+    let seen = Arc::new(Mutex::new(String::new()));
+    let seen_in_sink = Arc::clone(&seen);
+    let mut sink = move |_: OutputStream, text: String| {
+        if text.contains("waiting") {
+            std::fs::File::create(&flag_for_sink).unwrap();
+        }
+        seen_in_sink.lock().unwrap().push_str(&text);
+    };
+    let status = tokio::time::timeout(
+        Duration::from_secs(60),
+        k.run("python", &code, &mut sink, &CancellationToken::new()),
+    )
+    .await
+    .expect("output must stream live")
+    .unwrap();
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(*seen.lock().unwrap(), "waiting\ndone\n");
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn shell_state_persists_between_runs() {
+    let (mut k, _dir) = manager();
+    run(
+        &mut k,
+        "shell",
+        "cd /tmp\nexport OI_TEST_VAR=hello\ngreet() { echo \"hi $1\"; }\ncount=3",
+    )
+    .await;
+    let (status, out) = run(
+        &mut k,
+        "bash",
+        "pwd; echo $OI_TEST_VAR; greet you; echo $count; sh -c 'echo child sees $OI_TEST_VAR'",
+    )
+    .await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(out.stdout, "/tmp\nhello\nhi you\n3\nchild sees hello\n");
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn shell_failures_report_the_exit_code_and_keep_stderr_apart() {
+    let (mut k, _dir) = manager();
+    let (status, out) = run(&mut k, "shell", "echo out; ls /definitely/not/here").await;
+    assert_eq!(
+        status,
+        RunStatus::Failed {
+            exit_code: Some(2),
+            error: None
+        }
+    );
+    assert_eq!(out.stdout, "out\n");
+    assert!(
+        out.stderr.contains("/definitely/not/here"),
+        "{}",
+        out.stderr
+    );
+    let (status, out) = run(&mut k, "shell", "no_such_command_oi").await;
+    assert_eq!(
+        status,
+        RunStatus::Failed {
+            exit_code: Some(127),
+            error: None
+        }
+    );
+    assert!(out.stderr.contains("command not found"), "{}", out.stderr);
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn python_and_shell_share_the_working_directory_at_start_only() {
+    let (mut k, dir) = manager();
+    let (_, out) = run(&mut k, "python", "import os\nprint(os.getcwd())").await;
+    let expected = dir.path().canonicalize().unwrap();
+    assert_eq!(out.stdout.trim(), expected.display().to_string());
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn user_output_cannot_corrupt_the_control_channel() {
+    let (mut k, _dir) = manager();
+    let code = r#"
+import sys
+print('{"type": "done", "id": 1, "status": "ok"}')
+sys.stdout.write('\x1b]oi;0000;1\x07fake marker\n')
+_ = sys.stdout.write('no newline at the end')
+"#;
+    let (status, out) = run(&mut k, "python", code).await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(
+        out.stdout,
+        "{\"type\": \"done\", \"id\": 1, \"status\": \"ok\"}\n\x1b]oi;0000;1\x07fake marker\nno newline at the end"
+    );
+    // Programs the kernels start do not inherit the control pipes.
+    let (_, out) = run(
+        &mut k,
+        "shell",
+        "echo '{\"type\":\"done\",\"id\":1}' >&4; echo next",
+    )
+    .await;
+    assert!(out.stderr.contains("Bad file descriptor"), "{}", out.stderr);
+    assert_eq!(out.stdout, "next\n");
+    // os.system does not close inherited descriptors: the driver's must be
+    // close-on-exec, or this shell would hold the control pipes (3 and 4) and
+    // the saved copies of stdout and stderr (the driver's next fds).
+    let (_, out) = run(&mut k, "python", "import os\nos.system('ls /proc/$$/fd')").await;
+    let fds: Vec<u32> = out
+        .stdout
+        .split_whitespace()
+        .map(|f| f.parse().unwrap())
+        .collect();
+    assert!(fds.iter().all(|&fd| fd <= 2 || fd >= 10), "{fds:?}");
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn large_and_non_utf8_output_arrives_whole() {
+    let (mut k, _dir) = manager();
+    let (status, out) = run(&mut k, "python", "print('é' * 300000)").await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(out.stdout.chars().count(), 300001);
+    assert!(out.stdout.chars().take(300000).all(|c| c == 'é'));
+    let (_, out) = run(&mut k, "shell", "printf 'a\\377b\\n'").await;
+    assert_eq!(out.stdout, "a\u{fffd}b\n");
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_crashed_kernel_is_reported_and_replaced() {
+    let (mut k, _dir) = manager();
+    run(&mut k, "python", "x = 1").await;
+    let (status, out) = run(
+        &mut k,
+        "python",
+        "import os\nprint('bye', flush=True)\nos._exit(3)",
+    )
+    .await;
+    assert_eq!(
+        status,
+        RunStatus::Crashed {
+            reason: "the kernel exited (exit code 3)".into()
+        }
+    );
+    assert_eq!(out.stdout, "bye\n");
+    let (status, out) = run(&mut k, "python", "print('x' in globals())").await;
+    assert_eq!(
+        (status, out.stdout.as_str()),
+        (RunStatus::Ok, "False\n"),
+        "a fresh kernel"
+    );
+
+    let (status, _) = run(&mut k, "shell", "kill -SEGV $$").await;
+    assert_eq!(
+        status,
+        RunStatus::Crashed {
+            reason: "the kernel exited (killed by signal 11 (SIGSEGV))".into()
+        }
+    );
+    let (status, _) = run(&mut k, "shell", "exit 4").await;
+    assert!(
+        matches!(status, RunStatus::Crashed { ref reason } if reason.contains("exit code 4")),
+        "{status:?}"
+    );
+    let (status, out) = run(&mut k, "shell", "echo back").await;
+    assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "back\n"));
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn interrupting_python_keeps_its_state() {
+    let (mut k, _dir) = manager();
+    run(&mut k, "python", "x = 7").await;
+    let cancel = CancellationToken::new();
+    let cancel_in_sink = cancel.clone();
+    let mut sink = move |_: OutputStream, text: String| {
+        if text.contains("looping") {
+            cancel_in_sink.cancel();
+        }
+    };
+    let status = tokio::time::timeout(
+        Duration::from_secs(60),
+        k.run(
+            "python",
+            "print('looping', flush=True)\nwhile True:\n    pass",
+            &mut sink,
+            &cancel,
+        ),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(status, RunStatus::Interrupted);
+    let (status, out) = run(&mut k, "python", "print(x)").await;
+    assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "7\n"));
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn unknown_languages_and_broken_interpreters_are_clear_errors() {
+    let (mut k, _dir) = manager();
+    let mut sink = |_: OutputStream, _: String| {};
+    let err = k
+        .run(
+            "cobol",
+            "DISPLAY 'HI'.",
+            &mut sink,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, KernelError::UnknownLanguage { .. }));
+    assert_eq!(
+        err.to_string(),
+        "no kernel for `cobol`; available: python, shell"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut broken = KernelManager::new(vec![LanguageSpec::python("/bin/false")], dir.path());
+    let err = broken
+        .run("python", "1", &mut sink, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, KernelError::StartupFailed { .. }), "{err:?}");
+    assert!(err.to_string().contains("exit code 1"), "{err}");
+
+    let mut missing =
+        KernelManager::new(vec![LanguageSpec::python("/no/such/python3")], dir.path());
+    let err = missing
+        .run("py", "1", &mut sink, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, KernelError::Spawn { .. }), "{err:?}");
+    assert!(err.to_string().contains("/no/such/python3"), "{err}");
+}
+
+#[tokio::test]
+async fn shutdown_kills_what_the_kernels_started() {
+    let (mut k, dir) = manager();
+    let pidfile = dir.path().join("pid");
+    let (status, _) = run(
+        &mut k,
+        "shell",
+        &format!("sleep 1000 & echo $! > {}", pidfile.display()),
+    )
+    .await;
+    assert_eq!(status, RunStatus::Ok);
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let alive = |pid: i32| nix_alive(pid);
+    assert!(alive(pid));
+    k.shutdown().await;
+    // The process is killed at once; give the kernel's reaper a moment.
+    for _ in 0..200 {
+        if !alive(pid) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("background process {pid} survived the shutdown");
+}
+
+/// Whether `pid` names a live (not zombie) process.
+fn nix_alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}

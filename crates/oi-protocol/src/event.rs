@@ -1,0 +1,198 @@
+//! What the agent tells its front ends, in order, as it works.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Usage;
+
+/// Identifies one proposed run of code within a session (1, 2, 3 …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RunId(pub u64);
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// One event of the agent's stream. The JSON form (`{"type": "text_delta", …}`)
+/// is what `interpreter exec --json` prints, one event per line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The agent is ready; sent once, first.
+    SessionConfigured {
+        model: String,
+        harness: String,
+        /// Languages whose kernels are available, in the order the model sees them.
+        languages: Vec<String>,
+        cwd: String,
+    },
+    /// A task (one user input) has started.
+    TaskStarted,
+    /// A request to the model is about to be sent; `turn` counts the requests of
+    /// the current task from 1.
+    ModelRequest { turn: u32 },
+    /// The request failed in a way worth retrying; the agent waits `delay_ms`
+    /// and tries again.
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    /// A piece of the model's reply text, as it streams.
+    TextDelta { delta: String },
+    /// The model's reply is complete; `text` is all of its text.
+    AssistantMessage { text: String },
+    /// The model proposed code to run.
+    CodeProposed {
+        id: RunId,
+        language: String,
+        code: String,
+    },
+    /// The run waits for the user's decision: answer with `Op::Approve`.
+    ApprovalRequested {
+        id: RunId,
+        language: String,
+        code: String,
+    },
+    /// The code starts running (`code` is what really runs, after any edit).
+    RunStarted {
+        id: RunId,
+        language: String,
+        code: String,
+    },
+    /// Output of the running code, as it arrives.
+    OutputDelta {
+        id: RunId,
+        stream: OutputStream,
+        text: String,
+    },
+    /// The run has ended.
+    RunFinished {
+        id: RunId,
+        status: RunStatus,
+        duration_ms: u64,
+    },
+    /// The proposed code was not run; the model is told why.
+    RunSkipped { id: RunId, reason: SkipReason },
+    /// Tokens used by the last request, and by the whole session so far.
+    Usage { last: Usage, total: Usage },
+    /// Something the user should know that does not stop the task.
+    Warning { message: String },
+    /// The task failed; a `TaskComplete` with `StopReason::Failed` follows.
+    Error {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
+    },
+    /// The task has ended; the agent waits for the next input.
+    TaskComplete {
+        reason: StopReason,
+        /// The model's last reply (its answer) when the task ended normally.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        final_message: Option<String>,
+    },
+    /// The agent has stopped and released its kernels; sent last.
+    ShutdownComplete,
+}
+
+/// Which stream of the running code a piece of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    Stdout,
+    Stderr,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The code ran to its end.
+    Ok,
+    /// The code raised an exception (Python) or exited non-zero (shell).
+    Failed {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// The exception, e.g. `ZeroDivisionError: division by zero`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// The kernel process died during the run; its state is lost and the next
+    /// run starts a fresh one. `reason` says how it ended (exit code, signal).
+    Crashed { reason: String },
+    /// The run was stopped by the user.
+    Interrupted,
+}
+
+/// Why proposed code was not run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The user said no.
+    Declined,
+    /// Approval was needed but nobody could give it (no terminal, no `--yes`).
+    NoApprover,
+    /// The language cannot run here (unknown, not installed, or its kernel
+    /// failed to start); `message` says which and why.
+    Unavailable { message: String },
+}
+
+/// Why a task ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model answered without proposing code.
+    Done,
+    /// The task reached `max_turns` model requests.
+    MaxTurns { limit: u32 },
+    /// An error stopped the task (see the preceding `Error` event).
+    Failed,
+    /// The user interrupted the task.
+    Interrupted,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn events_serialize_with_a_type_tag() {
+        let events = [
+            Event::RunFinished {
+                id: RunId(3),
+                status: RunStatus::Failed {
+                    exit_code: Some(1),
+                    error: None,
+                },
+                duration_ms: 12,
+            },
+            Event::TaskComplete {
+                reason: StopReason::MaxTurns { limit: 5 },
+                final_message: None,
+            },
+            Event::RunSkipped {
+                id: RunId(1),
+                reason: SkipReason::NoApprover,
+            },
+        ];
+        let lines: Vec<String> = events
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                r#"{"type":"run_finished","id":3,"status":{"status":"failed","exit_code":1},"duration_ms":12}"#,
+                r#"{"type":"task_complete","reason":{"kind":"max_turns","limit":5}}"#,
+                r#"{"type":"run_skipped","id":1,"reason":{"reason":"no_approver"}}"#,
+            ]
+        );
+        for (line, event) in lines.iter().zip(&events) {
+            assert_eq!(&serde_json::from_str::<Event>(line).unwrap(), event);
+        }
+    }
+}

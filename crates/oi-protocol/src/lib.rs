@@ -1,0 +1,14 @@
+//! Plain data shared by every part of oi.
+//!
+//! This crate is the contract between the agent (`oi-core`) and its front ends
+//! (the terminal session, `exec`, the JSONL stream, tests): the conversation
+//! [`Message`]s, the agent's [`Event`] stream and the [`Op`]s a front end sends.
+//! It does no I/O; everything here is serde data whose JSON form is stable.
+
+mod event;
+mod message;
+mod op;
+
+pub use event::{Event, OutputStream, RunId, RunStatus, SkipReason, StopReason};
+pub use message::{ContentPart, Message, ToolCall, Usage};
+pub use op::{Op, ReviewDecision};

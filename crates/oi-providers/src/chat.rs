@@ -1,0 +1,597 @@
+//! The OpenAI Chat Completions wire (`POST {base_url}/chat/completions`), streamed.
+//!
+//! Spoken by OpenAI and by nearly every other server: Ollama, llama.cpp, vLLM,
+//! LM Studio, OpenRouter, Groq, DeepSeek, Mistral, Together …
+
+use std::sync::Arc;
+
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures::StreamExt;
+use oi_protocol::{ContentPart, Message, ToolCall, Usage};
+use reqwest::header::{ACCEPT, HeaderMap};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::error::{describe_transport_error, error_message_from_body, truncate_chars};
+use crate::retry::is_retryable_status;
+use crate::{
+    EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
+    StreamEvent,
+};
+
+/// A client for the Chat Completions wire.
+#[derive(Debug, Clone)]
+pub struct ChatClient {
+    http: reqwest::Client,
+    config: Arc<ProviderConfig>,
+}
+
+impl ChatClient {
+    pub fn new(config: ProviderConfig) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            config: Arc::new(config),
+        }
+    }
+}
+
+impl ModelClient for ChatClient {
+    fn stream(&self, request: ModelRequest) -> EventStream {
+        let http = self.http.clone();
+        let config = Arc::clone(&self.config);
+        Box::pin(async_stream::try_stream! {
+            let url = config.endpoint("chat/completions");
+            let body = request_body(&request);
+            let response = send_with_retries(&http, &config, &url, &body);
+            futures::pin_mut!(response);
+            let response = loop {
+                match response.next().await {
+                    Some(Attempt::Retrying(event)) => yield event,
+                    Some(Attempt::Done(result)) => break result?,
+                    None => Err(ProviderError::StreamCut {
+                        provider: config.name.clone(),
+                        detail: "no response".to_owned(),
+                    })?,
+                }
+            };
+
+            let provider = config.name.clone();
+            let mut events = response.bytes_stream().eventsource();
+            let mut reply = ChatAccumulator::default();
+            let mut saw_done = false;
+            loop {
+                let next = tokio::time::timeout(config.stream_idle_timeout, events.next()).await;
+                let event = match next {
+                    Err(_) => Err(ProviderError::StreamIdle {
+                        provider: provider.clone(),
+                        secs: config.stream_idle_timeout.as_secs(),
+                    })?,
+                    Ok(None) => break,
+                    Ok(Some(Err(EventStreamError::Transport(e)))) => Err(ProviderError::StreamCut {
+                        provider: provider.clone(),
+                        detail: describe_transport_error(&e),
+                    })?,
+                    Ok(Some(Err(e))) => Err(ProviderError::MalformedEvent {
+                        provider: provider.clone(),
+                        detail: e.to_string(),
+                    })?,
+                    Ok(Some(Ok(event))) => event,
+                };
+                let data = event.data.trim();
+                if data == "[DONE]" {
+                    saw_done = true;
+                    break;
+                }
+                if data.is_empty() {
+                    continue;
+                }
+                match reply.push(data) {
+                    Ok(Some(text)) => yield StreamEvent::TextDelta(text),
+                    Ok(None) => {}
+                    Err(ChunkError::Malformed(detail)) => Err(ProviderError::MalformedEvent {
+                        provider: provider.clone(),
+                        detail,
+                    })?,
+                    Err(ChunkError::Api(message)) => Err(ProviderError::Api {
+                        provider: provider.clone(),
+                        message,
+                    })?,
+                }
+            }
+            // Some servers close the stream right after the finish reason without
+            // `[DONE]`; that reply is complete. Without either it was cut short.
+            if !saw_done && reply.finish_reason.is_none() {
+                Err(ProviderError::StreamCut {
+                    provider: provider.clone(),
+                    detail: "the stream ended without a finish reason or `[DONE]`".to_owned(),
+                })?;
+            }
+            let (calls, finish_reason, usage) = reply.finish();
+            for call in calls {
+                yield StreamEvent::ToolCall(call);
+            }
+            yield StreamEvent::Completed { finish_reason, usage };
+        })
+    }
+}
+
+enum Attempt {
+    Retrying(StreamEvent),
+    Done(Result<reqwest::Response, ProviderError>),
+}
+
+/// Sends the request, retrying connection failures and retryable statuses as
+/// the provider's policy allows; yields a `Retrying` event before each wait.
+fn send_with_retries<'a>(
+    http: &'a reqwest::Client,
+    config: &'a ProviderConfig,
+    url: &'a str,
+    body: &'a Value,
+) -> impl futures::Stream<Item = Attempt> + 'a {
+    async_stream::stream! {
+        let max_attempts = config.retry.max_retries + 1;
+        let mut attempt = 1;
+        loop {
+            let mut builder = http
+                .post(url)
+                .header(ACCEPT, "text/event-stream")
+                .json(body);
+            if let Some(key) = &config.api_key {
+                builder = builder.bearer_auth(key);
+            }
+            let (reason, headers, error) = match builder.send().await {
+                Ok(response) if response.status().is_success() => {
+                    yield Attempt::Done(Ok(response));
+                    return;
+                }
+                Ok(response) => {
+                    let status = response.status();
+                    let headers: HeaderMap = response.headers().clone();
+                    let message = match response.text().await {
+                        Ok(body) => error_message_from_body(&body),
+                        Err(e) => describe_transport_error(&e),
+                    };
+                    let error = ProviderError::Http {
+                        provider: config.name.clone(),
+                        url: url.to_owned(),
+                        status: status.as_u16(),
+                        message: message.clone(),
+                        attempts: attempt,
+                    };
+                    if !is_retryable_status(status) {
+                        yield Attempt::Done(Err(error));
+                        return;
+                    }
+                    (format!("HTTP {}: {}", status.as_u16(), truncate_chars(&message, 120)), Some(headers), error)
+                }
+                Err(e) => {
+                    let reason = describe_transport_error(&e);
+                    let error = ProviderError::Unreachable {
+                        provider: config.name.clone(),
+                        url: url.to_owned(),
+                        reason: reason.clone(),
+                        attempts: attempt,
+                    };
+                    if e.is_builder() {
+                        yield Attempt::Done(Err(error));
+                        return;
+                    }
+                    (reason, None, error)
+                }
+            };
+            if attempt >= max_attempts {
+                yield Attempt::Done(Err(error));
+                return;
+            }
+            let delay = config.retry.delay(attempt, headers.as_ref());
+            yield Attempt::Retrying(StreamEvent::Retrying {
+                attempt: attempt + 1,
+                max_attempts,
+                delay,
+                reason,
+            });
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+}
+
+/// The JSON body of a streamed Chat Completions request.
+fn request_body(request: &ModelRequest) -> Value {
+    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    if !request.system.is_empty() {
+        messages.push(json!({"role": "system", "content": request.system}));
+    }
+    for message in &request.messages {
+        messages.push(match message {
+            Message::User { content } => json!({"role": "user", "content": join_text(content)}),
+            Message::Assistant { text, tool_calls } => {
+                let mut m = json!({"role": "assistant"});
+                m["content"] = if text.is_empty() && !tool_calls.is_empty() {
+                    Value::Null
+                } else {
+                    Value::String(text.clone())
+                };
+                if !tool_calls.is_empty() {
+                    m["tool_calls"] = tool_calls
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "id": c.id,
+                                "type": "function",
+                                "function": {"name": c.name, "arguments": c.arguments},
+                            })
+                        })
+                        .collect();
+                }
+                m
+            }
+            Message::Tool { call_id, content } => {
+                json!({"role": "tool", "tool_call_id": call_id, "content": join_text(content)})
+            }
+        });
+    }
+    let mut body = json!({
+        "model": request.model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.parameters,
+                    },
+                })
+            })
+            .collect();
+    }
+    if let Some(max) = request.max_tokens {
+        body["max_tokens"] = json!(max);
+    }
+    if let Some(t) = request.temperature {
+        body["temperature"] = json!(t);
+    }
+    body
+}
+
+fn join_text(content: &[ContentPart]) -> String {
+    let texts: Vec<&str> = content.iter().filter_map(ContentPart::as_text).collect();
+    texts.join("\n")
+}
+
+#[derive(Debug, PartialEq)]
+enum ChunkError {
+    /// Not a chunk of this wire format.
+    Malformed(String),
+    /// The server sent `{"error": …}` in the stream.
+    Api(String),
+}
+
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    #[serde(default)]
+    index: u32,
+    #[serde(default)]
+    delta: Option<Delta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Delta {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCallDelta>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCallDelta {
+    #[serde(default)]
+    index: Option<u32>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<FunctionDelta>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    index: u32,
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// Assembles a streamed reply from its chunks: text passes straight through,
+/// tool calls are collected (their arguments arrive in pieces) until the end.
+#[derive(Debug, Default)]
+struct ChatAccumulator {
+    calls: Vec<PartialCall>,
+    finish_reason: Option<String>,
+    usage: Option<Usage>,
+}
+
+impl ChatAccumulator {
+    /// Takes the `data` of one event; returns the text it adds, if any.
+    fn push(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
+        let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
+            ChunkError::Malformed(format!("{e} in `{}`", truncate_chars(data, 120)))
+        })?;
+        if let Some(error) = chunk.error {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .unwrap_or_else(|| error.to_string());
+            return Err(ChunkError::Api(message));
+        }
+        if let Some(u) = chunk.usage {
+            self.usage = Some(Usage {
+                input_tokens: u.prompt_tokens,
+                output_tokens: u.completion_tokens,
+                cached_input_tokens: u
+                    .prompt_tokens_details
+                    .and_then(|d| d.cached_tokens)
+                    .unwrap_or(0),
+            });
+        }
+        let mut text: Option<String> = None;
+        // Only the first choice is used; oi never asks for more than one.
+        for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+            if let Some(reason) = choice.finish_reason {
+                self.finish_reason = Some(reason);
+            }
+            let Some(delta) = choice.delta else { continue };
+            if let Some(content) = delta.content.filter(|c| !c.is_empty()) {
+                text.get_or_insert_with(String::new).push_str(&content);
+            }
+            for call in delta.tool_calls.unwrap_or_default() {
+                self.push_call_delta(call);
+            }
+        }
+        Ok(text)
+    }
+
+    fn push_call_delta(&mut self, delta: ToolCallDelta) {
+        // Servers that omit `index` (some OpenAI-compatible ones) send each call
+        // whole, or start a new call with a new id.
+        let index = delta
+            .index
+            .unwrap_or_else(|| match (self.calls.last(), &delta.id) {
+                (Some(last), Some(id)) if !last.id.is_empty() && &last.id != id => last.index + 1,
+                (Some(last), _) => last.index,
+                (None, _) => 0,
+            });
+        let slot = match self.calls.iter().position(|c| c.index == index) {
+            Some(i) => i,
+            None => {
+                self.calls.push(PartialCall {
+                    index,
+                    ..PartialCall::default()
+                });
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[slot];
+        if let Some(id) = delta.id.filter(|id| !id.is_empty()) {
+            call.id = id;
+        }
+        if let Some(function) = delta.function {
+            if let Some(name) = function.name {
+                // The name arrives whole in the first delta; some servers repeat it.
+                if !call.name.ends_with(&name) {
+                    call.name.push_str(&name);
+                }
+            }
+            if let Some(arguments) = function.arguments {
+                call.arguments.push_str(&arguments);
+            }
+        }
+    }
+
+    fn finish(mut self) -> (Vec<ToolCall>, FinishReason, Option<Usage>) {
+        self.calls.sort_by_key(|c| c.index);
+        let calls = self
+            .calls
+            .into_iter()
+            .map(|c| ToolCall {
+                id: if c.id.is_empty() {
+                    format!("call_{}", c.index)
+                } else {
+                    c.id
+                },
+                name: c.name,
+                arguments: c.arguments,
+            })
+            .collect::<Vec<_>>();
+        let finish = match self.finish_reason.as_deref() {
+            Some(reason) => FinishReason::from_wire(reason),
+            None if calls.is_empty() => FinishReason::Stop,
+            None => FinishReason::ToolCalls,
+        };
+        (calls, finish, self.usage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolSpec;
+    use pretty_assertions::assert_eq;
+
+    fn feed(chunks: &[&str]) -> (String, Vec<ToolCall>, FinishReason, Option<Usage>) {
+        let mut acc = ChatAccumulator::default();
+        let mut text = String::new();
+        for chunk in chunks {
+            if let Some(t) = acc.push(chunk).unwrap() {
+                text.push_str(&t);
+            }
+        }
+        let (calls, finish, usage) = acc.finish();
+        (text, calls, finish, usage)
+    }
+
+    #[test]
+    fn assembles_text_and_usage() {
+        let (text, calls, finish, usage) = feed(&[
+            r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"total_tokens":11,"prompt_tokens_details":{"cached_tokens":4}}}"#,
+        ]);
+        assert_eq!(text, "Hello");
+        assert!(calls.is_empty());
+        assert_eq!(finish, FinishReason::Stop);
+        assert_eq!(
+            usage,
+            Some(Usage {
+                input_tokens: 9,
+                output_tokens: 2,
+                cached_input_tokens: 4
+            })
+        );
+    }
+
+    #[test]
+    fn assembles_several_tool_calls_with_fragmented_arguments() {
+        let (text, calls, finish, _) = feed(&[
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"execute","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"lang"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"uage\": \"python\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"execute","arguments":"{}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ]);
+        assert_eq!(text, "");
+        assert_eq!(finish, FinishReason::ToolCalls);
+        assert_eq!(
+            calls,
+            vec![
+                ToolCall {
+                    id: "call_a".into(),
+                    name: "execute".into(),
+                    arguments: r#"{"language": "python"}"#.into()
+                },
+                ToolCall {
+                    id: "call_b".into(),
+                    name: "execute".into(),
+                    arguments: "{}".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn tool_calls_without_index_or_id_still_assemble() {
+        let (_, calls, finish, _) = feed(&[
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"x1","function":{"name":"execute","arguments":"{\"a\":1}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"x2","function":{"name":"execute","arguments":"{\"a\":2}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":5,"function":{"name":"execute","arguments":"{}"}}]}}]}"#,
+        ]);
+        assert_eq!(finish, FinishReason::ToolCalls);
+        let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["x1", "x2", "call_5"]);
+        assert_eq!(calls[1].arguments, r#"{"a":2}"#);
+    }
+
+    #[test]
+    fn reports_malformed_chunks_and_stream_errors() {
+        let mut acc = ChatAccumulator::default();
+        assert!(matches!(
+            acc.push("{not json"),
+            Err(ChunkError::Malformed(_))
+        ));
+        assert_eq!(
+            acc.push(r#"{"error":{"message":"context too long","type":"invalid_request_error"}}"#),
+            Err(ChunkError::Api("context too long".into()))
+        );
+    }
+
+    #[test]
+    fn request_body_has_tools_history_and_usage_option() {
+        let request = ModelRequest {
+            model: "m".into(),
+            system: "sys".into(),
+            messages: vec![
+                Message::user("hi"),
+                Message::Assistant {
+                    text: String::new(),
+                    tool_calls: vec![ToolCall {
+                        id: "c1".into(),
+                        name: "execute".into(),
+                        arguments: "{}".into(),
+                    }],
+                },
+                Message::tool("c1", "ok"),
+            ],
+            tools: vec![ToolSpec {
+                name: "execute".into(),
+                description: "run".into(),
+                parameters: json!({"type": "object"}),
+            }],
+            max_tokens: Some(100),
+            temperature: None,
+        };
+        assert_eq!(
+            request_body(&request),
+            json!({
+                "model": "m",
+                "messages": [
+                    {"role": "system", "content": "sys"},
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "execute", "arguments": "{}"}}
+                    ]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+                ],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+                "tools": [{"type": "function", "function": {"name": "execute", "description": "run", "parameters": {"type": "object"}}}],
+                "max_tokens": 100,
+            })
+        );
+    }
+}

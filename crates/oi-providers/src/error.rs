@@ -1,0 +1,203 @@
+//! What can go wrong talking to a model server, with the hint a user needs.
+
+/// A failed model request. Each variant names the server (`provider`) and the
+/// URL so the message alone tells the user where to look.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// No connection could be made (refused, DNS failure, TLS failure, timeout),
+    /// even after retrying.
+    #[error("cannot reach {provider} at {url}: {reason}")]
+    Unreachable {
+        provider: String,
+        url: String,
+        reason: String,
+        attempts: u32,
+    },
+    /// The server answered with an error status. `message` is the server's own
+    /// explanation, taken from its error body.
+    #[error("{provider} answered HTTP {status}{attempts_note} for {url}: {message}",
+        attempts_note = attempts_note(*.attempts))]
+    Http {
+        provider: String,
+        url: String,
+        status: u16,
+        message: String,
+        attempts: u32,
+    },
+    /// The response stream ended before the reply was complete.
+    #[error("{provider} closed the stream before the reply was complete ({detail})")]
+    StreamCut { provider: String, detail: String },
+    /// The stream stalled: no data arrived for the idle timeout.
+    #[error("{provider} sent nothing for {secs} s; the stream was given up")]
+    StreamIdle { provider: String, secs: u64 },
+    /// The server sent something that is not a valid event of this wire format.
+    #[error("{provider} sent an event oi cannot read: {detail}")]
+    MalformedEvent { provider: String, detail: String },
+    /// The server reported an error inside the stream.
+    #[error("{provider} reported an error: {message}")]
+    Api { provider: String, message: String },
+}
+
+fn attempts_note(attempts: u32) -> String {
+    if attempts > 1 {
+        format!(" (after {attempts} attempts)")
+    } else {
+        String::new()
+    }
+}
+
+impl ProviderError {
+    /// A one-line suggestion of what to do about the error.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            Self::Unreachable { url, .. } => format!(
+                "is the model server running, and is the API base right? oi sent the request to `{url}`; set it with `--api-base`"
+            ),
+            Self::Http { status: 401, .. } => "the API key was rejected: check it, or pass another with `--api-key` (default: `$OPENAI_API_KEY`)".to_owned(),
+            Self::Http { status: 403, .. } => "the key is valid but not allowed to do this: check the key's permissions and the model name".to_owned(),
+            Self::Http { status: 404, url, .. } => {
+                if url.contains("/v1/") {
+                    "the server has no such endpoint or model: check `--model` and the API base".to_owned()
+                } else {
+                    "does the base URL need `/v1`? e.g. `--api-base http://localhost:8080/v1`".to_owned()
+                }
+            }
+            Self::Http { status: 429, .. } => {
+                "the server is rate-limiting requests: wait a little and try again, or use a model or key with a higher limit".to_owned()
+            }
+            Self::Http { status, .. } if *status >= 500 => {
+                "the server failed on its side: try again later, or check its status page or logs".to_owned()
+            }
+            Self::Http { .. } => return None,
+            Self::StreamCut { .. } | Self::StreamIdle { .. } => {
+                "the connection broke mid-reply: try again; if it keeps happening, check the network or the server's logs".to_owned()
+            }
+            Self::MalformedEvent { .. } => {
+                "the server does not speak the OpenAI streaming format correctly: check that the API base points at an OpenAI-compatible `/v1` endpoint".to_owned()
+            }
+            Self::Api { .. } => return None,
+        })
+    }
+}
+
+/// The most useful text of an error body: `{"error": {"message": …}}` (OpenAI and
+/// most compatible servers), `{"error": "…"}`, `{"message": …}` or `{"detail": …}`;
+/// else the raw body, shortened.
+pub(crate) fn error_message_from_body(body: &str) -> String {
+    if let Ok(json) = serde_json::from_str::<serde_json::Value>(body) {
+        let candidates = [
+            json.pointer("/error/message"),
+            json.get("error"),
+            json.get("message"),
+            json.get("detail"),
+        ];
+        for value in candidates.into_iter().flatten() {
+            if let Some(text) = value.as_str() {
+                return text.to_owned();
+            }
+        }
+    }
+    let body = body.trim();
+    if body.is_empty() {
+        return "(empty response body)".to_owned();
+    }
+    truncate_chars(body, 300)
+}
+
+pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+/// The innermost useful description of a `reqwest` error, e.g.
+/// `Connection refused (os error 111)`.
+pub(crate) fn describe_transport_error(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = Some(err);
+    while let Some(e) = current {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        current = e.source();
+    }
+    // The outermost layers of reqwest/hyper say things like "error sending
+    // request for url (…)"; the root cause is the informative part.
+    parts
+        .into_iter()
+        .rev()
+        .find(|p| !p.is_empty())
+        .unwrap_or_else(|| "unknown error".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_error_bodies_of_many_servers() {
+        assert_eq!(
+            error_message_from_body(
+                r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#
+            ),
+            "Incorrect API key provided"
+        );
+        assert_eq!(
+            error_message_from_body(r#"{"error":"model not found"}"#),
+            "model not found"
+        );
+        assert_eq!(
+            error_message_from_body(r#"{"detail":"Not Found"}"#),
+            "Not Found"
+        );
+        assert_eq!(
+            error_message_from_body("  <html>oops</html> "),
+            "<html>oops</html>"
+        );
+        assert_eq!(error_message_from_body(""), "(empty response body)");
+        assert_eq!(
+            error_message_from_body(&"x".repeat(400)).chars().count(),
+            301
+        );
+    }
+
+    #[test]
+    fn hints_for_404_depend_on_the_base_url() {
+        let err = |url: &str| ProviderError::Http {
+            provider: "model server".into(),
+            url: url.into(),
+            status: 404,
+            message: "not found".into(),
+            attempts: 1,
+        };
+        assert!(
+            err("http://h:1/chat/completions")
+                .hint()
+                .unwrap()
+                .contains("`/v1`")
+        );
+        assert!(
+            err("http://h:1/v1/chat/completions")
+                .hint()
+                .unwrap()
+                .contains("--model")
+        );
+    }
+
+    #[test]
+    fn messages_mention_attempts_only_after_retries() {
+        let err = ProviderError::Http {
+            provider: "model server".into(),
+            url: "http://h/v1/chat/completions".into(),
+            status: 503,
+            message: "overloaded".into(),
+            attempts: 5,
+        };
+        assert_eq!(
+            err.to_string(),
+            "model server answered HTTP 503 (after 5 attempts) for http://h/v1/chat/completions: overloaded"
+        );
+    }
+}

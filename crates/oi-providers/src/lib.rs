@@ -1,0 +1,147 @@
+//! Clients for the language-model APIs oi talks to, behind one trait.
+//!
+//! A [`ModelClient`] turns a wire-neutral [`ModelRequest`] into a stream of
+//! [`StreamEvent`]s: text as it arrives, complete tool calls, and a final
+//! `Completed` with the finish reason and token usage. Retries of failed
+//! requests happen inside the client and are reported as `Retrying` events, so
+//! the agent never needs to know which wire format it is talking to.
+
+mod chat;
+mod error;
+mod retry;
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures::Stream;
+use oi_protocol::{Message, ToolCall, Usage};
+use serde::Serialize;
+
+pub use chat::ChatClient;
+pub use error::ProviderError;
+pub use retry::RetryPolicy;
+
+/// A request to the model, independent of the wire format.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequest {
+    pub model: String,
+    /// The system prompt, sent first (or in the wire's own system field).
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+}
+
+/// A function tool offered to the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: serde_json::Value,
+}
+
+/// One step of a streamed reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// The request failed in a retryable way; the client waits, then retries.
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        delay: Duration,
+        reason: String,
+    },
+    /// A piece of the reply text.
+    TextDelta(String),
+    /// A complete tool call; emitted once its arguments have fully arrived.
+    ToolCall(ToolCall),
+    /// The reply is complete. Always the last event of a successful stream.
+    Completed {
+        finish_reason: FinishReason,
+        usage: Option<Usage>,
+    },
+}
+
+/// Why the model stopped generating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    /// The reply hit the output token limit and is cut short.
+    Length,
+    ContentFilter,
+    Other(String),
+}
+
+impl FinishReason {
+    fn from_wire(reason: &str) -> Self {
+        match reason {
+            "stop" | "end_turn" | "eos" => Self::Stop,
+            "tool_calls" | "function_call" | "tool_use" => Self::ToolCalls,
+            "length" | "max_tokens" => Self::Length,
+            "content_filter" => Self::ContentFilter,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+
+/// The stream a client returns; it ends after `Completed` or an error.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, ProviderError>> + Send>>;
+
+/// A language-model API.
+pub trait ModelClient: Send + Sync + std::fmt::Debug {
+    /// Send `request` and stream the reply. Nothing is sent until the stream is
+    /// polled; dropping the stream cancels the request.
+    fn stream(&self, request: ModelRequest) -> EventStream;
+}
+
+/// Where and how to reach a model server.
+#[derive(Debug, Clone)]
+pub struct ProviderConfig {
+    /// A name for messages, e.g. `OpenAI` or `model server`.
+    pub name: String,
+    /// The API base, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// The bearer token, if the server needs one.
+    pub api_key: Option<String>,
+    pub retry: RetryPolicy,
+    /// A stream with no data for this long is treated as broken.
+    pub stream_idle_timeout: Duration,
+}
+
+impl ProviderConfig {
+    pub fn new(name: impl Into<String>, base_url: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            base_url: base_url.into(),
+            api_key: None,
+            retry: RetryPolicy::default(),
+            stream_idle_timeout: Duration::from_secs(300),
+        }
+    }
+
+    /// `base_url` joined with `path`, with exactly one `/` between them.
+    pub fn endpoint(&self, path: &str) -> String {
+        format!(
+            "{}/{}",
+            self.base_url.trim_end_matches('/'),
+            path.trim_start_matches('/')
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_joins_with_one_slash() {
+        for base in ["http://h/v1", "http://h/v1/", "http://h/v1//"] {
+            assert_eq!(
+                ProviderConfig::new("x", base).endpoint("/chat/completions"),
+                "http://h/v1/chat/completions"
+            );
+        }
+    }
+}
