@@ -1,1 +1,54 @@
-//! placeholder
+//! The `interpreter` command: argument parsing, the `exec` and interactive
+//! front ends, and error reporting at the edge. The agent itself lives in
+//! `oi-core`; this crate only wires it to a terminal.
+
+pub mod approve;
+pub mod cli;
+pub mod error;
+pub mod exec;
+pub mod input;
+pub mod interactive;
+pub mod render;
+pub mod session;
+pub mod signals;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::error::{CliError, exit};
+use crate::render::HumanRenderer;
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => return report(&CliError::Io(e)),
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Some(Command::Exec(args)) => exec::run(args, cli.options).await,
+            None => interactive::run(cli.options).await,
+        }
+    });
+    // A line read from the terminal may still be pending; do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    match result {
+        Ok(code) => code,
+        Err(error) => report(&error),
+    }
+}
+
+fn report(error: &CliError) -> ExitCode {
+    let mut out = HumanRenderer::new(anstream::stderr());
+    if out.error(&error.to_string(), error.hint()).is_err() {
+        return ExitCode::from(exit::FAILED);
+    }
+    error.exit_code()
+}

@@ -1,1 +1,18 @@
-//! placeholder
+//! The oi agent.
+//!
+//! [`Agent::spawn`] starts a session and returns its channel pair: front ends
+//! send [`Op`](oi_protocol::Op)s and receive [`Event`](oi_protocol::Event)s,
+//! and never reach into the agent otherwise. A task runs as a loop: ask the
+//! model (through the chosen [`HarnessKind`]), show the code it proposes, get
+//! the user's approval, run it in a persistent kernel, send the output back,
+//! and repeat until the model answers without code or a limit stops it.
+
+mod agent;
+mod config;
+mod environment;
+mod harness;
+mod output;
+
+pub use agent::Agent;
+pub use config::{AgentConfig, ApprovalPolicy};
+pub use harness::{HarnessKind, UnknownHarness};

@@ -146,6 +146,11 @@ impl KernelManager {
         self.languages.iter().find(|l| l.answers_to(name))
     }
 
+    /// Starts the kernel of `language` (a name or alias) unless it is running.
+    pub async fn start(&mut self, language: &str) -> Result<(), KernelError> {
+        self.kernel(language).await.map(|_| ())
+    }
+
     /// Runs `code` in the kernel of `language` (a name or alias), starting the
     /// kernel if needed. Output goes to `sink` as it arrives. A kernel that dies
     /// during the run is reported as [`RunStatus::Crashed`] and replaced by a
@@ -157,6 +162,12 @@ impl KernelManager {
         sink: &mut (dyn FnMut(OutputStream, String) + Send),
         cancel: &CancellationToken,
     ) -> Result<RunStatus, KernelError> {
+        let kernel = self.kernel(language).await?;
+        Ok(kernel.run(code, sink, cancel).await)
+    }
+
+    /// The live kernel of `language`, started (or restarted) as needed.
+    async fn kernel(&mut self, language: &str) -> Result<&mut Kernel, KernelError> {
         let Some(spec) = self.resolve(language).cloned() else {
             return Err(KernelError::UnknownLanguage {
                 language: language.to_owned(),
@@ -173,13 +184,12 @@ impl KernelManager {
         {
             dead.shutdown().await;
         }
-        let kernel = match self.kernels.entry(spec.name.clone()) {
+        Ok(match self.kernels.entry(spec.name.clone()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(Kernel::start(&spec, &self.cwd).await?)
             }
-        };
-        Ok(kernel.run(code, sink, cancel).await)
+        })
     }
 
     /// Stops every kernel and everything they started.

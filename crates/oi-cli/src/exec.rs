@@ -1,0 +1,164 @@
+//! `interpreter exec`: one task, no interactive session.
+
+use std::io::{IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+use oi_core::Agent;
+use oi_protocol::{Event, Op, ReviewDecision, SkipReason, StopReason};
+
+use crate::approve;
+use crate::cli::{ExecArgs, SessionOptions};
+use crate::error::{CliError, exit};
+use crate::input::LineReader;
+use crate::render::{HumanRenderer, JsonRenderer, Render};
+use crate::session;
+use crate::signals::{Request, Signals};
+
+pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, CliError> {
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let (prompt, prompt_from_stdin) = match args.prompt.as_deref() {
+        Some("-") | None => {
+            if stdin_is_terminal && args.prompt.is_none() {
+                return Err(CliError::usage(
+                    "no task given",
+                    "pass the task as an argument, `interpreter exec \"summarise data.csv\"`, or on stdin, `echo \"…\" | interpreter exec -`",
+                ));
+            }
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text)?;
+            (text, true)
+        }
+        Some(prompt) => (prompt.to_owned(), false),
+    };
+    if prompt.trim().is_empty() {
+        return Err(CliError::usage(
+            "the task is empty",
+            "say what oi should do, e.g. `interpreter exec \"how big is this folder?\"`",
+        ));
+    }
+    // Approval is asked on the terminal; with none (or with the task read from
+    // stdin) code that needs approval is not run, and the model is told why.
+    let can_ask = stdin_is_terminal && !prompt_from_stdin;
+
+    let setup = session::setup(&options)?;
+    let mut signals = Signals::install()?;
+    let (ops, mut events) = Agent::spawn(setup.config, setup.client, setup.kernels);
+    let _ = ops.send(Op::UserInput { text: prompt });
+
+    let mut human = HumanRenderer::new(anstream::stderr());
+    let mut json = args.json.then(|| JsonRenderer::new(std::io::stdout()));
+    let mut input = can_ask.then(LineReader::spawn);
+    let mut outcome: Option<(StopReason, Option<String>)> = None;
+    let mut needed_approval = false;
+    let mut interrupts = 0;
+    let mut total_usage = None;
+
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            request = signals.next() => {
+                match request {
+                    Request::Interrupt if interrupts == 0 => {
+                        interrupts += 1;
+                        let _ = ops.send(Op::Interrupt);
+                    }
+                    _ => {
+                        let _ = ops.send(Op::Shutdown);
+                    }
+                }
+                continue;
+            }
+        };
+        let Some(event) = event else { break };
+        let shown = match json.as_mut() {
+            Some(json) => json.event(&event),
+            None => human.event(&event),
+        };
+        if let Err(e) = shown {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                // Whoever read our output is gone: stop quietly.
+                let _ = ops.send(Op::Shutdown);
+            } else {
+                return Err(e.into());
+            }
+        }
+        match event {
+            Event::ApprovalRequested { id, language, code } => {
+                let decision = match input.as_mut() {
+                    Some(input) => tokio::select! {
+                        decision = approve::ask(&mut human, input, &language, &code) => decision?,
+                        _ = signals.next() => {
+                            interrupts += 1;
+                            let _ = ops.send(Op::Interrupt);
+                            continue;
+                        }
+                    },
+                    None => ReviewDecision::NoApprover,
+                };
+                let _ = ops.send(Op::Approve { id, decision });
+            }
+            Event::RunSkipped {
+                reason: SkipReason::NoApprover,
+                ..
+            } => needed_approval = true,
+            Event::Usage { total, .. } => total_usage = Some(total),
+            Event::TaskComplete {
+                reason,
+                final_message,
+            } => {
+                outcome = Some((reason, final_message));
+                let _ = ops.send(Op::Shutdown);
+            }
+            Event::ShutdownComplete => break,
+            _ => {}
+        }
+    }
+
+    let Some((reason, final_message)) = outcome else {
+        return Ok(ExitCode::from(if interrupts > 0 {
+            exit::INTERRUPTED
+        } else {
+            exit::FAILED
+        }));
+    };
+    if json.is_none() {
+        if let Some(usage) = total_usage {
+            human.line(
+                anstyle::Style::new().dimmed(),
+                &format!(
+                    "tokens: {} in, {} out",
+                    usage.input_tokens, usage.output_tokens
+                ),
+            )?;
+        }
+        let answer = final_message.unwrap_or_default();
+        let already_seen = human.streamed_text
+            && std::io::stdout().is_terminal()
+            && std::io::stderr().is_terminal();
+        if !answer.trim().is_empty() && !already_seen {
+            let mut stdout = std::io::stdout().lock();
+            let written = writeln!(stdout, "{}", answer.trim_end()).and_then(|()| stdout.flush());
+            if let Err(e) = written
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return Err(e.into());
+            }
+        }
+    }
+    let code = match reason {
+        StopReason::Done if needed_approval => {
+            if json.is_none() {
+                human.error(
+                    "the model's code was not run: it needed approval, and there is no terminal to ask",
+                    Some("pass `--yes` to let code run without asking"),
+                )?;
+            }
+            exit::NEEDS_APPROVAL
+        }
+        StopReason::Done => exit::OK,
+        StopReason::Failed => exit::FAILED,
+        StopReason::MaxTurns { .. } => exit::LIMIT,
+        StopReason::Interrupted => exit::INTERRUPTED,
+    };
+    Ok(ExitCode::from(code))
+}

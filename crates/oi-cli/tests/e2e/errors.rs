@@ -1,0 +1,222 @@
+//! Every error a user meets: a short message, a hint, a non-zero exit.
+
+use oi_testkit::Reply;
+use pretty_assertions::assert_eq;
+
+use crate::support::TestEnv;
+
+fn assert_error(out: &crate::support::Output, code: i32, message: &str, hint: &str) {
+    assert_eq!(out.code, code, "{out:?}");
+    assert!(
+        out.stderr.contains(&format!("error: {message}")),
+        "expected `{message}` in:\n{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l.starts_with("hint: ") && l.contains(hint)),
+        "expected hint `{hint}` in:\n{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn an_unreachable_server() {
+    let env = TestEnv::new().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let out = env.exec(&["--api-base", &base, "hi"]).await;
+    assert_error(
+        &out,
+        1,
+        &format!("cannot reach the model server at {base}/chat/completions"),
+        "is the model server running",
+    );
+    assert!(
+        out.stderr.contains("retrying"),
+        "retries are shown: {}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_rejected_api_key() {
+    let env = TestEnv::new().await;
+    env.server.require_api_key("sk-right");
+    let out = env.exec(&["--api-key", "sk-wrong", "hi"]).await;
+    assert_error(
+        &out,
+        1,
+        "the model server answered HTTP 401",
+        "the API key was rejected",
+    );
+    assert!(
+        out.stderr.contains("Incorrect API key provided: sk-wrong"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.server.requests().len(), 1, "401 is not retried");
+}
+
+#[tokio::test]
+async fn the_api_key_comes_from_the_environment() {
+    let env = TestEnv::new().await;
+    env.server.require_api_key("sk-env").push(Reply::text("ok"));
+    let out = crate::support::run_command(
+        {
+            let mut cmd = env.command(&["exec", "hi"]);
+            cmd.env("OPENAI_API_KEY", "sk-env");
+            cmd
+        },
+        None,
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        env.server.chat_requests()[0].header("authorization"),
+        Some("Bearer sk-env")
+    );
+}
+
+#[tokio::test]
+async fn a_base_url_without_v1() {
+    let env = TestEnv::new().await;
+    let root = env.server.root_url();
+    let out = env.exec(&["--api-base", &root, "hi"]).await;
+    assert_error(
+        &out,
+        1,
+        "the model server answered HTTP 404",
+        "does the base URL need `/v1`?",
+    );
+}
+
+#[tokio::test]
+async fn rate_limits_after_retries() {
+    let env = TestEnv::new().await;
+    env.server
+        .repeat(Reply::error(429, "Rate limit reached for requests").header("retry-after-ms", "5"));
+    let out = env.exec(&["hi"]).await;
+    assert_error(
+        &out,
+        1,
+        "the model server answered HTTP 429 (after 5 attempts)",
+        "the server is rate-limiting requests",
+    );
+    assert!(
+        out.stderr.contains("Rate limit reached for requests"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.server.chat_requests().len(), 5);
+}
+
+#[tokio::test]
+async fn a_server_error_then_success_is_retried_transparently() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::error(502, "Bad gateway").header("retry-after-ms", "5"))
+        .push(Reply::text("Fine now."));
+    let out = env.exec(&["hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "Fine now.\n");
+    assert!(
+        out.stderr.contains("HTTP 502: Bad gateway; retrying"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn server_errors_after_retries() {
+    let env = TestEnv::new().await;
+    env.server.repeat(
+        Reply::error(503, "The engine is currently overloaded").header("retry-after-ms", "5"),
+    );
+    let out = env.exec(&["hi"]).await;
+    assert_error(
+        &out,
+        1,
+        "the model server answered HTTP 503 (after 5 attempts)",
+        "the server failed on its side",
+    );
+}
+
+#[tokio::test]
+async fn a_stream_cut_off_midway() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::text("This answer is going to be long").cut_after_events(3));
+    let out = env.exec(&["hi"]).await;
+    assert_error(
+        &out,
+        1,
+        "the model server closed the stream before the reply was complete",
+        "the connection broke mid-reply",
+    );
+    assert_eq!(out.stdout, "", "a partial reply is not an answer");
+}
+
+#[tokio::test]
+async fn a_malformed_stream() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::raw_sse("data: {\"choices\": [{\"delta\": \n\n"));
+    let out = env.exec(&["hi"]).await;
+    assert_error(
+        &out,
+        1,
+        "the model server sent an event oi cannot read",
+        "OpenAI streaming format",
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_harness() {
+    let env = TestEnv::new().await;
+    let out = env.exec(&["--harness", "xml", "hi"]).await;
+    assert_error(
+        &out,
+        2,
+        "--harness: unknown harness `xml`; valid values: native, markdown",
+        "use `--harness native`",
+    );
+    assert!(env.server.requests().is_empty(), "nothing is sent");
+}
+
+#[tokio::test]
+async fn bad_flag_values() {
+    let env = TestEnv::new().await;
+    let out = env.exec(&["--max-turns", "0", "hi"]).await;
+    assert_error(&out, 2, "--max-turns: must be at least 1", "--max-turns 20");
+    let out = env.exec(&["--api-base", "localhost:8080", "hi"]).await;
+    assert_error(
+        &out,
+        2,
+        "--api-base: `localhost:8080` is not an http:// or https:// URL",
+        "--api-base http://",
+    );
+    let out = env.exec(&["--max-turns", "many", "hi"]).await;
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("invalid value 'many' for '--max-turns <N>'"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn no_key_for_openai() {
+    let env = TestEnv::new().await;
+    let mut cmd = env.command(&["exec", "hi"]);
+    cmd.env_remove("OPENAI_BASE_URL");
+    let out = crate::support::run_command(cmd, None).await;
+    assert_error(&out, 2, "no API key for OpenAI", "set `OPENAI_API_KEY`");
+}

@@ -1,0 +1,118 @@
+//! The interactive session, driven through stdin: tasks and approvals
+//! (y, n, a, e) are typed lines.
+
+use oi_testkit::Reply;
+use pretty_assertions::assert_eq;
+
+use crate::support::{TestEnv, last_message_text};
+
+#[tokio::test]
+async fn approving_runs_the_code() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("python", "print(2 + 2)"))
+        .push(Reply::text("It is 4."));
+    let out = env.run(&[], Some("add two and two\ny\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("Run this python code? [y]es, [n]o, [a]lways (this session), [e]dit:"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("It is 4."), "{}", out.stdout);
+    assert_eq!(last_message_text(&env.server, 1), "4\n");
+}
+
+#[tokio::test]
+async fn a_declined_run_reaches_the_model_as_declined() {
+    let env = TestEnv::new().await;
+    let marker = env.cwd.path().join("should-not-exist");
+    env.server
+        .push(Reply::execute(
+            "shell",
+            &format!("touch {}", marker.display()),
+        ))
+        .push(Reply::text("Understood, I will not."));
+    let out = env.run(&[], Some("make a file\nn\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!marker.exists());
+    assert!(out.stdout.contains("not run (declined)"), "{}", out.stdout);
+    assert_eq!(
+        last_message_text(&env.server, 1),
+        "The user declined to run this code."
+    );
+}
+
+#[tokio::test]
+async fn always_approves_the_rest_of_the_session() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("python", "a = 1"))
+        .push(Reply::execute("python", "print(a + 1)"))
+        .push(Reply::text("first task done"))
+        .push(Reply::execute("python", "print(a + 2)"))
+        .push(Reply::text("second task done"));
+    // One `a` answers every later run, including the next task's.
+    let out = env.run(&[], Some("first\na\nsecond\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        out.stdout.matches("Run this python code?").count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    assert_eq!(last_message_text(&env.server, 2), "2\n");
+    assert_eq!(last_message_text(&env.server, 4), "3\n");
+}
+
+#[tokio::test]
+async fn editing_runs_the_edited_code_and_tells_the_model() {
+    let env = TestEnv::new().await;
+    let editor = env.home.path().join("editor.sh");
+    std::fs::write(&editor, "#!/bin/sh\nsed -i 's/41/42/' \"$1\"\n").unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.server
+        .push(Reply::execute("python", "print(41)"))
+        .push(Reply::text("ok"));
+    let mut cmd = env.command(&[]);
+    cmd.env("EDITOR", &editor);
+    let out = crate::support::run_command(cmd, Some("print it\ne\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let result = last_message_text(&env.server, 1);
+    assert_eq!(
+        result,
+        "The user edited the code before running it. It ran as:\n```\nprint(42)\n```\n42\n"
+    );
+}
+
+#[tokio::test]
+async fn unclear_answers_are_asked_again_and_end_of_input_declines() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("python", "print('never')"))
+        .push(Reply::text("ok"));
+    let out = env.run(&[], Some("go\nmaybe\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("Please answer y, n, a or e."),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        last_message_text(&env.server, 1),
+        "The user declined to run this code."
+    );
+}
+
+#[tokio::test]
+async fn yes_skips_the_questions_and_exit_ends_the_session() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("shell", "echo ran"))
+        .push(Reply::text("done"));
+    let out = env.run(&["--yes"], Some("go\n/exit\nnot sent\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!out.stdout.contains("Run this"), "{}", out.stdout);
+    assert_eq!(env.server.chat_requests().len(), 2);
+}

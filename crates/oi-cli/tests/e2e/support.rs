@@ -1,0 +1,87 @@
+//! Running the binary in an isolated environment against a mock server.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use oi_testkit::MockServer;
+use tokio::io::AsyncWriteExt;
+
+/// A mock server, an empty working directory and an empty home.
+pub(crate) struct TestEnv {
+    pub(crate) server: MockServer,
+    pub(crate) cwd: tempfile::TempDir,
+    pub(crate) home: tempfile::TempDir,
+}
+
+/// What a finished process left behind.
+#[derive(Debug)]
+pub(crate) struct Output {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+impl TestEnv {
+    pub(crate) async fn new() -> Self {
+        Self {
+            server: MockServer::start().await.unwrap(),
+            cwd: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// The binary with a clean environment, pointed at the mock server.
+    pub(crate) fn command(&self, args: &[&str]) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_interpreter"));
+        cmd.args(args)
+            .current_dir(self.cwd.path())
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("OI_MODEL")
+            .env_remove("VISUAL")
+            .env_remove("EDITOR")
+            .env("HOME", self.home.path())
+            .env("NO_COLOR", "1")
+            .env("OPENAI_BASE_URL", self.server.base_url())
+            .kill_on_drop(true);
+        cmd
+    }
+
+    /// Runs `interpreter exec ARGS…` with no terminal and empty stdin.
+    pub(crate) async fn exec(&self, args: &[&str]) -> Output {
+        let mut all = vec!["exec"];
+        all.extend_from_slice(args);
+        self.run(&all, None).await
+    }
+
+    /// Runs the binary with `stdin` piped in (or empty).
+    pub(crate) async fn run(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        run_command(self.command(args), stdin).await
+    }
+}
+
+pub(crate) async fn run_command(mut cmd: tokio::process::Command, stdin: Option<&str>) -> Output {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        pipe.write_all(text.as_bytes()).await.unwrap();
+    }
+    drop(pipe);
+    let output = tokio::time::timeout(Duration::from_secs(120), child.wait_with_output())
+        .await
+        .expect("interpreter did not finish within 120 s")
+        .unwrap();
+    Output {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The text the model was sent as the result of its last call or code block.
+pub(crate) fn last_message_text(server: &MockServer, request: usize) -> String {
+    server.chat_requests()[request].last_message_text()
+}

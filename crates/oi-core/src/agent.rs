@@ -1,0 +1,551 @@
+//! The session task: takes ops, runs tasks, emits events.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use futures::StreamExt;
+use oi_kernels::KernelManager;
+use oi_protocol::{
+    Event, Message, Op, OutputStream, ReviewDecision, RunId, RunStatus, SkipReason, StopReason,
+    ToolCall, Usage,
+};
+use oi_providers::{FinishReason, ModelClient, ModelRequest, ProviderError, StreamEvent};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{AgentConfig, ApprovalPolicy};
+use crate::environment;
+use crate::harness::{Action, Harness, PromptEnv, ProposedRun, Report, language};
+use crate::output::{HeadTail, describe_run};
+
+/// Starts sessions. See the crate docs.
+#[derive(Debug)]
+pub struct Agent;
+
+impl Agent {
+    /// Starts a session on the current tokio runtime and returns its channel
+    /// pair. The session ends on `Op::Shutdown` or when the op sender is
+    /// dropped; it stops its kernels and sends `ShutdownComplete` last.
+    pub fn spawn(
+        config: AgentConfig,
+        client: Arc<dyn ModelClient>,
+        kernels: KernelManager,
+    ) -> (mpsc::UnboundedSender<Op>, mpsc::UnboundedReceiver<Event>) {
+        let (op_tx, op_rx) = mpsc::unbounded_channel();
+        let (event_tx, event_rx) = mpsc::unbounded_channel();
+        let (work_tx, work_rx) = mpsc::unbounded_channel();
+        let (approval_tx, approval_rx) = mpsc::unbounded_channel();
+        let current = Arc::new(Mutex::new(CancellationToken::new()));
+        tokio::spawn(route_ops(op_rx, work_tx, approval_tx, Arc::clone(&current)));
+
+        let languages: Vec<String> = kernels.languages().iter().map(|l| l.name.clone()).collect();
+        let harness = Harness::new(config.harness);
+        let env = PromptEnv {
+            os: environment::os_description(),
+            cwd: kernels.cwd().display().to_string(),
+            languages: languages.clone(),
+            date: environment::today(),
+            custom_instructions: config.custom_instructions.clone(),
+        };
+        let session = Session {
+            system_prompt: harness.system_prompt(&env),
+            tools: harness.tools(&languages),
+            harness,
+            config,
+            client,
+            kernels,
+            languages,
+            history: Vec::new(),
+            events: event_tx,
+            approvals: approval_rx,
+            current,
+            next_run_id: 1,
+            approve_all: false,
+            total_usage: Usage::default(),
+        };
+        tokio::spawn(session.run(work_rx));
+        (op_tx, event_rx)
+    }
+}
+
+enum Work {
+    Input(String),
+    Shutdown,
+}
+
+/// Reads ops as they come, even while a task runs: interrupts cancel the
+/// running task at once, approvals go to the task waiting for them, inputs
+/// queue up.
+async fn route_ops(
+    mut ops: mpsc::UnboundedReceiver<Op>,
+    work: mpsc::UnboundedSender<Work>,
+    approvals: mpsc::UnboundedSender<(RunId, ReviewDecision)>,
+    current: Arc<Mutex<CancellationToken>>,
+) {
+    let cancel_current = || {
+        if let Ok(token) = current.lock() {
+            token.cancel();
+        }
+    };
+    while let Some(op) = ops.recv().await {
+        match op {
+            Op::UserInput { text } => {
+                let _ = work.send(Work::Input(text));
+            }
+            Op::Approve { id, decision } => {
+                let _ = approvals.send((id, decision));
+            }
+            Op::Interrupt => cancel_current(),
+            Op::Shutdown => {
+                cancel_current();
+                let _ = work.send(Work::Shutdown);
+                return;
+            }
+        }
+    }
+    // Every sender is gone: nobody can talk to the session any more.
+    cancel_current();
+    let _ = work.send(Work::Shutdown);
+}
+
+struct Session {
+    config: AgentConfig,
+    client: Arc<dyn ModelClient>,
+    kernels: KernelManager,
+    harness: Harness,
+    system_prompt: String,
+    tools: Vec<oi_providers::ToolSpec>,
+    languages: Vec<String>,
+    history: Vec<Message>,
+    events: mpsc::UnboundedSender<Event>,
+    approvals: mpsc::UnboundedReceiver<(RunId, ReviewDecision)>,
+    current: Arc<Mutex<CancellationToken>>,
+    next_run_id: u64,
+    approve_all: bool,
+    total_usage: Usage,
+}
+
+/// A complete reply of the model.
+struct Reply {
+    text: String,
+    tool_calls: Vec<ToolCall>,
+    finish_reason: FinishReason,
+}
+
+enum ReplyError {
+    Interrupted { partial: String },
+    Failed(ProviderError),
+}
+
+/// Why a batch of runs stopped early.
+#[derive(PartialEq, Eq)]
+enum Halt {
+    Interrupted,
+}
+
+impl Session {
+    fn emit(&self, event: Event) {
+        // A front end that stopped listening is not the agent's failure.
+        let _ = self.events.send(event);
+    }
+
+    async fn run(mut self, mut work: mpsc::UnboundedReceiver<Work>) {
+        self.emit(Event::SessionConfigured {
+            model: self.config.model.clone(),
+            harness: self.harness.kind().to_string(),
+            languages: self.languages.clone(),
+            cwd: self.kernels.cwd().display().to_string(),
+        });
+        while let Some(item) = work.recv().await {
+            match item {
+                Work::Input(text) => self.run_task(text).await,
+                Work::Shutdown => break,
+            }
+        }
+        self.kernels.shutdown().await;
+        self.emit(Event::ShutdownComplete);
+    }
+
+    fn fresh_cancel_token(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        if let Ok(mut current) = self.current.lock() {
+            *current = token.clone();
+        }
+        token
+    }
+
+    async fn run_task(&mut self, text: String) {
+        let cancel = self.fresh_cancel_token();
+        self.emit(Event::TaskStarted);
+        self.history.push(Message::user(text));
+        let mut turn = 0;
+        loop {
+            if turn >= self.config.max_turns {
+                self.emit(Event::TaskComplete {
+                    reason: StopReason::MaxTurns {
+                        limit: self.config.max_turns,
+                    },
+                    final_message: None,
+                });
+                return;
+            }
+            turn += 1;
+            self.emit(Event::ModelRequest { turn });
+            let request = ModelRequest {
+                model: self.config.model.clone(),
+                system: self.system_prompt.clone(),
+                messages: self.history.clone(),
+                tools: self.tools.clone(),
+                max_tokens: self.config.max_tokens,
+                temperature: self.config.temperature,
+            };
+            let reply = match self.stream_reply(request, &cancel).await {
+                Ok(reply) => reply,
+                Err(ReplyError::Interrupted { partial }) => {
+                    if !partial.is_empty() {
+                        self.history.push(Message::Assistant {
+                            text: partial,
+                            tool_calls: Vec::new(),
+                        });
+                    }
+                    self.emit(Event::TaskComplete {
+                        reason: StopReason::Interrupted,
+                        final_message: None,
+                    });
+                    return;
+                }
+                Err(ReplyError::Failed(error)) => {
+                    self.emit(Event::Error {
+                        message: error.to_string(),
+                        hint: error.hint(),
+                    });
+                    self.emit(Event::TaskComplete {
+                        reason: StopReason::Failed,
+                        final_message: None,
+                    });
+                    return;
+                }
+            };
+            self.emit(Event::AssistantMessage {
+                text: reply.text.clone(),
+            });
+            if reply.finish_reason == FinishReason::Length {
+                self.emit(Event::Warning {
+                    message: "the model's reply was cut off at its output token limit".to_owned(),
+                });
+            }
+            let final_text = reply.text.clone();
+            let (message, actions) = self.harness.interpret(reply.text, reply.tool_calls);
+            self.history.push(message);
+            if actions.is_empty() {
+                self.emit(Event::TaskComplete {
+                    reason: StopReason::Done,
+                    final_message: Some(final_text),
+                });
+                return;
+            }
+            let (reports, halt) = self.execute(actions, &cancel).await;
+            let results = self.harness.results(reports);
+            self.history.extend(results);
+            if halt == Some(Halt::Interrupted) {
+                self.emit(Event::TaskComplete {
+                    reason: StopReason::Interrupted,
+                    final_message: None,
+                });
+                return;
+            }
+        }
+    }
+
+    async fn stream_reply(
+        &mut self,
+        request: ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Reply, ReplyError> {
+        let mut stream = self.client.stream(request);
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        loop {
+            let item = tokio::select! {
+                item = stream.next() => item,
+                () = cancel.cancelled() => return Err(ReplyError::Interrupted { partial: text }),
+            };
+            match item {
+                Some(Ok(StreamEvent::TextDelta(delta))) => {
+                    text.push_str(&delta);
+                    self.emit(Event::TextDelta { delta });
+                }
+                Some(Ok(StreamEvent::ToolCall(call))) => tool_calls.push(call),
+                Some(Ok(StreamEvent::Retrying {
+                    attempt,
+                    max_attempts,
+                    delay,
+                    reason,
+                })) => self.emit(Event::Retrying {
+                    attempt,
+                    max_attempts,
+                    delay_ms: delay.as_millis() as u64,
+                    reason,
+                }),
+                Some(Ok(StreamEvent::Completed {
+                    finish_reason,
+                    usage,
+                })) => {
+                    if let Some(usage) = usage {
+                        self.total_usage += usage;
+                        self.emit(Event::Usage {
+                            last: usage,
+                            total: self.total_usage,
+                        });
+                    }
+                    return Ok(Reply {
+                        text,
+                        tool_calls,
+                        finish_reason,
+                    });
+                }
+                Some(Err(error)) => return Err(ReplyError::Failed(error)),
+                None => {
+                    return Err(ReplyError::Failed(ProviderError::StreamCut {
+                        provider: "the model server".to_owned(),
+                        detail: "the reply ended without completing".to_owned(),
+                    }));
+                }
+            }
+        }
+    }
+
+    /// Runs (or declines, or reports as invalid) each action in order.
+    async fn execute(
+        &mut self,
+        actions: Vec<Action>,
+        cancel: &CancellationToken,
+    ) -> (Vec<Report>, Option<Halt>) {
+        let mut reports = Vec::new();
+        // Once the user declines (or cannot be asked), the rest of the reply,
+        // which likely builds on the declined run, is not run either.
+        let mut skip_rest: Option<SkipReason> = None;
+        for action in actions {
+            let proposed = match action {
+                Action::Invalid { call_id, message } => {
+                    reports.push(Report {
+                        call_id: Some(call_id),
+                        language: String::new(),
+                        text: message,
+                    });
+                    continue;
+                }
+                Action::Run(proposed) => proposed,
+            };
+            let id = RunId(self.next_run_id);
+            self.next_run_id += 1;
+            let ProposedRun {
+                call_id,
+                language,
+                code,
+            } = proposed;
+            let report = |language: &str, text: String| Report {
+                call_id: call_id.clone(),
+                language: language.to_owned(),
+                text,
+            };
+
+            let asked = language
+                .clone()
+                .or_else(|| language::guess(&code).map(str::to_owned))
+                .unwrap_or_else(|| "python".to_owned());
+            let Some(language) = self.language_for(&asked, &code) else {
+                let message = format!(
+                    "Not run: `{asked}` cannot run here. Available languages: {}.",
+                    self.languages.join(", ")
+                );
+                self.emit(Event::CodeProposed {
+                    id,
+                    language: asked.clone(),
+                    code: code.clone(),
+                });
+                self.emit(Event::RunSkipped {
+                    id,
+                    reason: SkipReason::Unavailable {
+                        message: message.clone(),
+                    },
+                });
+                reports.push(report(&asked, message));
+                continue;
+            };
+            self.emit(Event::CodeProposed {
+                id,
+                language: language.clone(),
+                code: code.clone(),
+            });
+
+            if let Some(reason) = &skip_rest {
+                self.emit(Event::RunSkipped {
+                    id,
+                    reason: reason.clone(),
+                });
+                let text = match reason {
+                    SkipReason::NoApprover => {
+                        "Not run: it needed the user's approval, which could not be asked for."
+                    }
+                    _ => "Not run: the user declined an earlier run of this reply.",
+                };
+                reports.push(report(&language, text.to_owned()));
+                continue;
+            }
+
+            let decision = if self.config.approval == ApprovalPolicy::Auto || self.approve_all {
+                ReviewDecision::Approve
+            } else {
+                self.emit(Event::ApprovalRequested {
+                    id,
+                    language: language.clone(),
+                    code: code.clone(),
+                });
+                match self.wait_for_decision(id, cancel).await {
+                    Some(decision) => decision,
+                    None => {
+                        reports.push(report(
+                            &language,
+                            "Not run: the user interrupted the task.".to_owned(),
+                        ));
+                        return (reports, Some(Halt::Interrupted));
+                    }
+                }
+            };
+            let (code, edited) = match decision {
+                ReviewDecision::Approve => (code, false),
+                ReviewDecision::ApproveForSession => {
+                    self.approve_all = true;
+                    (code, false)
+                }
+                ReviewDecision::Edit { code: edited } => (edited, true),
+                ReviewDecision::Decline => {
+                    self.emit(Event::RunSkipped {
+                        id,
+                        reason: SkipReason::Declined,
+                    });
+                    reports.push(report(
+                        &language,
+                        "The user declined to run this code.".to_owned(),
+                    ));
+                    skip_rest = Some(SkipReason::Declined);
+                    continue;
+                }
+                ReviewDecision::NoApprover => {
+                    self.emit(Event::RunSkipped {
+                        id,
+                        reason: SkipReason::NoApprover,
+                    });
+                    reports.push(report(
+                        &language,
+                        "Not run: this session cannot ask the user for approval (it has no terminal), and running code without approval was not allowed. The user can rerun with `--yes` to let code run.".to_owned(),
+                    ));
+                    skip_rest = Some(SkipReason::NoApprover);
+                    continue;
+                }
+            };
+
+            let (status, text) = self.run_code(id, &language, &code, cancel).await;
+            let text = if edited {
+                format!(
+                    "The user edited the code before running it. It ran as:\n```\n{code}\n```\n{text}"
+                )
+            } else {
+                text
+            };
+            reports.push(report(&language, text));
+            if status == Some(RunStatus::Interrupted) {
+                return (reports, Some(Halt::Interrupted));
+            }
+        }
+        (reports, None)
+    }
+
+    /// The canonical language to run `code` in, if it can run here: the
+    /// model's choice, corrected when the code is plainly the other language.
+    fn language_for(&self, asked: &str, code: &str) -> Option<String> {
+        let spec = self.kernels.resolve(asked)?;
+        let corrected = language::correct(&spec.name, code);
+        if corrected != spec.name && self.kernels.resolve(corrected).is_some() {
+            return Some(corrected.to_owned());
+        }
+        Some(spec.name.clone())
+    }
+
+    async fn wait_for_decision(
+        &mut self,
+        id: RunId,
+        cancel: &CancellationToken,
+    ) -> Option<ReviewDecision> {
+        loop {
+            tokio::select! {
+                answer = self.approvals.recv() => match answer {
+                    Some((answered, decision)) if answered == id => return Some(decision),
+                    // An answer to an earlier, already settled request.
+                    Some(_) => continue,
+                    None => return None,
+                },
+                () = cancel.cancelled() => return None,
+            }
+        }
+    }
+
+    /// Runs approved code, streaming its output as events; returns its status
+    /// (None if the kernel could not be used) and the result for the model.
+    async fn run_code(
+        &mut self,
+        id: RunId,
+        language: &str,
+        code: &str,
+        cancel: &CancellationToken,
+    ) -> (Option<RunStatus>, String) {
+        if let Err(error) = self.kernels.start(language).await {
+            let message = error.to_string();
+            self.emit(Event::RunSkipped {
+                id,
+                reason: SkipReason::Unavailable {
+                    message: message.clone(),
+                },
+            });
+            return (None, format!("Not run: {message}"));
+        }
+        self.emit(Event::RunStarted {
+            id,
+            language: language.to_owned(),
+            code: code.to_owned(),
+        });
+        let started = Instant::now();
+        let mut collected = HeadTail::new(self.config.max_output);
+        let events = self.events.clone();
+        let mut sink = |stream: OutputStream, text: String| {
+            collected.push(&text);
+            let _ = events.send(Event::OutputDelta { id, stream, text });
+        };
+        let result = self.kernels.run(language, code, &mut sink, cancel).await;
+        match result {
+            Ok(status) => {
+                self.emit(Event::RunFinished {
+                    id,
+                    status: status.clone(),
+                    duration_ms: started.elapsed().as_millis() as u64,
+                });
+                let text = describe_run(language, &collected, &status);
+                (Some(status), text)
+            }
+            // The kernel was started just above, so this is rare: a kernel
+            // that died between runs and failed to restart.
+            Err(error) => {
+                let reason = error.to_string();
+                let status = RunStatus::Crashed { reason };
+                self.emit(Event::RunFinished {
+                    id,
+                    status: status.clone(),
+                    duration_ms: started.elapsed().as_millis() as u64,
+                });
+                let text = describe_run(language, &collected, &status);
+                (Some(status), text)
+            }
+        }
+    }
+}

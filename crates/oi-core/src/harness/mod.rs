@@ -1,0 +1,612 @@
+//! Harnesses: how the model is asked to act, and how its reply becomes runs.
+//!
+//! - `native`: one `execute {language, code}` function tool; results go back
+//!   as tool messages.
+//! - `markdown`: no tools; every fenced code block of the reply is proposed in
+//!   order; results go back as one user message. For models without reliable
+//!   tool calling.
+//!
+//! Both recover tool calls that a model printed as JSON text instead of
+//! making them (see `recover.rs`), and correct code fenced as the wrong
+//! language (see `language.rs`).
+
+mod fences;
+pub(crate) mod language;
+mod recover;
+
+use std::fmt;
+use std::str::FromStr;
+
+use oi_protocol::{ContentPart, Message, ToolCall};
+use oi_providers::ToolSpec;
+use serde_json::json;
+
+/// Which harness talks to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HarnessKind {
+    #[default]
+    Native,
+    Markdown,
+}
+
+impl HarnessKind {
+    pub const ALL: [HarnessKind; 2] = [HarnessKind::Native, HarnessKind::Markdown];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::Markdown => "markdown",
+        }
+    }
+}
+
+impl fmt::Display for HarnessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An unknown harness name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown harness `{value}`; valid values: native, markdown")]
+pub struct UnknownHarness {
+    pub value: String,
+}
+
+impl FromStr for HarnessKind {
+    type Err = UnknownHarness;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownHarness {
+                value: s.to_owned(),
+            })
+    }
+}
+
+/// Code the model wants to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProposedRun {
+    /// The tool call this answers (native harness and recovered calls).
+    pub call_id: Option<String>,
+    /// The language as the model named it, or as guessed from the code.
+    pub language: Option<String>,
+    pub code: String,
+}
+
+/// What the agent must do about one part of a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Action {
+    Run(ProposedRun),
+    /// A tool call that cannot be run; `message` goes back as its result.
+    Invalid {
+        call_id: String,
+        message: String,
+    },
+}
+
+/// The result of one action, for the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Report {
+    pub call_id: Option<String>,
+    pub language: String,
+    pub text: String,
+}
+
+/// Facts about the machine that the system prompt tells the model.
+#[derive(Debug, Clone)]
+pub(crate) struct PromptEnv {
+    pub os: String,
+    pub cwd: String,
+    pub languages: Vec<String>,
+    pub date: String,
+    pub custom_instructions: Option<String>,
+}
+
+/// Fenced-block languages that are data or prose, never run.
+const NOT_CODE: &[&str] = &[
+    "text",
+    "txt",
+    "plaintext",
+    "plain",
+    "output",
+    "out",
+    "result",
+    "json",
+    "jsonc",
+    "yaml",
+    "yml",
+    "toml",
+    "csv",
+    "tsv",
+    "xml",
+    "html",
+    "markdown",
+    "md",
+    "log",
+    "diff",
+    "patch",
+    "ini",
+    "conf",
+    "properties",
+    "mermaid",
+    "math",
+    "latex",
+    "tex",
+];
+
+#[derive(Debug, Clone)]
+pub(crate) struct Harness {
+    kind: HarnessKind,
+    next_recovered_id: u64,
+}
+
+impl Harness {
+    pub(crate) fn new(kind: HarnessKind) -> Self {
+        Self {
+            kind,
+            next_recovered_id: 1,
+        }
+    }
+
+    pub(crate) fn kind(&self) -> HarnessKind {
+        self.kind
+    }
+
+    pub(crate) fn system_prompt(&self, env: &PromptEnv) -> String {
+        let languages = env.languages.join(", ");
+        let mut prompt = format!(
+            "You are Open Interpreter (oi), an assistant that completes tasks by running code on the user's computer.\n\
+             \n\
+             Environment: {os}. Working directory: {cwd}. Today: {date}. Languages you can run: {languages}.\n\
+             \n",
+            os = env.os,
+            cwd = env.cwd,
+            date = env.date,
+        );
+        match self.kind {
+            HarnessKind::Native => prompt.push_str(
+                "To run code, call the `execute` tool with `language` and `code`. The code runs on the user's machine in a persistent session: variables, imports and the working directory carry over from one run to the next. You see its output, then continue.\n",
+            ),
+            HarnessKind::Markdown => prompt.push_str(
+                "To run code, write it in a fenced code block tagged with its language, for example:\n\
+                 ```python\nprint(\"hello\")\n```\n\
+                 Every code block you write is run, in order, on the user's machine, and you get its output in the next message. The session is persistent: variables, imports and the working directory carry over. Write a code block only when you want it run.\n",
+            ),
+        }
+        prompt.push_str(
+            "\nHow to work:\n\
+             - Work in small steps: run a little code, read its output, then decide the next step.\n\
+             - When code fails, read the error and change the code; do not run the same failing code again.\n\
+             - Use the shell for files, programs and packages; use Python for data and calculations.\n\
+             - Do not ask the user for permission; they approve each run themselves.\n",
+        );
+        prompt.push_str(match self.kind {
+            HarnessKind::Native => "- When the task is done, reply with a short answer or summary and do not call the tool.\n",
+            HarnessKind::Markdown => "- When the task is done, reply with a short answer or summary and no code block.\n",
+        });
+        if let Some(extra) = env
+            .custom_instructions
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+        {
+            prompt.push('\n');
+            prompt.push_str(extra.trim());
+            prompt.push('\n');
+        }
+        prompt
+    }
+
+    /// The tools offered to the model.
+    pub(crate) fn tools(&self, languages: &[String]) -> Vec<ToolSpec> {
+        match self.kind {
+            HarnessKind::Native => vec![execute_tool(languages)],
+            HarnessKind::Markdown => Vec::new(),
+        }
+    }
+
+    /// Reads a complete reply: the message to keep in the history, and what to do.
+    pub(crate) fn interpret(
+        &mut self,
+        text: String,
+        tool_calls: Vec<ToolCall>,
+    ) -> (Message, Vec<Action>) {
+        match self.kind {
+            HarnessKind::Native if !tool_calls.is_empty() => {
+                let actions = tool_calls.iter().map(action_for_call).collect();
+                (Message::Assistant { text, tool_calls }, actions)
+            }
+            HarnessKind::Native => self.recover_into_calls(text),
+            HarnessKind::Markdown => {
+                // A markdown-harness model may still make real tool calls if
+                // the server passes them through; honour them as code too.
+                let mut runs: Vec<(usize, ProposedRun)> = tool_calls
+                    .iter()
+                    .filter_map(|c| recover::read_arguments(&c.name, &c.arguments).ok())
+                    .map(|(language, code)| {
+                        (
+                            0,
+                            ProposedRun {
+                                call_id: None,
+                                language,
+                                code,
+                            },
+                        )
+                    })
+                    .collect();
+                let recovered = recover::recover_calls(&text);
+                for call in &recovered {
+                    runs.push((
+                        call.span.start,
+                        ProposedRun {
+                            call_id: None,
+                            language: call.language.clone(),
+                            code: call.code.clone(),
+                        },
+                    ));
+                }
+                for fence in fences::fenced_blocks(&text) {
+                    if recovered.iter().any(|c| {
+                        c.span.start <= fence.span.start
+                            && fence.span.start < c.span.end.max(c.span.start + 1)
+                    }) {
+                        continue;
+                    }
+                    if NOT_CODE.contains(&fence.lang.as_str()) || fence.code.trim().is_empty() {
+                        continue;
+                    }
+                    let language = if fence.lang.is_empty() {
+                        match language::guess(&fence.code) {
+                            Some(l) => Some(l.to_owned()),
+                            None => continue,
+                        }
+                    } else {
+                        Some(fence.lang.clone())
+                    };
+                    runs.push((
+                        fence.span.start,
+                        ProposedRun {
+                            call_id: None,
+                            language,
+                            code: fence.code,
+                        },
+                    ));
+                }
+                runs.sort_by_key(|(at, _)| *at);
+                let message = Message::Assistant {
+                    text,
+                    tool_calls: Vec::new(),
+                };
+                (
+                    message,
+                    runs.into_iter().map(|(_, r)| Action::Run(r)).collect(),
+                )
+            }
+        }
+    }
+
+    /// Native harness, reply without tool calls: calls printed as text become
+    /// real calls in the history, so the model sees the proper form and its
+    /// results can go back as tool messages.
+    fn recover_into_calls(&mut self, text: String) -> (Message, Vec<Action>) {
+        let recovered = recover::recover_calls(&text);
+        if recovered.is_empty() {
+            return (
+                Message::Assistant {
+                    text,
+                    tool_calls: Vec::new(),
+                },
+                Vec::new(),
+            );
+        }
+        let mut remaining = String::new();
+        let mut last = 0;
+        let mut calls = Vec::new();
+        let mut actions = Vec::new();
+        for call in recovered {
+            if call.span.start >= last {
+                remaining.push_str(&text[last..call.span.start]);
+                last = call.span.end;
+            }
+            let id = format!("call_oi_text_{}", self.next_recovered_id);
+            self.next_recovered_id += 1;
+            let language = call
+                .language
+                .clone()
+                .or_else(|| language::guess(&call.code).map(str::to_owned));
+            let mut arguments = json!({"code": call.code});
+            if let Some(language) = &language {
+                arguments["language"] = json!(language);
+            }
+            calls.push(ToolCall {
+                id: id.clone(),
+                name: "execute".to_owned(),
+                arguments: arguments.to_string(),
+            });
+            actions.push(Action::Run(ProposedRun {
+                call_id: Some(id),
+                language,
+                code: call.code,
+            }));
+        }
+        remaining.push_str(&text[last.min(text.len())..]);
+        let message = Message::Assistant {
+            text: remaining.trim().to_owned(),
+            tool_calls: calls,
+        };
+        (message, actions)
+    }
+
+    /// The messages that carry results back to the model.
+    pub(crate) fn results(&self, reports: Vec<Report>) -> Vec<Message> {
+        if reports.is_empty() {
+            return Vec::new();
+        }
+        if reports.iter().all(|r| r.call_id.is_some()) {
+            return reports
+                .into_iter()
+                .map(|r| Message::tool(r.call_id.unwrap_or_default(), r.text))
+                .collect();
+        }
+        let many = reports.len() > 1;
+        let mut text = String::new();
+        for (i, report) in reports.iter().enumerate() {
+            if many {
+                text.push_str(&format!("Code block {} ({}):\n", i + 1, report.language));
+            } else {
+                text.push_str(&format!("Result of the {} code:\n", report.language));
+            }
+            let fence = fence_for(&report.text);
+            text.push_str(&format!("{fence}\n{}\n{fence}\n\n", report.text.trim_end()));
+        }
+        text.push_str("If the task is done, reply with the answer and no code block. Otherwise continue with the next step.");
+        vec![Message::User {
+            content: vec![ContentPart::text(text)],
+        }]
+    }
+}
+
+/// A backtick fence longer than any run of backticks in `text`.
+fn fence_for(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat((longest + 1).max(3))
+}
+
+fn action_for_call(call: &ToolCall) -> Action {
+    match recover::read_arguments(&call.name, &call.arguments) {
+        Ok((language, code)) => Action::Run(ProposedRun {
+            call_id: Some(call.id.clone()),
+            language,
+            code,
+        }),
+        Err(problem) => {
+            let message = if call.name != "execute" && !call.arguments.contains("code") {
+                format!(
+                    "Error: there is no tool named `{}`. The only tool is `execute`, called with {{\"language\": \"python\", \"code\": \"...\"}}.",
+                    call.name
+                )
+            } else {
+                format!(
+                    "Error: the call could not be run because {problem}. Call `execute` with a JSON object such as {{\"language\": \"python\", \"code\": \"print(1)\"}}."
+                )
+            };
+            Action::Invalid {
+                call_id: call.id.clone(),
+                message,
+            }
+        }
+    }
+}
+
+/// The `execute` tool: its `language` enum lists what can run on this machine.
+fn execute_tool(languages: &[String]) -> ToolSpec {
+    ToolSpec {
+        name: "execute".to_owned(),
+        description: "Run code on the user's machine in a persistent session and return its output (stdout and stderr). State (variables, imports, working directory) is kept between runs of the same language.".to_owned(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "language": {
+                    "type": "string",
+                    "enum": languages,
+                    "description": "The language of the code.",
+                },
+                "code": {
+                    "type": "string",
+                    "description": "The code to run.",
+                },
+            },
+            "required": ["language", "code"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn run(call_id: Option<&str>, language: Option<&str>, code: &str) -> Action {
+        Action::Run(ProposedRun {
+            call_id: call_id.map(str::to_owned),
+            language: language.map(str::to_owned),
+            code: code.to_owned(),
+        })
+    }
+
+    #[test]
+    fn harness_names_parse_and_unknown_ones_list_the_valid_values() {
+        assert_eq!("markdown".parse(), Ok(HarnessKind::Markdown));
+        assert_eq!(" Native ".parse(), Ok(HarnessKind::Native));
+        let err = "xml".parse::<HarnessKind>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown harness `xml`; valid values: native, markdown"
+        );
+    }
+
+    #[test]
+    fn the_execute_tool_lists_the_available_languages() {
+        let tools = Harness::new(HarnessKind::Native).tools(&["python".into(), "shell".into()]);
+        assert_eq!(tools.len(), 1);
+        assert_eq!(tools[0].name, "execute");
+        assert_eq!(
+            tools[0].parameters["properties"]["language"]["enum"],
+            json!(["python", "shell"])
+        );
+        assert_eq!(tools[0].parameters["required"], json!(["language", "code"]));
+        assert!(
+            Harness::new(HarnessKind::Markdown)
+                .tools(&["python".into()])
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn native_tool_calls_become_runs_and_bad_ones_get_an_error_result() {
+        let mut h = Harness::new(HarnessKind::Native);
+        let calls = vec![
+            ToolCall {
+                id: "a".into(),
+                name: "execute".into(),
+                arguments: r#"{"language":"python","code":"1"}"#.into(),
+            },
+            ToolCall {
+                id: "b".into(),
+                name: "execute".into(),
+                arguments: r#"{"language":"python","code":"#.into(),
+            },
+            ToolCall {
+                id: "c".into(),
+                name: "browse".into(),
+                arguments: r#"{"url":"x"}"#.into(),
+            },
+        ];
+        let (message, actions) = h.interpret("ok".into(), calls.clone());
+        assert_eq!(
+            message,
+            Message::Assistant {
+                text: "ok".into(),
+                tool_calls: calls
+            }
+        );
+        assert_eq!(actions[0], run(Some("a"), Some("python"), "1"));
+        assert!(
+            matches!(&actions[1], Action::Invalid { call_id, message } if call_id == "b" && message.contains("not valid JSON"))
+        );
+        assert!(
+            matches!(&actions[2], Action::Invalid { message, .. } if message.contains("no tool named `browse`"))
+        );
+    }
+
+    #[test]
+    fn native_recovers_calls_printed_as_text_into_real_calls() {
+        let mut h = Harness::new(HarnessKind::Native);
+        let text = "Sure!\n```json\n{\"name\": \"execute\", \"arguments\": {\"language\": \"python\", \"code\": \"print(42)\"}}\n```\nDone soon.";
+        let (message, actions) = h.interpret(text.into(), Vec::new());
+        assert_eq!(
+            actions,
+            vec![run(Some("call_oi_text_1"), Some("python"), "print(42)")]
+        );
+        let Message::Assistant { text, tool_calls } = message else {
+            panic!()
+        };
+        assert_eq!(text, "Sure!\nDone soon.");
+        assert_eq!(tool_calls[0].id, "call_oi_text_1");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&tool_calls[0].arguments).unwrap(),
+            json!({"language": "python", "code": "print(42)"})
+        );
+    }
+
+    #[test]
+    fn native_plain_answers_have_no_actions() {
+        let mut h = Harness::new(HarnessKind::Native);
+        let (_, actions) = h.interpret(
+            "The answer is 42. Example: ```python\nprint(42)\n```".into(),
+            Vec::new(),
+        );
+        assert!(
+            actions.is_empty(),
+            "fenced code is not run in the native harness"
+        );
+    }
+
+    #[test]
+    fn markdown_proposes_every_code_block_in_order_and_skips_data() {
+        let mut h = Harness::new(HarnessKind::Markdown);
+        let text = "```python\nx = 1\n```\nOutput will be:\n```text\n1\n```\n```\nls -la\n```\n```\nsome prose\n```\n{\"language\": \"shell\", \"code\": \"pwd\"}\n```bash\necho $x\n```";
+        let (_, actions) = h.interpret(text.into(), Vec::new());
+        assert_eq!(
+            actions,
+            vec![
+                run(None, Some("python"), "x = 1"),
+                run(None, Some("shell"), "ls -la"),
+                run(None, Some("shell"), "pwd"),
+                run(None, Some("bash"), "echo $x"),
+            ]
+        );
+    }
+
+    #[test]
+    fn markdown_reads_json_calls_in_json_fences_once() {
+        let mut h = Harness::new(HarnessKind::Markdown);
+        let text = "```json\n{\"name\": \"execute\", \"arguments\": {\"language\": \"python\", \"code\": \"print(1)\"}}\n```";
+        let (_, actions) = h.interpret(text.into(), Vec::new());
+        assert_eq!(actions, vec![run(None, Some("python"), "print(1)")]);
+    }
+
+    #[test]
+    fn results_go_back_as_tool_messages_or_one_user_message() {
+        let h = Harness::new(HarnessKind::Native);
+        let messages = h.results(vec![Report {
+            call_id: Some("a".into()),
+            language: "python".into(),
+            text: "42".into(),
+        }]);
+        assert_eq!(messages, vec![Message::tool("a", "42")]);
+
+        let h = Harness::new(HarnessKind::Markdown);
+        let messages = h.results(vec![
+            Report {
+                call_id: None,
+                language: "python".into(),
+                text: "42\n".into(),
+            },
+            Report {
+                call_id: None,
+                language: "shell".into(),
+                text: "has ``` fence".into(),
+            },
+        ]);
+        let Message::User { content } = &messages[0] else {
+            panic!()
+        };
+        let text = content[0].as_text().unwrap();
+        assert!(text.starts_with("Code block 1 (python):\n```\n42\n```\n\nCode block 2 (shell):\n````\nhas ``` fence\n````\n"), "{text}");
+    }
+
+    #[test]
+    fn system_prompt_names_the_machine_and_languages() {
+        let env = PromptEnv {
+            os: "Linux (Debian 12)".into(),
+            cwd: "/home/u/proj".into(),
+            languages: vec!["python".into(), "shell".into()],
+            date: "2026-11-30".into(),
+            custom_instructions: Some("Answer in French.".into()),
+        };
+        let native = Harness::new(HarnessKind::Native).system_prompt(&env);
+        assert!(
+            native.contains("Linux (Debian 12)")
+                && native.contains("/home/u/proj")
+                && native.contains("python, shell")
+        );
+        assert!(native.contains("`execute` tool"));
+        assert!(native.trim_end().ends_with("Answer in French."));
+        let markdown = Harness::new(HarnessKind::Markdown).system_prompt(&env);
+        assert!(markdown.contains("fenced code block") && !markdown.contains("`execute` tool"));
+    }
+}
