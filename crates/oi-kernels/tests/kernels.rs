@@ -444,3 +444,20 @@ fn nix_alive(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+#[tokio::test]
+async fn python_accepts_notebook_style_shell_lines() {
+    let (mut k, dir) = manager();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let code = "x = 5\n!echo from-shell\nfor i in range(2):\n    !echo loop\n%cd sub\n%matplotlib inline\nimport os\nprint(os.path.basename(os.getcwd()), x)";
+    let (status, out) = run(&mut k, "python", code).await;
+    assert_eq!(status, RunStatus::Ok, "{out:?}");
+    assert_eq!(out.stdout, "from-shell\nloop\nloop\nsub 5\n");
+    // Valid Python is never rewritten, and other errors stay as they were.
+    let (status, out) = run(&mut k, "python", "print(1 != 2)").await;
+    assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "True\n"));
+    let (status, out) = run(&mut k, "python", "!echo hi\nprint(()").await;
+    assert!(matches!(status, RunStatus::Failed { .. }), "{status:?}");
+    assert!(out.stderr.contains("SyntaxError"), "{}", out.stderr);
+    k.shutdown().await;
+}

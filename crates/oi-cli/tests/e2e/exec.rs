@@ -328,3 +328,52 @@ async fn version_is_printed() {
         format!("interpreter {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// Runs `interpreter ARGS…` on a pseudo-terminal (through util-linux
+/// `script`), typing `keys`.
+async fn on_a_terminal(env: &TestEnv, args: &[&str], keys: &str) -> crate::support::Output {
+    let command_line = std::iter::once(env!("CARGO_BIN_EXE_interpreter"))
+        .chain(args.iter().copied())
+        .map(|a| shlex::try_quote(a).unwrap().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut cmd = env.command(&[]);
+    let std_cmd = cmd.as_std_mut();
+    let mut script = tokio::process::Command::new("script");
+    script
+        .args(["-q", "-e", "-c", &command_line, "/dev/null"])
+        .current_dir(std_cmd.get_current_dir().unwrap())
+        .kill_on_drop(true);
+    for (key, value) in std_cmd.get_envs() {
+        match value {
+            Some(value) => script.env(key, value),
+            None => script.env_remove(key),
+        };
+    }
+    crate::support::run_command(script, Some(keys)).await
+}
+
+#[tokio::test]
+async fn on_a_terminal_exec_asks_before_running() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("shell", "echo approved-run"))
+        .push(Reply::text("Ran it."))
+        .push(Reply::execute("shell", "echo declined-run"))
+        .push(Reply::text("Did not run it."));
+    let out = on_a_terminal(&env, &["exec", "first"], "y\n").await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("Run this shell code? [y]es"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(last_message_text(&env.server, 1), "approved-run\n");
+
+    let out = on_a_terminal(&env, &["exec", "second"], "n\n").await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        last_message_text(&env.server, 3),
+        "The user declined to run this code."
+    );
+}

@@ -160,7 +160,8 @@ impl Harness {
         let mut prompt = format!(
             "You are Open Interpreter (oi), an assistant that completes tasks by running code on the user's computer.\n\
              \n\
-             Environment: {os}. Working directory: {cwd}. Today: {date}. Languages you can run: {languages}.\n\
+             Environment: {os}. Today: {date}. Languages you can run: {languages}.\n\
+             Working directory: {cwd} (the user's files are here; use relative paths such as `data.csv`).\n\
              \n",
             os = env.os,
             cwd = env.cwd,

@@ -82,13 +82,64 @@ def _evaluate(code_obj, namespace):
     return eval(code_obj, namespace)
 
 
+def _rewrite_shell_lines(code):
+    """IPython-style lines that models often write in Python code: `!cmd`
+    runs a shell command, `%pip …` installs into this interpreter, `%cd dir`
+    changes directory, and display magics such as `%matplotlib inline` are
+    dropped. Returns None when there is nothing to rewrite."""
+    import re
+    import shlex
+
+    changed = False
+    lines = []
+    for line in code.split("\n"):
+        match = re.match(r"^(\s*)(!|%{1,2})(.*)$", line)
+        if not match:
+            lines.append(line)
+            continue
+        indent, sigil, rest = match.groups()
+        words = rest.split(None, 1)
+        magic = words[0] if words else ""
+        argument = words[1] if len(words) > 1 else ""
+        if sigil == "!":
+            command = rest
+        elif magic == "pip":
+            command = f"{shlex.quote(sys.executable)} -m pip {argument}"
+        elif magic == "cd":
+            lines.append(f"{indent}__import__('os').chdir(__import__('os').path.expanduser({argument.strip()!r}))")
+            changed = True
+            continue
+        elif magic in ("matplotlib", "load_ext", "config", "autoreload"):
+            lines.append(f"{indent}pass")
+            changed = True
+            continue
+        else:
+            return None
+        lines.append(f"{indent}if __import__('os').system({command!r}): pass")
+        changed = True
+    return "\n".join(lines) if changed else None
+
+
+def _parse(code, filename):
+    try:
+        return ast.parse(code, filename, "exec")
+    except SyntaxError as exc:
+        rewritten = _rewrite_shell_lines(code)
+        if rewritten is None:
+            raise
+        try:
+            return ast.parse(rewritten, filename, "exec")
+        except SyntaxError:
+            raise exc from None
+
+
 def _run_cell(code, cell_id, namespace):
     global _running
     filename = f"<cell-{cell_id}>"
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     try:
-        tree = ast.parse(code, filename, "exec")
+        tree = _parse(code, filename)
         last = None
         if tree.body and isinstance(tree.body[-1], ast.Expr):
             last = ast.Expression(tree.body.pop().value)
