@@ -16,6 +16,8 @@ pub mod exit {
     pub const NEEDS_APPROVAL: u8 = 4;
     /// The user interrupted the task (Ctrl-C).
     pub const INTERRUPTED: u8 = 130;
+    /// Ended by SIGTERM or SIGHUP (after stopping every kernel).
+    pub const TERMINATED: u8 = 143;
 }
 
 /// An error that ends the command before or outside a task.

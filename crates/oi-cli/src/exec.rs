@@ -51,6 +51,7 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
     let mut outcome: Option<(StopReason, Option<String>)> = None;
     let mut needed_approval = false;
     let mut interrupts = 0;
+    let mut terminated = false;
     let mut total_usage = None;
 
     loop {
@@ -62,7 +63,13 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
                         interrupts += 1;
                         let _ = ops.send(Op::Interrupt);
                     }
-                    _ => {
+                    // A second Ctrl-C: stop everything now.
+                    Request::Interrupt => {
+                        interrupts += 1;
+                        let _ = ops.send(Op::Shutdown);
+                    }
+                    Request::Terminate => {
+                        terminated = true;
                         let _ = ops.send(Op::Shutdown);
                     }
                 }
@@ -87,9 +94,17 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
                 let decision = match input.as_mut() {
                     Some(input) => tokio::select! {
                         decision = approve::ask(&mut human, input, &language, &code) => decision?,
-                        _ = signals.next() => {
-                            interrupts += 1;
-                            let _ = ops.send(Op::Interrupt);
+                        request = signals.next() => {
+                            match request {
+                                Request::Interrupt => {
+                                    interrupts += 1;
+                                    let _ = ops.send(Op::Interrupt);
+                                }
+                                Request::Terminate => {
+                                    terminated = true;
+                                    let _ = ops.send(Op::Shutdown);
+                                }
+                            }
                             continue;
                         }
                     },
@@ -114,6 +129,9 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
         }
     }
 
+    if terminated {
+        return Ok(ExitCode::from(exit::TERMINATED));
+    }
     let Some((reason, final_message)) = outcome else {
         return Ok(ExitCode::from(if interrupts > 0 {
             exit::INTERRUPTED

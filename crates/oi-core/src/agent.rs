@@ -455,7 +455,7 @@ impl Session {
                 text
             };
             reports.push(report(&language, text));
-            if status == Some(RunStatus::Interrupted) {
+            if status == Some(RunStatus::Interrupted) || cancel.is_cancelled() {
                 return (reports, Some(Halt::Interrupted));
             }
         }

@@ -201,7 +201,8 @@ impl Kernel {
 
     /// Runs `code`, passing output to `sink` as it arrives, until the run ends.
     /// Cancelling `cancel` interrupts the run (SIGINT to the kernel's process
-    /// group); code that ignores the interrupt is killed with its kernel.
+    /// group); code that ignores the interrupt is killed with its kernel and
+    /// reported as `Crashed`.
     pub(crate) async fn run(
         &mut self,
         code: &str,
@@ -237,7 +238,11 @@ impl Kernel {
         let mut out_buf = vec![0u8; READ_BUF];
         let mut err_buf = vec![0u8; READ_BUF];
         let mut done: Option<Reply> = None;
+        // The driver says `started` when the code itself begins; SIGINT is
+        // sent only after that, so it never hits the driver's own work.
+        let mut started = false;
         let mut interrupted_at: Option<Instant> = None;
+        let mut signalled = false;
 
         loop {
             if done.is_some() && streams.iter().all(|s| s.finished) {
@@ -249,10 +254,19 @@ impl Kernel {
                 line = self.replies.next_line(), if done.is_none() => match line {
                     Ok(Some(line)) => {
                         if let Ok(reply) = serde_json::from_str::<Reply>(&line)
-                            && reply.kind == "done"
                             && reply.id == Some(id)
                         {
-                            done = Some(reply);
+                            match reply.kind.as_str() {
+                                "started" => {
+                                    started = true;
+                                    if interrupted_at.is_some() && !signalled {
+                                        signalled = true;
+                                        let _ = killpg(self.pgid, Signal::SIGINT);
+                                    }
+                                }
+                                "done" => done = Some(reply),
+                                _ => {}
+                            }
                         }
                     }
                     Ok(None) | Err(_) => {
@@ -277,8 +291,11 @@ impl Kernel {
                     streams[1].feed(&err_buf[..n], sink);
                 }
                 () = cancel.cancelled(), if interrupted_at.is_none() && done.is_none() => {
-                    let _ = killpg(self.pgid, Signal::SIGINT);
                     interrupted_at = Some(Instant::now());
+                    if started {
+                        signalled = true;
+                        let _ = killpg(self.pgid, Signal::SIGINT);
+                    }
                 }
                 () = sleep_until_opt(grace_end), if grace_end.is_some() && done.is_none() => {
                     for s in &mut streams {
@@ -287,7 +304,12 @@ impl Kernel {
                     self.kill();
                     self.dead = true;
                     let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
-                    return RunStatus::Interrupted;
+                    return RunStatus::Crashed {
+                        reason: format!(
+                            "the code did not stop within {} s of the interrupt, so the kernel was killed",
+                            INTERRUPT_GRACE.as_secs()
+                        ),
+                    };
                 }
                 () = tokio::time::sleep(MARKER_GRACE), if done.is_some() => {
                     break;

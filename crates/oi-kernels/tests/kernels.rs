@@ -337,6 +337,97 @@ async fn a_crashed_kernel_is_reported_and_replaced() {
 }
 
 #[tokio::test]
+async fn interrupting_a_sleeping_python_raises_keyboard_interrupt() {
+    let (mut k, _dir) = manager();
+    let cancel = CancellationToken::new();
+    let cancel_in_sink = cancel.clone();
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let stderr_in_sink = Arc::clone(&stderr);
+    let mut sink = move |stream: OutputStream, text: String| {
+        if text.contains("sleeping") {
+            cancel_in_sink.cancel();
+        }
+        if stream == OutputStream::Stderr {
+            stderr_in_sink.lock().unwrap().push_str(&text);
+        }
+    };
+    let started = std::time::Instant::now();
+    let status = k
+        .run(
+            "python",
+            "import time\nprint('sleeping', flush=True)\nwhile True:\n    time.sleep(0.01)",
+            &mut sink,
+            &cancel,
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, RunStatus::Interrupted);
+    let stderr = stderr.lock().unwrap().clone();
+    assert!(
+        stderr.contains("KeyboardInterrupt"),
+        "{stderr:?} after {:?}",
+        started.elapsed()
+    );
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_interrupt_before_the_code_starts_still_stops_it_and_keeps_state() {
+    // Regression: a SIGINT that reached the driver while it was still parsing
+    // the cell was ignored; the loop then ran until the kill, losing state.
+    let (mut k, _dir) = manager();
+    run(&mut k, "python", "kept = 'yes'").await;
+    for language in ["python", "shell"] {
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let mut sink = |_: OutputStream, _: String| {};
+        let code = if language == "python" {
+            "while True:\n    pass"
+        } else {
+            "sleep 1000"
+        };
+        let started = std::time::Instant::now();
+        let status = k.run(language, code, &mut sink, &cancel).await.unwrap();
+        assert_eq!(status, RunStatus::Interrupted, "{language}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(3),
+            "{language}: interrupted, not killed after the grace period"
+        );
+    }
+    let (status, out) = run(&mut k, "python", "print(kept)").await;
+    assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "yes\n"));
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn interrupting_a_shell_loop_stops_the_rest_of_the_code_and_keeps_state() {
+    let (mut k, _dir) = manager();
+    let cancel = CancellationToken::new();
+    let cancel_in_sink = cancel.clone();
+    let seen = Arc::new(Mutex::new(String::new()));
+    let seen_in_sink = Arc::clone(&seen);
+    let mut sink = move |_: OutputStream, text: String| {
+        if text.contains("looping") {
+            cancel_in_sink.cancel();
+        }
+        seen_in_sink.lock().unwrap().push_str(&text);
+    };
+    let code = "kept=yes\ncd /tmp\necho looping\nwhile true; do sleep 0.01; done\necho not-reached";
+    let status = tokio::time::timeout(
+        Duration::from_secs(60),
+        k.run("shell", code, &mut sink, &cancel),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(status, RunStatus::Interrupted);
+    assert!(!seen.lock().unwrap().contains("not-reached"));
+    let (status, out) = run(&mut k, "shell", "echo $kept $(pwd)").await;
+    assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "yes /tmp\n"));
+    k.shutdown().await;
+}
+
+#[tokio::test]
 async fn interrupting_python_keeps_its_state() {
     let (mut k, _dir) = manager();
     run(&mut k, "python", "x = 7").await;
@@ -459,5 +550,29 @@ async fn python_accepts_notebook_style_shell_lines() {
     let (status, out) = run(&mut k, "python", "!echo hi\nprint(()").await;
     assert!(matches!(status, RunStatus::Failed { .. }), "{status:?}");
     assert!(out.stderr.contains("SyntaxError"), "{}", out.stderr);
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn code_that_ignores_interrupts_is_killed_and_reported() {
+    let (mut k, _dir) = manager();
+    let cancel = CancellationToken::new();
+    let cancel_in_sink = cancel.clone();
+    let mut sink = move |_: OutputStream, text: String| {
+        if text.contains("stubborn") {
+            cancel_in_sink.cancel();
+        }
+    };
+    let code = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('stubborn', flush=True)\nwhile True:\n    time.sleep(0.05)";
+    let status = k.run("python", code, &mut sink, &cancel).await.unwrap();
+    assert_eq!(
+        status,
+        RunStatus::Crashed {
+            reason: "the code did not stop within 3 s of the interrupt, so the kernel was killed"
+                .into()
+        }
+    );
+    let (status, out) = run(&mut k, "python", "print('fresh')").await;
+    assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "fresh\n"));
     k.shutdown().await;
 }

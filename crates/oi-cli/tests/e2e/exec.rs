@@ -377,3 +377,99 @@ async fn on_a_terminal_exec_asks_before_running() {
         "The user declined to run this code."
     );
 }
+
+/// Starts `interpreter ARGS…`, waits until its stderr has the line `ready`, then
+/// sends it `signal`; returns its exit code and all of its stderr.
+async fn signal_when(env: &TestEnv, args: &[&str], ready: &str, signal: &str) -> (i32, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut cmd = env.command(args);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let pid = child.id().unwrap().to_string();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut stderr = String::new();
+    let wait_ready = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            stderr.push_str(&line);
+            stderr.push('\n');
+            if line == ready {
+                return;
+            }
+        }
+        panic!("interpreter ended before `{ready}`:\n{stderr}");
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), wait_ready)
+        .await
+        .expect("never ready");
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let rest = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            stderr.push_str(&line);
+            stderr.push('\n');
+        }
+        child.wait().await.unwrap()
+    };
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), rest)
+        .await
+        .expect("interpreter did not exit after the signal");
+    (status.code().unwrap_or(-1), stderr)
+}
+
+fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test]
+async fn ctrl_c_interrupts_the_running_code() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::execute(
+        "python",
+        "import time\nprint('spin' + 'ning', flush=True)\nwhile True:\n    time.sleep(0.01)",
+    ));
+    let (code, stderr) = signal_when(&env, &["exec", "-y", "spin"], "spinning", "-INT").await;
+    assert_eq!(code, 130, "{stderr}");
+    assert!(stderr.contains("✗ interrupted"), "{stderr}");
+    assert!(stderr.contains("KeyboardInterrupt"), "{stderr}");
+}
+
+#[tokio::test]
+async fn sigterm_stops_every_process_the_kernels_started() {
+    let env = TestEnv::new().await;
+    let pidfile = env.cwd.path().join("pid");
+    env.server.push(Reply::execute(
+        "shell",
+        &format!(
+            "sleep 1000 &\necho $! > {}\necho started\nwait",
+            pidfile.display()
+        ),
+    ));
+    let (code, stderr) = signal_when(&env, &["exec", "-y", "wait"], "started", "-TERM").await;
+    assert_eq!(code, 143, "{stderr}");
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // The kernel's process group was killed before the binary exited.
+    for _ in 0..100 {
+        if !alive(pid) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("`sleep` ({pid}) outlived the session");
+}

@@ -19,6 +19,8 @@ _CTRL_IN = 3
 _CTRL_OUT = 4
 _DRIVER_FILE = sys._getframe().f_code.co_filename
 _running = False
+# An interrupt that arrived between `started` and the start of the code.
+_pending_interrupt = False
 _loop = None
 
 
@@ -40,8 +42,13 @@ def _write_all(fd, data):
 
 def _on_sigint(signum, frame):
     # Only user code is interruptible; the driver's own bookkeeping is not.
+    # The parent signals only after `started`; one that lands just before the
+    # code starts is kept and stops the code as soon as it starts. A late
+    # one for an earlier run is dropped when the next request is read.
+    global _pending_interrupt
     if _running:
         raise KeyboardInterrupt
+    _pending_interrupt = True
 
 
 def _user_traceback(tb):
@@ -149,8 +156,11 @@ def _run_cell(code, cell_id, namespace):
             tail = compile(last, filename, "eval", flags=flags, dont_inherit=True)
     except (SyntaxError, ValueError, OverflowError) as exc:
         return {"status": "error", "error": _report(exc)}
+    _send({"type": "started", "id": cell_id})
     try:
         _running = True
+        if _pending_interrupt:
+            raise KeyboardInterrupt
         _evaluate(body, namespace)
         if tail is not None:
             value = _evaluate(tail, namespace)
@@ -175,6 +185,7 @@ def _run_cell(code, cell_id, namespace):
 
 
 def _main():
+    global _pending_interrupt
     os.set_inheritable(_CTRL_IN, False)
     os.set_inheritable(_CTRL_OUT, False)
     # Markers go to duplicates of the original stdout/stderr, so a cell that
@@ -199,6 +210,7 @@ def _main():
             continue
         if not line:
             break
+        _pending_interrupt = False
         request = json.loads(line)
         if request.get("type") != "run":
             break

@@ -1,0 +1,282 @@
+//! The agent through its channel pair, against the mock server and real
+//! kernels: approvals, interrupts, unusable languages, history.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a test failure"
+)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use oi_core::{Agent, AgentConfig, ApprovalPolicy};
+use oi_kernels::{KernelManager, LanguageSpec, detect_languages};
+use oi_protocol::{Event, Op, ReviewDecision, RunStatus, SkipReason, StopReason};
+use oi_providers::{ChatClient, ProviderConfig};
+use oi_testkit::{MockServer, Reply};
+use pretty_assertions::assert_eq;
+use tokio::sync::mpsc;
+
+struct Harness {
+    server: MockServer,
+    ops: mpsc::UnboundedSender<Op>,
+    events: mpsc::UnboundedReceiver<Event>,
+    _dir: tempfile::TempDir,
+}
+
+async fn start(approval: ApprovalPolicy, languages: Vec<LanguageSpec>) -> Harness {
+    let server = MockServer::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = AgentConfig::new("mock");
+    config.approval = approval;
+    let client = ChatClient::new(ProviderConfig::new("mock", server.base_url()));
+    let kernels = KernelManager::new(languages, dir.path());
+    let (ops, events) = Agent::spawn(config, Arc::new(client), kernels);
+    Harness {
+        server,
+        ops,
+        events,
+        _dir: dir,
+    }
+}
+
+impl Harness {
+    async fn next(&mut self) -> Event {
+        tokio::time::timeout(Duration::from_secs(60), self.events.recv())
+            .await
+            .expect("no event within 60 s")
+            .expect("the agent stopped")
+    }
+
+    /// Events up to and including the first one matching `until`.
+    async fn until(&mut self, until: impl Fn(&Event) -> bool) -> Vec<Event> {
+        let mut seen = Vec::new();
+        loop {
+            let event = self.next().await;
+            let stop = until(&event);
+            seen.push(event);
+            if stop {
+                return seen;
+            }
+        }
+    }
+
+    async fn task_end(&mut self) -> Vec<Event> {
+        self.until(|e| matches!(e, Event::TaskComplete { .. }))
+            .await
+    }
+
+    fn input(&self, text: &str) {
+        self.ops
+            .send(Op::UserInput {
+                text: text.to_owned(),
+            })
+            .unwrap();
+    }
+}
+
+fn completion(events: &[Event]) -> StopReason {
+    match events.last() {
+        Some(Event::TaskComplete { reason, .. }) => reason.clone(),
+        other => panic!("expected TaskComplete, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_session_announces_itself_and_shuts_down_cleanly() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    let first = h.next().await;
+    assert!(
+        matches!(&first, Event::SessionConfigured { languages, harness, .. } if languages == &["python", "shell"] && harness == "native"),
+        "{first:?}"
+    );
+    h.ops.send(Op::Shutdown).unwrap();
+    assert_eq!(h.next().await, Event::ShutdownComplete);
+    assert!(
+        h.events.recv().await.is_none(),
+        "nothing after ShutdownComplete"
+    );
+}
+
+#[tokio::test]
+async fn approvals_decide_what_runs() {
+    let mut h = start(ApprovalPolicy::Ask, detect_languages()).await;
+    h.server
+        .push(Reply::execute("python", "print('edited?')"))
+        .push(Reply::execute("python", "print('declined')"))
+        .push(Reply::text("ok"));
+    h.input("go");
+    let events = h
+        .until(|e| matches!(e, Event::ApprovalRequested { .. }))
+        .await;
+    let Some(Event::ApprovalRequested { id, language, code }) = events.last().cloned() else {
+        unreachable!()
+    };
+    assert_eq!(
+        (language.as_str(), code.as_str()),
+        ("python", "print('edited?')")
+    );
+    h.ops
+        .send(Op::Approve {
+            id,
+            decision: ReviewDecision::Edit {
+                code: "print('edited!')".into(),
+            },
+        })
+        .unwrap();
+    let events = h
+        .until(|e| matches!(e, Event::ApprovalRequested { .. }))
+        .await;
+    assert!(events.contains(&Event::RunStarted {
+        id,
+        language: "python".into(),
+        code: "print('edited!')".into()
+    }));
+    let Some(Event::ApprovalRequested { id: second, .. }) = events.last().cloned() else {
+        unreachable!()
+    };
+    h.ops
+        .send(Op::Approve {
+            id: second,
+            decision: ReviewDecision::Decline,
+        })
+        .unwrap();
+    let events = h.task_end().await;
+    assert!(events.contains(&Event::RunSkipped {
+        id: second,
+        reason: SkipReason::Declined
+    }));
+    assert_eq!(completion(&events), StopReason::Done);
+    let requests = h.server.chat_requests();
+    assert!(requests[1].last_message_text().ends_with("edited!\n"));
+    assert_eq!(
+        requests[2].last_message_text(),
+        "The user declined to run this code."
+    );
+}
+
+#[tokio::test]
+async fn an_interrupt_stops_the_running_code_and_the_task() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::execute(
+            "python",
+            "n = 3\nprint('spinning', flush=True)\nwhile True:\n    pass",
+        ))
+        .push(Reply::execute("python", "print(n)"))
+        .push(Reply::text("still here"));
+    h.input("spin");
+    h.until(|e| matches!(e, Event::OutputDelta { text, .. } if text.contains("spinning")))
+        .await;
+    h.ops.send(Op::Interrupt).unwrap();
+    let events = h.task_end().await;
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            Event::RunFinished {
+                status: RunStatus::Interrupted,
+                ..
+            }
+        )),
+        "{events:?}"
+    );
+    assert_eq!(completion(&events), StopReason::Interrupted);
+
+    // The next task continues the conversation; the kernel kept its state.
+    h.input("go on");
+    let events = h.task_end().await;
+    assert_eq!(completion(&events), StopReason::Done);
+    let requests = h.server.chat_requests();
+    assert_eq!(requests.len(), 3);
+    let history = requests[1].messages();
+    assert!(
+        history[3]["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("[the run was interrupted by the user]"),
+        "{history:?}"
+    );
+    assert_eq!(history[4]["content"], "go on");
+    assert_eq!(requests[2].last_message_text(), "3\n");
+}
+
+#[tokio::test]
+async fn an_interrupt_while_the_model_streams_ends_the_task() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::text("a slow and long answer").event_delay(Duration::from_millis(200)));
+    h.input("talk");
+    h.until(|e| matches!(e, Event::TextDelta { .. })).await;
+    h.ops.send(Op::Interrupt).unwrap();
+    let events = h.task_end().await;
+    assert_eq!(completion(&events), StopReason::Interrupted);
+}
+
+#[tokio::test]
+async fn languages_that_cannot_run_are_reported_to_the_model() {
+    let broken = LanguageSpec::python("/no/such/python3");
+    let mut h = start(ApprovalPolicy::Auto, vec![broken]).await;
+    h.server
+        .push(Reply::execute("ruby", "puts 1"))
+        .push(Reply::execute("python", "print(1)"))
+        .push(Reply::text("giving up"));
+    h.input("try");
+    let events = h.task_end().await;
+    let skipped: Vec<&SkipReason> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RunSkipped { reason, .. } => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(skipped.len(), 2, "{events:?}");
+    let requests = h.server.chat_requests();
+    assert_eq!(
+        requests[1].last_message_text(),
+        "Not run: `ruby` cannot run here. Available languages: python."
+    );
+    let second = requests[2].last_message_text();
+    assert!(
+        second.starts_with("Not run: cannot start the python kernel (`/no/such/python3`)"),
+        "{second}"
+    );
+}
+
+#[tokio::test]
+async fn python_fenced_as_shell_runs_in_python() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::execute(
+            "bash",
+            "import sys\nprint(sys.version_info[0])",
+        ))
+        .push(Reply::text("Python 3"));
+    h.input("which python?");
+    let events = h.task_end().await;
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::CodeProposed { language, .. } if language == "python")),
+        "{events:?}"
+    );
+    assert_eq!(h.server.chat_requests()[1].last_message_text(), "3\n");
+}
+
+#[tokio::test]
+async fn usage_is_reported_per_request_and_in_total() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::execute("python", "1").usage(100, 10))
+        .push(Reply::text("done").usage(150, 5));
+    h.input("count");
+    let events = h.task_end().await;
+    let totals: Vec<(u64, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Usage { total, .. } => Some((total.input_tokens, total.output_tokens)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(totals, [(100, 10), (250, 15)]);
+}
