@@ -329,7 +329,7 @@ impl Session {
             let proposed = match action {
                 Action::Invalid { call_id, message } => {
                     reports.push(Report {
-                        call_id: Some(call_id),
+                        call_id,
                         language: String::new(),
                         text: message,
                     });

@@ -473,3 +473,22 @@ async fn sigterm_stops_every_process_the_kernels_started() {
     }
     panic!("`sleep` ({pid}) outlived the session");
 }
+
+#[tokio::test]
+async fn a_printed_call_of_an_invented_tool_is_corrected_and_the_model_recovers() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::text(
+            "```json\n{\"name\": \"create_directory\", \"arguments\": {\"dir_name\": \"results\"}}\n```",
+        ))
+        .push(Reply::execute("shell", "mkdir results"))
+        .push(Reply::text("Created."));
+    let out = env.exec(&["-y", "create a directory named results"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(env.cwd.path().join("results").is_dir());
+    let result = last_message_text(&env.server, 1);
+    assert!(
+        result.starts_with("Error: there is no tool named `create_directory`"),
+        "{result}"
+    );
+}

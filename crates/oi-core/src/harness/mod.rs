@@ -14,6 +14,8 @@ mod fences;
 pub(crate) mod language;
 mod recover;
 
+use recover::Printed;
+
 use std::fmt;
 use std::str::FromStr;
 
@@ -80,9 +82,10 @@ pub(crate) struct ProposedRun {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Action {
     Run(ProposedRun),
-    /// A tool call that cannot be run; `message` goes back as its result.
+    /// A call that cannot be run; `message` goes back as its result (as a
+    /// tool message when it answers a call id).
     Invalid {
-        call_id: String,
+        call_id: Option<String>,
         message: String,
     },
 }
@@ -238,15 +241,24 @@ impl Harness {
                     })
                     .collect();
                 let recovered = recover::recover_calls(&text);
-                for call in &recovered {
-                    runs.push((
-                        call.span.start,
-                        ProposedRun {
-                            call_id: None,
-                            language: call.language.clone(),
-                            code: call.code.clone(),
-                        },
-                    ));
+                let mut invalid = Vec::new();
+                for found in &recovered {
+                    match &found.call {
+                        Printed::Run { language, code } => runs.push((
+                            found.span.start,
+                            ProposedRun {
+                                call_id: None,
+                                language: language.clone(),
+                                code: code.clone(),
+                            },
+                        )),
+                        Printed::Unusable { name, problem, .. } => {
+                            invalid.push((
+                                found.span.start,
+                                unusable_message(self.kind, name, problem),
+                            ));
+                        }
+                    }
                 }
                 for fence in fences::fenced_blocks(&text) {
                     if recovered.iter().any(|c| {
@@ -275,15 +287,25 @@ impl Harness {
                         },
                     ));
                 }
-                runs.sort_by_key(|(at, _)| *at);
+                let mut actions: Vec<(usize, Action)> = runs
+                    .into_iter()
+                    .map(|(at, r)| (at, Action::Run(r)))
+                    .chain(invalid.into_iter().map(|(at, message)| {
+                        (
+                            at,
+                            Action::Invalid {
+                                call_id: None,
+                                message,
+                            },
+                        )
+                    }))
+                    .collect();
+                actions.sort_by_key(|(at, _)| *at);
                 let message = Message::Assistant {
                     text,
                     tool_calls: Vec::new(),
                 };
-                (
-                    message,
-                    runs.into_iter().map(|(_, r)| Action::Run(r)).collect(),
-                )
+                (message, actions.into_iter().map(|(_, a)| a).collect())
             }
         }
     }
@@ -313,24 +335,40 @@ impl Harness {
             }
             let id = format!("call_oi_text_{}", self.next_recovered_id);
             self.next_recovered_id += 1;
-            let language = call
-                .language
-                .clone()
-                .or_else(|| language::guess(&call.code).map(str::to_owned));
-            let mut arguments = json!({"code": call.code});
-            if let Some(language) = &language {
-                arguments["language"] = json!(language);
+            match call.call {
+                Printed::Run { language, code } => {
+                    let language = language.or_else(|| language::guess(&code).map(str::to_owned));
+                    let mut arguments = json!({"code": code});
+                    if let Some(language) = &language {
+                        arguments["language"] = json!(language);
+                    }
+                    calls.push(ToolCall {
+                        id: id.clone(),
+                        name: "execute".to_owned(),
+                        arguments: arguments.to_string(),
+                    });
+                    actions.push(Action::Run(ProposedRun {
+                        call_id: Some(id),
+                        language,
+                        code,
+                    }));
+                }
+                Printed::Unusable {
+                    name,
+                    arguments,
+                    problem,
+                } => {
+                    actions.push(Action::Invalid {
+                        call_id: Some(id.clone()),
+                        message: unusable_message(self.kind, &name, &problem),
+                    });
+                    calls.push(ToolCall {
+                        id,
+                        name,
+                        arguments,
+                    });
+                }
             }
-            calls.push(ToolCall {
-                id: id.clone(),
-                name: "execute".to_owned(),
-                arguments: arguments.to_string(),
-            });
-            actions.push(Action::Run(ProposedRun {
-                call_id: Some(id),
-                language,
-                code: call.code,
-            }));
         }
         remaining.push_str(&text[last.min(text.len())..]);
         let message = Message::Assistant {
@@ -351,11 +389,19 @@ impl Harness {
                 .map(|r| Message::tool(r.call_id.unwrap_or_default(), r.text))
                 .collect();
         }
-        let many = reports.len() > 1;
+        let runs = reports.iter().filter(|r| !r.language.is_empty()).count();
         let mut text = String::new();
-        for (i, report) in reports.iter().enumerate() {
-            if many {
-                text.push_str(&format!("Code block {} ({}):\n", i + 1, report.language));
+        let mut block = 0;
+        for report in &reports {
+            // A report without a language is a note about an unusable call.
+            if report.language.is_empty() {
+                text.push_str(report.text.trim_end());
+                text.push_str("\n\n");
+                continue;
+            }
+            block += 1;
+            if runs > 1 {
+                text.push_str(&format!("Code block {block} ({}):\n", report.language));
             } else {
                 text.push_str(&format!("Result of the {} code:\n", report.language));
             }
@@ -382,22 +428,28 @@ fn action_for_call(call: &ToolCall) -> Action {
             language,
             code,
         }),
-        Err(problem) => {
-            let message = if call.name != "execute" && !call.arguments.contains("code") {
-                format!(
-                    "Error: there is no tool named `{}`. The only tool is `execute`, called with {{\"language\": \"python\", \"code\": \"...\"}}.",
-                    call.name
-                )
-            } else {
-                format!(
-                    "Error: the call could not be run because {problem}. Call `execute` with a JSON object such as {{\"language\": \"python\", \"code\": \"print(1)\"}}."
-                )
-            };
-            Action::Invalid {
-                call_id: call.id.clone(),
-                message,
-            }
+        Err(problem) => Action::Invalid {
+            call_id: Some(call.id.clone()),
+            message: unusable_message(HarnessKind::Native, &call.name, &problem),
+        },
+    }
+}
+
+/// What the model is told about a call that cannot run, and how to do it right.
+fn unusable_message(kind: HarnessKind, name: &str, problem: &str) -> String {
+    let how = match kind {
+        HarnessKind::Native => {
+            "To run code, call `execute` with a JSON object such as {\"language\": \"python\", \"code\": \"print(1)\"}."
         }
+        HarnessKind::Markdown => {
+            "To run code, write it in a fenced code block tagged with its language, such as ```python."
+        }
+    };
+    let is_execute = name.is_empty() || name == "execute";
+    if is_execute || problem.contains("not valid JSON") {
+        format!("Error: the call was not run because {problem}. {how}")
+    } else {
+        format!("Error: there is no tool named `{name}`; the only way to act is to run code. {how}")
     }
 }
 
@@ -496,7 +548,7 @@ mod tests {
         );
         assert_eq!(actions[0], run(Some("a"), Some("python"), "1"));
         assert!(
-            matches!(&actions[1], Action::Invalid { call_id, message } if call_id == "b" && message.contains("not valid JSON"))
+            matches!(&actions[1], Action::Invalid { call_id: Some(id), message } if id == "b" && message.contains("not valid JSON"))
         );
         assert!(
             matches!(&actions[2], Action::Invalid { message, .. } if message.contains("no tool named `browse`"))
@@ -521,6 +573,54 @@ mod tests {
             serde_json::from_str::<serde_json::Value>(&tool_calls[0].arguments).unwrap(),
             json!({"language": "python", "code": "print(42)"})
         );
+    }
+
+    #[test]
+    fn a_printed_call_of_an_invented_tool_gets_an_error_that_teaches_execute() {
+        let text = "```json\n{\"name\": \"create_directory\", \"arguments\": {\"dir_name\": \"results\"}}\n```";
+        let mut native = Harness::new(HarnessKind::Native);
+        let (message, actions) = native.interpret(text.into(), Vec::new());
+        let Message::Assistant { tool_calls, .. } = message else {
+            panic!()
+        };
+        assert_eq!(tool_calls[0].name, "create_directory");
+        match &actions[..] {
+            [
+                Action::Invalid {
+                    call_id: Some(id),
+                    message,
+                },
+            ] => {
+                assert_eq!(id, &tool_calls[0].id, "the result answers the call");
+                assert!(
+                    message.contains("no tool named `create_directory`")
+                        && message.contains("call `execute`"),
+                    "{message}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let mut markdown = Harness::new(HarnessKind::Markdown);
+        let (_, actions) = markdown.interpret(text.into(), Vec::new());
+        match &actions[..] {
+            [
+                Action::Invalid {
+                    call_id: None,
+                    message,
+                },
+            ] => assert!(message.contains("fenced code block"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+        let messages = markdown.results(vec![Report {
+            call_id: None,
+            language: String::new(),
+            text: "Error: no.".into(),
+        }]);
+        let Message::User { content } = &messages[0] else {
+            panic!()
+        };
+        assert!(content[0].as_text().unwrap().starts_with("Error: no.\n\n"));
     }
 
     #[test]

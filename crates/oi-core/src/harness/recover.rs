@@ -13,12 +13,27 @@ use super::fences::fenced_blocks;
 /// A call found in the text of a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TextCall {
-    /// The language named by the call, if any (it may name the tool after the
-    /// language instead: `{"name": "python", …}`).
-    pub language: Option<String>,
-    pub code: String,
+    pub call: Printed,
     /// Where the call (with its fence or tags) sits in the text.
     pub span: Range<usize>,
+}
+
+/// What a printed call asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Printed {
+    /// Code to run. The language is the one the call names, if any (it may
+    /// name the tool after the language instead: `{"name": "python", …}`).
+    Run {
+        language: Option<String>,
+        code: String,
+    },
+    /// A call that cannot be run (an invented tool, arguments without code);
+    /// the model is told why, so it can call `execute` properly.
+    Unusable {
+        name: String,
+        arguments: String,
+        problem: String,
+    },
 }
 
 /// The calls printed in `text`, in order.
@@ -39,9 +54,8 @@ pub(crate) fn recover_calls(text: &str) -> Vec<TextCall> {
         if let Some(found) = parse_value(fence.code.trim()).map(|v| calls_in_value(&v))
             && !found.is_empty()
         {
-            calls.extend(found.into_iter().map(|(language, code)| TextCall {
-                language,
-                code,
+            calls.extend(found.into_iter().map(|call| TextCall {
+                call,
                 span: fence.span.clone(),
             }));
         }
@@ -90,9 +104,8 @@ pub(crate) fn recover_calls(text: &str) -> Vec<TextCall> {
                 end = text.len() - after.len();
             }
         }
-        calls.extend(found.into_iter().map(|(language, code)| TextCall {
-            language,
-            code,
+        calls.extend(found.into_iter().map(|call| TextCall {
+            call,
             span: start..end,
         }));
         pos = end;
@@ -139,7 +152,7 @@ pub(crate) fn read_arguments(
 /// The calls a JSON value describes. Accepted shapes:
 /// `{"name", "arguments"|"parameters"|"input"}`, `{"function": {…}}`,
 /// `{"tool_calls": [...]}`, `{"language", "code"}`, and arrays of these.
-fn calls_in_value(value: &Value) -> Vec<(Option<String>, String)> {
+fn calls_in_value(value: &Value) -> Vec<Printed> {
     match value {
         Value::Array(items) => items.iter().flat_map(calls_in_value).collect(),
         Value::Object(object) => {
@@ -151,24 +164,32 @@ fn calls_in_value(value: &Value) -> Vec<(Option<String>, String)> {
             }
             let name = ["name", "tool", "tool_name", "function"]
                 .iter()
-                .find_map(|k| object.get(*k).and_then(Value::as_str))
-                .unwrap_or("");
+                .find_map(|k| object.get(*k).and_then(Value::as_str));
             let arguments = ["arguments", "parameters", "args", "input"]
                 .iter()
                 .find_map(|k| object.get(*k));
-            let call = match arguments {
-                Some(Value::String(text)) => read_arguments(name, text).ok(),
-                Some(args @ Value::Object(_)) => read_arguments(name, &args.to_string()).ok(),
-                Some(_) => None,
+            let arguments = match arguments {
+                Some(Value::String(text)) => text.clone(),
+                Some(args @ Value::Object(_)) => args.to_string(),
+                Some(_) => return Vec::new(),
                 // A bare `{"language": …, "code": …}`.
-                None if object.contains_key("code")
-                    && object.get("code").is_some_and(Value::is_string) =>
-                {
-                    read_arguments(name, &value.to_string()).ok()
-                }
-                None => None,
+                None if object.get("code").is_some_and(Value::is_string) => value.to_string(),
+                None => return Vec::new(),
             };
-            call.into_iter().collect()
+            // Without a tool name, only an object with code is a call.
+            let name = match name {
+                Some(name) => name,
+                None if object.contains_key("code") => "",
+                None => return Vec::new(),
+            };
+            vec![match read_arguments(name, &arguments) {
+                Ok((language, code)) => Printed::Run { language, code },
+                Err(problem) => Printed::Unusable {
+                    name: name.to_owned(),
+                    arguments,
+                    problem,
+                },
+            }]
         }
         _ => Vec::new(),
     }
@@ -270,7 +291,10 @@ mod tests {
     fn found(text: &str) -> Vec<(Option<String>, String)> {
         recover_calls(text)
             .into_iter()
-            .map(|c| (c.language, c.code))
+            .filter_map(|c| match c.call {
+                Printed::Run { language, code } => Some((language, code)),
+                Printed::Unusable { .. } => None,
+            })
             .collect()
     }
 
@@ -300,7 +324,7 @@ mod tests {
         let text = "<tool_call>\n{\"name\": \"execute\", \"arguments\": {\"language\": \"shell\", \"code\": \"ls\"}}\n</tool_call>";
         let calls = recover_calls(text);
         assert_eq!(calls.len(), 1);
-        assert_eq!(calls[0].language.as_deref(), Some("shell"));
+        assert!(matches!(&calls[0].call, Printed::Run { language: Some(l), .. } if l == "shell"));
         assert_eq!(calls[0].span, 0..text.len());
     }
 
@@ -346,7 +370,23 @@ mod tests {
             found("```python\nd = {\"language\": \"python\", \"code\": \"x\"}\n```").is_empty()
         );
         assert!(found("a { b [ c < d").is_empty());
-        assert!(found(r#"{"name": "execute", "arguments": {"language": "python"}}"#).is_empty());
+    }
+
+    #[test]
+    fn invented_tools_and_calls_without_code_are_reported_not_dropped() {
+        let text = "```json\n{\"name\": \"create_directory\", \"arguments\": {\"dir_name\": \"results\"}}\n```";
+        let calls = recover_calls(text);
+        assert_eq!(calls.len(), 1);
+        assert_eq!(
+            calls[0].call,
+            Printed::Unusable {
+                name: "create_directory".into(),
+                arguments: r#"{"dir_name":"results"}"#.into(),
+                problem: "the arguments have no `code` string".into(),
+            }
+        );
+        let calls = recover_calls(r#"{"name": "execute", "arguments": {"language": "python"}}"#);
+        assert!(matches!(&calls[0].call, Printed::Unusable { name, .. } if name == "execute"));
     }
 
     #[test]
