@@ -1,5 +1,7 @@
 //! Command-line arguments.
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand};
 
 /// oi — Open Interpreter: let a language model run code on your machine, with you in control.
@@ -20,6 +22,34 @@ pub enum Command {
     /// Progress (code, output) goes to stderr; the model's final answer goes
     /// to stdout.
     Exec(ExecArgs),
+    /// Show or change the configuration.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// List the models the active provider offers.
+    Models,
+    /// Trust a project, so that its `.openinterpreter/config.toml` files apply.
+    Trust {
+        /// A folder of the project (default: the current one). Its repository
+        /// root (the nearest folder upward with `.git`) is what gets trusted.
+        path: Option<PathBuf>,
+        /// Mark the project untrusted instead (its files are ignored, and oi
+        /// stops mentioning them).
+        #[arg(long)]
+        untrust: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Print the effective configuration, each value with where it came from.
+    Show,
+    /// Set KEY to VALUE in the user file, keeping its comments and layout.
+    ///
+    /// KEY may be dotted (`model_providers.kunavo.wire_api`); VALUE is read as
+    /// TOML where it fits the key (`20`, `true`, `["a", "b"]`), else as text.
+    Set { key: String, value: String },
 }
 
 #[derive(Debug, Args)]
@@ -32,32 +62,44 @@ pub struct ExecArgs {
     pub json: bool,
 }
 
-/// Options of every session (interactive or `exec`).
+/// Options of every command.
 #[derive(Debug, Clone, Args)]
 pub struct SessionOptions {
+    /// Apply a profile: `[profiles.NAME]` in the user file, or
+    /// `~/.openinterpreter/profiles/NAME.toml`.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// Set a configuration value for this run, e.g. `-c model=gpt-5` or
+    /// `-c model_providers.kunavo.wire_api=chat` (repeatable).
+    #[arg(short = 'c', long = "config", global = true, value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+
     /// The model to use.
-    #[arg(long, short = 'm', global = true, env = "OI_MODEL")]
+    #[arg(long, short = 'm', global = true)]
     pub model: Option<String>,
 
-    /// The API base URL of an OpenAI-compatible server, e.g. `http://localhost:11434/v1`.
+    /// The base URL of the model server, e.g. `http://localhost:11434/v1`.
+    /// Without a configured `model_provider` it selects an OpenAI-compatible
+    /// (chat) server; with one, it moves that provider.
     #[arg(
         long = "api-base",
         visible_alias = "api_base",
         global = true,
-        env = "OPENAI_BASE_URL"
+        value_name = "URL"
     )]
     pub api_base: Option<String>,
 
-    /// The API key (default: `$OPENAI_API_KEY`).
+    /// The API key, instead of the provider's `env_key` variable.
     #[arg(
         long = "api-key",
         visible_alias = "api_key",
         global = true,
-        hide_env_values = true
+        value_name = "KEY"
     )]
     pub api_key: Option<String>,
 
-    /// Run code without asking for approval.
+    /// Run code without asking for approval (`approval = "auto"`).
     #[arg(long, short = 'y', global = true)]
     pub yes: bool,
 
@@ -79,8 +121,8 @@ pub struct SessionOptions {
     )]
     pub max_output: Option<usize>,
 
-    /// How the model is asked to run code: `native` (a function tool) or
-    /// `markdown` (fenced code blocks, for models without tool calling).
+    /// How the model is asked to run code: `native` (a function tool),
+    /// `markdown` (fenced code blocks) or `auto`.
     #[arg(long, global = true, value_name = "HARNESS")]
     pub harness: Option<String>,
 }

@@ -8,7 +8,8 @@ pub mod exit {
     pub const OK: u8 = 0;
     /// The task failed: the model server could not be used, or similar.
     pub const FAILED: u8 = 1;
-    /// Bad usage: an unknown flag value, a missing prompt.
+    /// Bad usage or configuration: an unknown key, a bad flag value, a
+    /// missing prompt or API key.
     pub const USAGE: u8 = 2;
     /// A limit stopped the task (`--max-turns`).
     pub const LIMIT: u8 = 3;
@@ -28,6 +29,10 @@ pub enum CliError {
         message: String,
         hint: Option<String>,
     },
+    #[error(transparent)]
+    Config(#[from] oi_config::ConfigError),
+    #[error(transparent)]
+    Provider(#[from] oi_providers::ProviderError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -40,17 +45,19 @@ impl CliError {
         }
     }
 
-    pub fn hint(&self) -> Option<&str> {
+    pub fn hint(&self) -> Option<String> {
         match self {
-            Self::Usage { hint, .. } => hint.as_deref(),
+            Self::Usage { hint, .. } => hint.clone(),
+            Self::Config(e) => e.hint(),
+            Self::Provider(e) => e.hint(),
             Self::Io(_) => None,
         }
     }
 
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Self::Usage { .. } => ExitCode::from(exit::USAGE),
-            Self::Io(_) => ExitCode::from(exit::FAILED),
+            Self::Usage { .. } | Self::Config(_) => ExitCode::from(exit::USAGE),
+            Self::Provider(_) | Self::Io(_) => ExitCode::from(exit::FAILED),
         }
     }
 }

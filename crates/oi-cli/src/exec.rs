@@ -41,11 +41,12 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
     let can_ask = stdin_is_terminal && !prompt_from_stdin;
 
     let setup = session::setup(&options)?;
+    let mut human = HumanRenderer::new(anstream::stderr());
+    session::report_notices(&setup.loaded, &mut human)?;
     let mut signals = Signals::install()?;
     let (ops, mut events) = Agent::spawn(setup.config, setup.client, setup.kernels);
     let _ = ops.send(Op::UserInput { text: prompt });
 
-    let mut human = HumanRenderer::new(anstream::stderr());
     let mut json = args.json.then(|| JsonRenderer::new(std::io::stdout()));
     let mut input = can_ask.then(LineReader::spawn);
     let mut outcome: Option<(StopReason, Option<String>)> = None;

@@ -13,10 +13,11 @@ use crate::render::{HumanRenderer, Render};
 use crate::session;
 use crate::signals::{Request, Signals};
 
-const HELP: &str = "Type a task and press Enter. The model proposes code; you answer y (run it), n (don't), a (run this and everything after without asking) or e (edit it first).\nCtrl-C stops a running task. /exit or Ctrl-D leaves.\n";
+const HELP: &str = "Type a task and press Enter. The model proposes code; you answer y (run it), n (don't), a (run this and everything after without asking) or e (edit it first).\nCtrl-C stops a running task. /exit or Ctrl-D leaves.\n\n/model [NAME]   show the models of the provider, or switch to NAME (saved as your default)\n/debug-config   show the effective configuration and where each value came from\n/help           this help\n/exit           leave\n";
 
 pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
     let setup = session::setup(&options)?;
+    session::report_notices(&setup.loaded, &mut HumanRenderer::new(anstream::stderr()))?;
     let mut signals = Signals::install()?;
     let mut out = HumanRenderer::new(anstream::stdout());
     let dim = anstyle::Style::new().dimmed();
@@ -38,6 +39,8 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
             "Code runs only after you approve it. Type /help for help."
         },
     )?;
+    let mut model = setup.config.model.clone();
+    let loaded = setup.loaded;
     let (ops, mut events) = Agent::spawn(setup.config, setup.client, setup.kernels);
     let mut input = LineReader::spawn();
 
@@ -62,6 +65,42 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
             "/exit" | "/quit" | "exit" | "quit" => break,
             "/help" => {
                 out.raw(HELP)?;
+                continue;
+            }
+            "/debug-config" => {
+                out.raw(&oi_config::show(&loaded))?;
+                continue;
+            }
+            _ if text == "/model" || text.starts_with("/model ") => {
+                let name = text.trim_start_matches("/model").trim();
+                if let Some(chosen) =
+                    pick_model(&mut out, &mut input, &loaded, &options, &model, name).await?
+                {
+                    let _ = ops.send(Op::SetModel {
+                        model: chosen.clone(),
+                    });
+                    match oi_config::edit::set(&loaded.home, "model", &chosen) {
+                        Ok((file, _)) => out.line(
+                            anstyle::Style::new().dimmed(),
+                            &format!(
+                                "Now using {chosen} (saved as your default in {}).",
+                                oi_config::display_path(&file)
+                            ),
+                        )?,
+                        Err(e) => out.error(
+                            &format!("now using {chosen} for this session, but it could not be saved: {e}"),
+                            e.hint().as_deref(),
+                        )?,
+                    }
+                    model = chosen;
+                }
+                continue;
+            }
+            _ if text.starts_with('/') => {
+                out.error(
+                    &format!("unknown command `{text}`"),
+                    Some("type /help for the list of commands"),
+                )?;
                 continue;
             }
             _ => {}
@@ -113,4 +152,69 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
         }
     }
     Ok(ExitCode::from(exit::OK))
+}
+
+/// `/model`: with a name, that model; without, the provider's list to pick
+/// from by number or name. `None` keeps the current model.
+async fn pick_model<W: std::io::Write>(
+    out: &mut HumanRenderer<W>,
+    input: &mut LineReader,
+    loaded: &oi_config::Loaded,
+    options: &SessionOptions,
+    current: &str,
+    name: &str,
+) -> Result<Option<String>, CliError> {
+    if !name.is_empty() {
+        return Ok(Some(name.to_owned()));
+    }
+    let listed = match session::provider_config(loaded, options.api_key.as_deref()) {
+        Ok((provider, wire)) => oi_providers::list_models(&provider, wire)
+            .await
+            .map_err(CliError::from),
+        Err(e) => Err(e),
+    };
+    let models = match listed {
+        Ok(models) if !models.is_empty() => models,
+        Ok(_) => {
+            out.error(
+                "the provider lists no models",
+                Some("type `/model NAME` to use a model by name"),
+            )?;
+            return Ok(None);
+        }
+        Err(e) => {
+            out.error(
+                &format!("cannot list the models: {e}"),
+                Some("type `/model NAME` to use a model by name"),
+            )?;
+            return Ok(None);
+        }
+    };
+    let mut list = String::new();
+    for (i, m) in models.iter().enumerate() {
+        let mark = if m == current { "*" } else { " " };
+        list.push_str(&format!("{mark} {:>2}. {m}\n", i + 1));
+    }
+    out.raw(&list)?;
+    out.raw(&format!("Model (number or name; Enter keeps {current}): "))?;
+    let Some(answer) = input.next_line().await? else {
+        return Ok(None);
+    };
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Ok(None);
+    }
+    if let Ok(n) = answer.parse::<usize>() {
+        return match models.get(n.wrapping_sub(1)) {
+            Some(m) => Ok(Some(m.clone())),
+            None => {
+                out.error(
+                    &format!("there is no model number {n}"),
+                    Some("pick a number from the list"),
+                )?;
+                Ok(None)
+            }
+        };
+    }
+    Ok(Some(answer.to_owned()))
 }

@@ -4,6 +4,7 @@
 
 pub mod approve;
 pub mod cli;
+pub mod commands;
 pub mod error;
 pub mod exec;
 pub mod input;
@@ -17,7 +18,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, ConfigAction};
 use crate::error::{CliError, exit};
 use crate::render::HumanRenderer;
 
@@ -34,6 +35,14 @@ pub fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match cli.command {
             Some(Command::Exec(args)) => exec::run(args, cli.options).await,
+            Some(Command::Config {
+                action: ConfigAction::Show,
+            }) => commands::config_show(&cli.options),
+            Some(Command::Config {
+                action: ConfigAction::Set { key, value },
+            }) => commands::config_set(&key, &value),
+            Some(Command::Models) => commands::models(&cli.options).await,
+            Some(Command::Trust { path, untrust }) => commands::trust(path, untrust),
             None => interactive::run(cli.options).await,
         }
     });
@@ -47,7 +56,10 @@ pub fn main() -> ExitCode {
 
 fn report(error: &CliError) -> ExitCode {
     let mut out = HumanRenderer::new(anstream::stderr());
-    if out.error(&error.to_string(), error.hint()).is_err() {
+    if out
+        .error(&error.to_string(), error.hint().as_deref())
+        .is_err()
+    {
         return ExitCode::from(exit::FAILED);
     }
     error.exit_code()

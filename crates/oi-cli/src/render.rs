@@ -155,6 +155,7 @@ impl<W: Write> Render for HumanRenderer<W> {
                 )?;
             }
             Event::Warning { message } => self.line(YELLOW, &format!("warning: {message}"))?,
+            Event::ModelChanged { model } => self.line(DIM, &format!("model: {model}"))?,
             Event::Error { message, hint } => self.error(message, hint.as_deref())?,
             Event::TaskComplete {
                 reason: StopReason::MaxTurns { limit },

@@ -59,6 +59,7 @@ impl Agent {
             events: event_tx,
             approvals: approval_rx,
             current,
+            session_id: format!("oi-{:016x}", fastrand::u64(..)),
             next_run_id: 1,
             approve_all: false,
             total_usage: Usage::default(),
@@ -70,6 +71,7 @@ impl Agent {
 
 enum Work {
     Input(String),
+    SetModel(String),
     Shutdown,
 }
 
@@ -96,6 +98,9 @@ async fn route_ops(
                 let _ = approvals.send((id, decision));
             }
             Op::Interrupt => cancel_current(),
+            Op::SetModel { model } => {
+                let _ = work.send(Work::SetModel(model));
+            }
             Op::Shutdown => {
                 cancel_current();
                 let _ = work.send(Work::Shutdown);
@@ -120,6 +125,8 @@ struct Session {
     events: mpsc::UnboundedSender<Event>,
     approvals: mpsc::UnboundedReceiver<(RunId, ReviewDecision)>,
     current: Arc<Mutex<CancellationToken>>,
+    /// Random per session; sent as the prompt cache key.
+    session_id: String,
     next_run_id: u64,
     approve_all: bool,
     total_usage: Usage,
@@ -129,6 +136,7 @@ struct Session {
 struct Reply {
     text: String,
     tool_calls: Vec<ToolCall>,
+    reasoning: Vec<serde_json::Value>,
     finish_reason: FinishReason,
 }
 
@@ -159,6 +167,10 @@ impl Session {
         while let Some(item) = work.recv().await {
             match item {
                 Work::Input(text) => self.run_task(text).await,
+                Work::SetModel(model) => {
+                    self.config.model = model.clone();
+                    self.emit(Event::ModelChanged { model });
+                }
                 Work::Shutdown => break,
             }
         }
@@ -179,6 +191,7 @@ impl Session {
         self.emit(Event::TaskStarted);
         self.history.push(Message::user(text));
         let mut turn = 0;
+        let mut warned_context = false;
         loop {
             if turn >= self.config.max_turns {
                 self.emit(Event::TaskComplete {
@@ -198,7 +211,12 @@ impl Session {
                 tools: self.tools.clone(),
                 max_tokens: self.config.max_tokens,
                 temperature: self.config.temperature,
+                cache_key: Some(self.session_id.clone()),
             };
+            if !warned_context && let Some(message) = self.context_warning(&request) {
+                warned_context = true;
+                self.emit(Event::Warning { message });
+            }
             let reply = match self.stream_reply(request, &cancel).await {
                 Ok(reply) => reply,
                 Err(ReplyError::Interrupted { partial }) => {
@@ -206,6 +224,7 @@ impl Session {
                         self.history.push(Message::Assistant {
                             text: partial,
                             tool_calls: Vec::new(),
+                            reasoning: Vec::new(),
                         });
                     }
                     self.emit(Event::TaskComplete {
@@ -235,7 +254,9 @@ impl Session {
                 });
             }
             let final_text = reply.text.clone();
-            let (message, actions) = self.harness.interpret(reply.text, reply.tool_calls);
+            let (message, actions) =
+                self.harness
+                    .interpret(reply.text, reply.tool_calls, reply.reasoning);
             self.history.push(message);
             if actions.is_empty() {
                 self.emit(Event::TaskComplete {
@@ -257,6 +278,23 @@ impl Session {
         }
     }
 
+    /// A warning when `request` likely does not fit the context window
+    /// (estimated at four characters per token).
+    fn context_warning(&self, request: &ModelRequest) -> Option<String> {
+        let window = u64::from(self.config.context_window?);
+        let reserved = u64::from(self.config.max_tokens.unwrap_or(0));
+        let available = window.saturating_sub(reserved);
+        let chars = request.system.len()
+            + serde_json::to_string(&request.messages).map_or(0, |s| s.len())
+            + serde_json::to_string(&request.tools).map_or(0, |s| s.len());
+        let estimate = (chars / 4) as u64;
+        (estimate > available).then(|| {
+            format!(
+                "this request is about {estimate} tokens, more than the {available} the context window leaves (context_window = {window}, max_tokens = {reserved}); the server may reject it or forget the start of the conversation. Start a new session, or raise `context_window` if the model allows more"
+            )
+        })
+    }
+
     async fn stream_reply(
         &mut self,
         request: ModelRequest,
@@ -265,6 +303,7 @@ impl Session {
         let mut stream = self.client.stream(request);
         let mut text = String::new();
         let mut tool_calls = Vec::new();
+        let mut reasoning = Vec::new();
         loop {
             let item = tokio::select! {
                 item = stream.next() => item,
@@ -276,6 +315,7 @@ impl Session {
                     self.emit(Event::TextDelta { delta });
                 }
                 Some(Ok(StreamEvent::ToolCall(call))) => tool_calls.push(call),
+                Some(Ok(StreamEvent::Reasoning(item))) => reasoning.push(item),
                 Some(Ok(StreamEvent::Retrying {
                     attempt,
                     max_attempts,
@@ -301,6 +341,7 @@ impl Session {
                     return Ok(Reply {
                         text,
                         tool_calls,
+                        reasoning,
                         finish_reason,
                     });
                 }

@@ -23,7 +23,10 @@ pub struct AgentConfig {
     /// Characters of a run's output sent to the model (head and tail kept).
     pub max_output: usize,
     pub max_tokens: Option<u32>,
-    pub temperature: Option<f32>,
+    /// The model's context window in tokens, when known: a request estimated
+    /// to exceed it (less `max_tokens`) draws a warning.
+    pub context_window: Option<u32>,
+    pub temperature: Option<f64>,
     /// Added to the end of the system prompt.
     pub custom_instructions: Option<String>,
 }
@@ -40,6 +43,7 @@ impl AgentConfig {
             max_turns: Self::DEFAULT_MAX_TURNS,
             max_output: Self::DEFAULT_MAX_OUTPUT,
             max_tokens: None,
+            context_window: None,
             temperature: None,
             custom_instructions: None,
         }

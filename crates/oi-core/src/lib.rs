@@ -15,4 +15,4 @@ mod output;
 
 pub use agent::Agent;
 pub use config::{AgentConfig, ApprovalPolicy};
-pub use harness::{HarnessKind, UnknownHarness};
+pub use harness::HarnessKind;

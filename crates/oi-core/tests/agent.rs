@@ -26,10 +26,19 @@ struct Harness {
 }
 
 async fn start(approval: ApprovalPolicy, languages: Vec<LanguageSpec>) -> Harness {
+    start_with(approval, languages, |_| {}).await
+}
+
+async fn start_with(
+    approval: ApprovalPolicy,
+    languages: Vec<LanguageSpec>,
+    change: impl FnOnce(&mut AgentConfig),
+) -> Harness {
     let server = MockServer::start().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut config = AgentConfig::new("mock");
     config.approval = approval;
+    change(&mut config);
     let client = ChatClient::new(ProviderConfig::new("mock", server.base_url()));
     let kernels = KernelManager::new(languages, dir.path());
     let (ops, events) = Agent::spawn(config, Arc::new(client), kernels);
@@ -279,4 +288,46 @@ async fn usage_is_reported_per_request_and_in_total() {
         })
         .collect();
     assert_eq!(totals, [(100, 10), (250, 15)]);
+}
+
+#[tokio::test]
+async fn the_model_can_be_changed_between_tasks() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server.push(Reply::text("one")).push(Reply::text("two"));
+    h.input("first");
+    h.task_end().await;
+    h.ops
+        .send(Op::SetModel {
+            model: "bigger".into(),
+        })
+        .unwrap();
+    h.input("second");
+    let events = h.task_end().await;
+    assert!(events.contains(&Event::ModelChanged {
+        model: "bigger".into()
+    }));
+    let requests = h.server.chat_requests();
+    assert_eq!(requests[0].body["model"], "mock");
+    assert_eq!(requests[1].body["model"], "bigger");
+}
+
+#[tokio::test]
+async fn a_request_too_big_for_the_context_window_is_warned_about() {
+    let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
+        c.context_window = Some(300);
+        c.max_tokens = Some(100);
+    })
+    .await;
+    h.server.push(Reply::text("ok"));
+    h.input(&"many words ".repeat(200));
+    let events = h.task_end().await;
+    let warning = events.iter().find_map(|e| match e {
+        Event::Warning { message } => Some(message.clone()),
+        _ => None,
+    });
+    let warning = warning.expect("a warning");
+    assert!(
+        warning.contains("more than the 200 the context window leaves"),
+        "{warning}"
+    );
 }

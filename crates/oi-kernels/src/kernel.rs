@@ -93,6 +93,7 @@ impl Kernel {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
 
         let mut cmd = Command::new(&spec.program);
+        cmd.args(&spec.args);
         match spec.kind {
             KernelKind::Python => cmd.args(["-u", "-c", PYTHON_DRIVER]),
             KernelKind::Bash => cmd.args(["--noprofile", "--norc", "-c", BASH_DRIVER, "bash"]),

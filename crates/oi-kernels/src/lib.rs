@@ -35,6 +35,8 @@ pub struct LanguageSpec {
     pub kind: KernelKind,
     /// The interpreter, e.g. `/usr/bin/python3`.
     pub program: PathBuf,
+    /// Arguments given to the interpreter before oi's own (e.g. `-X utf8`).
+    pub args: Vec<String>,
     /// Other names models use for the language (`py`, `bash`, `sh` …).
     pub aliases: Vec<String>,
 }
@@ -45,6 +47,7 @@ impl LanguageSpec {
             name: "python".into(),
             kind: KernelKind::Python,
             program: program.into(),
+            args: Vec::new(),
             aliases: ["py", "python3", "ipython", "jupyter", "pycon"]
                 .map(String::from)
                 .to_vec(),
@@ -56,13 +59,24 @@ impl LanguageSpec {
             name: "shell".into(),
             kind: KernelKind::Bash,
             program: program.into(),
+            args: Vec::new(),
             aliases: ["bash", "sh", "zsh", "console", "terminal", "shell-session"]
                 .map(String::from)
                 .to_vec(),
         }
     }
 
-    fn answers_to(&self, name: &str) -> bool {
+    /// The same language run by `command` (the program, then its arguments).
+    pub fn with_command(mut self, command: &[String]) -> Self {
+        if let Some((program, args)) = command.split_first() {
+            self.program = PathBuf::from(program);
+            self.args = args.to_vec();
+        }
+        self
+    }
+
+    /// Whether `name` is this language's name or one of its aliases.
+    pub fn answers_to(&self, name: &str) -> bool {
         self.name.eq_ignore_ascii_case(name)
             || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
     }

@@ -28,6 +28,8 @@ pub enum Event {
         languages: Vec<String>,
         cwd: String,
     },
+    /// The model was changed (`Op::SetModel`); later requests use it.
+    ModelChanged { model: String },
     /// A task (one user input) has started.
     TaskStarted,
     /// A request to the model is about to be sent; `turn` counts the requests of

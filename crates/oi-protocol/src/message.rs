@@ -18,6 +18,11 @@ pub enum Message {
         text: String,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// Opaque items the provider wants back on later requests (OpenAI
+        /// reasoning items, Anthropic thinking blocks), kept as the wire sent
+        /// them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasoning: Vec<serde_json::Value>,
     },
     /// The result of one tool call, answering the call with the same id.
     Tool {
@@ -82,6 +87,10 @@ pub struct Usage {
     /// Input tokens served from the provider's prompt cache (part of `input_tokens`).
     #[serde(default)]
     pub cached_input_tokens: u64,
+    /// Input tokens written to the provider's prompt cache (part of
+    /// `input_tokens`; Anthropic bills them apart).
+    #[serde(default)]
+    pub cache_write_input_tokens: u64,
 }
 
 impl std::ops::AddAssign for Usage {
@@ -89,6 +98,7 @@ impl std::ops::AddAssign for Usage {
         self.input_tokens += rhs.input_tokens;
         self.output_tokens += rhs.output_tokens;
         self.cached_input_tokens += rhs.cached_input_tokens;
+        self.cache_write_input_tokens += rhs.cache_write_input_tokens;
     }
 }
 
@@ -108,6 +118,7 @@ mod tests {
                     name: "execute".into(),
                     arguments: "{}".into(),
                 }],
+                reasoning: Vec::new(),
             },
             Message::tool("call_1", "42"),
         ];
@@ -127,18 +138,21 @@ mod tests {
             input_tokens: 10,
             output_tokens: 2,
             cached_input_tokens: 4,
+            cache_write_input_tokens: 0,
         };
         total += Usage {
             input_tokens: 5,
             output_tokens: 1,
             cached_input_tokens: 0,
+            cache_write_input_tokens: 2,
         };
         assert_eq!(
             total,
             Usage {
                 input_tokens: 15,
                 output_tokens: 3,
-                cached_input_tokens: 4
+                cached_input_tokens: 4,
+                cache_write_input_tokens: 2,
             }
         );
     }

@@ -14,6 +14,8 @@ pub enum Op {
     Approve { id: RunId, decision: ReviewDecision },
     /// Stop the running task: the model request or the running code.
     Interrupt,
+    /// Use another model from the next request on (same provider).
+    SetModel { model: String },
     /// Stop everything, release the kernels, send `ShutdownComplete`.
     Shutdown,
 }

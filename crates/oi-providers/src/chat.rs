@@ -5,15 +5,14 @@
 
 use std::sync::Arc;
 
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use oi_protocol::{ContentPart, Message, ToolCall, Usage};
-use reqwest::header::{ACCEPT, HeaderMap};
+use reqwest::header::ACCEPT;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::error::{describe_transport_error, error_message_from_body, truncate_chars};
-use crate::retry::is_retryable_status;
+use crate::error::truncate_chars;
+use crate::transport::{Attempt, send_with_retries, sse_events};
 use crate::{
     EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
     StreamEvent,
@@ -42,7 +41,16 @@ impl ModelClient for ChatClient {
         Box::pin(async_stream::try_stream! {
             let url = config.endpoint("chat/completions");
             let body = request_body(&request);
-            let response = send_with_retries(&http, &config, &url, &body);
+            let response = send_with_retries(&config, &url, || {
+                let builder = http
+                    .post(&url)
+                    .header(ACCEPT, "text/event-stream")
+                    .json(&body);
+                match &config.api_key {
+                    Some(key) => builder.bearer_auth(key),
+                    None => builder,
+                }
+            });
             futures::pin_mut!(response);
             let response = loop {
                 match response.next().await {
@@ -56,27 +64,12 @@ impl ModelClient for ChatClient {
             };
 
             let provider = config.name.clone();
-            let mut events = response.bytes_stream().eventsource();
+            let events = sse_events(response, &config);
+            futures::pin_mut!(events);
             let mut reply = ChatAccumulator::default();
             let mut saw_done = false;
-            loop {
-                let next = tokio::time::timeout(config.stream_idle_timeout, events.next()).await;
-                let event = match next {
-                    Err(_) => Err(ProviderError::StreamIdle {
-                        provider: provider.clone(),
-                        secs: config.stream_idle_timeout.as_secs(),
-                    })?,
-                    Ok(None) => break,
-                    Ok(Some(Err(EventStreamError::Transport(e)))) => Err(ProviderError::StreamCut {
-                        provider: provider.clone(),
-                        detail: describe_transport_error(&e),
-                    })?,
-                    Ok(Some(Err(e))) => Err(ProviderError::MalformedEvent {
-                        provider: provider.clone(),
-                        detail: e.to_string(),
-                    })?,
-                    Ok(Some(Ok(event))) => event,
-                };
+            while let Some(event) = events.next().await {
+                let event = event?;
                 let data = event.data.trim();
                 if data == "[DONE]" {
                     saw_done = true;
@@ -115,87 +108,6 @@ impl ModelClient for ChatClient {
     }
 }
 
-enum Attempt {
-    Retrying(StreamEvent),
-    Done(Result<reqwest::Response, ProviderError>),
-}
-
-/// Sends the request, retrying connection failures and retryable statuses as
-/// the provider's policy allows; yields a `Retrying` event before each wait.
-fn send_with_retries<'a>(
-    http: &'a reqwest::Client,
-    config: &'a ProviderConfig,
-    url: &'a str,
-    body: &'a Value,
-) -> impl futures::Stream<Item = Attempt> + 'a {
-    async_stream::stream! {
-        let max_attempts = config.retry.max_retries + 1;
-        let mut attempt = 1;
-        loop {
-            let mut builder = http
-                .post(url)
-                .header(ACCEPT, "text/event-stream")
-                .json(body);
-            if let Some(key) = &config.api_key {
-                builder = builder.bearer_auth(key);
-            }
-            let (reason, headers, error) = match builder.send().await {
-                Ok(response) if response.status().is_success() => {
-                    yield Attempt::Done(Ok(response));
-                    return;
-                }
-                Ok(response) => {
-                    let status = response.status();
-                    let headers: HeaderMap = response.headers().clone();
-                    let message = match response.text().await {
-                        Ok(body) => error_message_from_body(&body),
-                        Err(e) => describe_transport_error(&e),
-                    };
-                    let error = ProviderError::Http {
-                        provider: config.name.clone(),
-                        url: url.to_owned(),
-                        status: status.as_u16(),
-                        message: message.clone(),
-                        attempts: attempt,
-                    };
-                    if !is_retryable_status(status) {
-                        yield Attempt::Done(Err(error));
-                        return;
-                    }
-                    (format!("HTTP {}: {}", status.as_u16(), truncate_chars(&message, 120)), Some(headers), error)
-                }
-                Err(e) => {
-                    let reason = describe_transport_error(&e);
-                    let error = ProviderError::Unreachable {
-                        provider: config.name.clone(),
-                        url: url.to_owned(),
-                        reason: reason.clone(),
-                        attempts: attempt,
-                    };
-                    if e.is_builder() {
-                        yield Attempt::Done(Err(error));
-                        return;
-                    }
-                    (reason, None, error)
-                }
-            };
-            if attempt >= max_attempts {
-                yield Attempt::Done(Err(error));
-                return;
-            }
-            let delay = config.retry.delay(attempt, headers.as_ref());
-            yield Attempt::Retrying(StreamEvent::Retrying {
-                attempt: attempt + 1,
-                max_attempts,
-                delay,
-                reason,
-            });
-            tokio::time::sleep(delay).await;
-            attempt += 1;
-        }
-    }
-}
-
 /// The JSON body of a streamed Chat Completions request.
 fn request_body(request: &ModelRequest) -> Value {
     let mut messages = Vec::with_capacity(request.messages.len() + 1);
@@ -205,7 +117,9 @@ fn request_body(request: &ModelRequest) -> Value {
     for message in &request.messages {
         messages.push(match message {
             Message::User { content } => json!({"role": "user", "content": join_text(content)}),
-            Message::Assistant { text, tool_calls } => {
+            Message::Assistant {
+                text, tool_calls, ..
+            } => {
                 let mut m = json!({"role": "assistant"});
                 m["content"] = if text.is_empty() && !tool_calls.is_empty() {
                     Value::Null
@@ -258,6 +172,9 @@ fn request_body(request: &ModelRequest) -> Value {
     }
     if let Some(t) = request.temperature {
         body["temperature"] = json!(t);
+    }
+    if let Some(key) = &request.cache_key {
+        body["prompt_cache_key"] = json!(key);
     }
     body
 }
@@ -376,6 +293,7 @@ impl ChatAccumulator {
                     .prompt_tokens_details
                     .and_then(|d| d.cached_tokens)
                     .unwrap_or(0),
+                cache_write_input_tokens: 0,
             });
         }
         let mut text: Option<String> = None;
@@ -491,7 +409,8 @@ mod tests {
             Some(Usage {
                 input_tokens: 9,
                 output_tokens: 2,
-                cached_input_tokens: 4
+                cached_input_tokens: 4,
+                cache_write_input_tokens: 0,
             })
         );
     }
@@ -564,6 +483,7 @@ mod tests {
                         name: "execute".into(),
                         arguments: "{}".into(),
                     }],
+                    reasoning: Vec::new(),
                 },
                 Message::tool("c1", "ok"),
             ],
@@ -574,6 +494,7 @@ mod tests {
             }],
             max_tokens: Some(100),
             temperature: None,
+            cache_key: Some("session-1".into()),
         };
         assert_eq!(
             request_body(&request),
@@ -591,6 +512,7 @@ mod tests {
                 "stream_options": {"include_usage": true},
                 "tools": [{"type": "function", "function": {"name": "execute", "description": "run", "parameters": {"type": "object"}}}],
                 "max_tokens": 100,
+                "prompt_cache_key": "session-1",
             })
         );
     }

@@ -8,7 +8,11 @@
 
 mod chat;
 mod error;
+mod messages;
+mod models;
+mod responses;
 mod retry;
+mod transport;
 
 use std::pin::Pin;
 use std::time::Duration;
@@ -19,6 +23,9 @@ use serde::Serialize;
 
 pub use chat::ChatClient;
 pub use error::ProviderError;
+pub use messages::{DEFAULT_MAX_TOKENS, MessagesClient};
+pub use models::list_models;
+pub use responses::ResponsesClient;
 pub use retry::RetryPolicy;
 
 /// A request to the model, independent of the wire format.
@@ -30,7 +37,10 @@ pub struct ModelRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: Option<u32>,
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
+    /// A key that stays the same for a whole session, so the provider can
+    /// route requests to the same prompt cache (OpenAI `prompt_cache_key`).
+    pub cache_key: Option<String>,
 }
 
 /// A function tool offered to the model.
@@ -56,6 +66,9 @@ pub enum StreamEvent {
     TextDelta(String),
     /// A complete tool call; emitted once its arguments have fully arrived.
     ToolCall(ToolCall),
+    /// An opaque item the provider wants sent back with the rest of the
+    /// reply on later requests (a reasoning item, a thinking block).
+    Reasoning(serde_json::Value),
     /// The reply is complete. Always the last event of a successful stream.
     Completed {
         finish_reason: FinishReason,
@@ -96,18 +109,59 @@ pub trait ModelClient: Send + Sync + std::fmt::Debug {
     fn stream(&self, request: ModelRequest) -> EventStream;
 }
 
+/// Which API format a server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// OpenAI Chat Completions.
+    Chat,
+    /// OpenAI Responses.
+    Responses,
+    /// Anthropic Messages.
+    Messages,
+}
+
+/// A client for `wire` with `config`.
+pub fn client(config: ProviderConfig, wire: Wire) -> std::sync::Arc<dyn ModelClient> {
+    match wire {
+        Wire::Chat => std::sync::Arc::new(ChatClient::new(config)),
+        Wire::Responses => std::sync::Arc::new(ResponsesClient::new(config)),
+        Wire::Messages => std::sync::Arc::new(MessagesClient::new(config)),
+    }
+}
+
 /// Where and how to reach a model server.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ProviderConfig {
-    /// A name for messages, e.g. `OpenAI` or `model server`.
+    /// A name for messages, e.g. `OpenAI` or `the model server`.
     pub name: String,
     /// The API base, e.g. `https://api.openai.com/v1`.
     pub base_url: String,
-    /// The bearer token, if the server needs one.
+    /// The API key, if the server needs one.
     pub api_key: Option<String>,
+    /// Extra headers sent with every request.
+    pub headers: Vec<(String, String)>,
+    /// Extra query parameters added to every request URL.
+    pub query_params: Vec<(String, String)>,
     pub retry: RetryPolicy,
     /// A stream with no data for this long is treated as broken.
     pub stream_idle_timeout: Duration,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("name", &self.name)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("query_params", &self.query_params)
+            .field("retry", &self.retry)
+            .field("stream_idle_timeout", &self.stream_idle_timeout)
+            .finish()
+    }
 }
 
 impl ProviderConfig {
@@ -116,6 +170,8 @@ impl ProviderConfig {
             name: name.into(),
             base_url: base_url.into(),
             api_key: None,
+            headers: Vec::new(),
+            query_params: Vec::new(),
             retry: RetryPolicy::default(),
             stream_idle_timeout: Duration::from_secs(300),
         }
@@ -131,9 +187,32 @@ impl ProviderConfig {
     }
 }
 
+/// An Anthropic-style endpoint under `base`, which may be the API root
+/// (`https://api.anthropic.com`) or end in `/v1`: `/v1` is never doubled.
+pub(crate) fn messages_endpoint(base: &str, path: &str) -> String {
+    let base = base.trim_end_matches('/');
+    let base = base.strip_suffix("/v1").unwrap_or(base);
+    format!("{base}/v1/{}", path.trim_start_matches('/'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_endpoints_never_double_v1() {
+        for base in [
+            "https://api.anthropic.com",
+            "https://api.anthropic.com/",
+            "https://api.anthropic.com/v1",
+            "https://api.anthropic.com/v1/",
+        ] {
+            assert_eq!(
+                messages_endpoint(base, "messages"),
+                "https://api.anthropic.com/v1/messages"
+            );
+        }
+    }
 
     #[test]
     fn endpoint_joins_with_one_slash() {

@@ -43,6 +43,7 @@ fn request() -> ModelRequest {
         }],
         max_tokens: None,
         temperature: None,
+        cache_key: None,
     }
 }
 
@@ -83,7 +84,7 @@ async fn streams_text_and_reports_usage() {
             usage: Some(Usage {
                 input_tokens: 12,
                 output_tokens: 4,
-                cached_input_tokens: 0
+                ..Usage::default()
             }),
         })
     );

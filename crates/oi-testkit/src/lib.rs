@@ -1,14 +1,18 @@
 //! Test support for oi.
 //!
 //! [`MockServer`] is an HTTP server on 127.0.0.1 that plays a script of
-//! [`Reply`]s in the OpenAI Chat Completions streaming format, one per request,
-//! and records every request it receives. Replies can stream text in small
-//! pieces, make tool calls whose arguments arrive in fragments, print tool calls
-//! as plain text the way small local models do, or fail: HTTP errors with JSON
-//! bodies and `Retry-After`, streams cut off mid-way, malformed events.
+//! [`Reply`]s, one per request, on whichever wire the request came in on —
+//! OpenAI Chat Completions, OpenAI Responses or Anthropic Messages, each
+//! streamed with its own event names and shapes — and records every request.
+//! Replies can stream text in small pieces, make tool calls whose arguments
+//! arrive in fragments, print tool calls as plain text the way small local
+//! models do, or fail: HTTP errors with each wire's error body and
+//! `Retry-After`, streams cut off mid-way or stalled, malformed events.
 
 mod reply;
 mod server;
+mod wire;
 
 pub use reply::{MockToolCall, Reply};
 pub use server::{MockServer, RecordedRequest};
+pub use wire::Wire;

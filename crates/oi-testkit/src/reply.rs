@@ -1,4 +1,5 @@
-//! Scripted replies and their rendering as a Chat Completions SSE stream.
+//! Scripted replies: what the mock model says, independent of the wire; see
+//! `wire.rs` for how each API format streams it.
 
 use std::time::Duration;
 
@@ -7,6 +8,7 @@ use serde_json::{Value, json};
 /// A tool call the mock model makes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MockToolCall {
+    /// The call id; assigned per wire (`call_…`, `toolu_…`) when empty.
     pub id: String,
     pub name: String,
     /// The arguments as the model writes them: usually JSON text, but a test
@@ -29,19 +31,31 @@ impl MockToolCall {
     }
 }
 
+/// A successful reply: text, then tool calls.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Completion {
+    pub text: String,
+    pub tool_calls: Vec<MockToolCall>,
+    /// `stop`, `tool_calls` or `length` (rendered in each wire's own terms).
+    pub finish_reason: Option<String>,
+    pub usage: Option<(u64, u64)>,
+    /// Prompt-cache tokens read and written (reported by the messages wire
+    /// as such, by the OpenAI wires as cached tokens).
+    pub cache: (u64, u64),
+    /// An encrypted reasoning item (responses wire) or thinking block
+    /// (messages wire) sent before the text.
+    pub reasoning: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) enum Body {
-    /// A streamed completion.
-    Completion {
-        text: String,
-        tool_calls: Vec<MockToolCall>,
-        finish_reason: Option<String>,
-        usage: Option<(u64, u64)>,
-    },
-    /// An HTTP error with a body and headers.
+    Completion(Completion),
+    /// An HTTP error: the message goes into each wire's own error body,
+    /// unless `raw` gives the exact body.
     Error {
         status: u16,
-        body: String,
+        message: String,
+        raw: Option<String>,
         headers: Vec<(String, String)>,
     },
     /// The exact bytes of an SSE body, for malformed streams.
@@ -59,26 +73,28 @@ pub struct Reply {
     pub(crate) write_bytes: Option<usize>,
     /// Abort the connection after this many SSE events.
     pub(crate) cut_after_events: Option<usize>,
-    /// Whether the stream ends with `data: [DONE]`.
+    /// Chat wire: whether the stream ends with `data: [DONE]`.
     pub(crate) send_done: bool,
-    /// Wait between SSE events.
+    /// Wait before each SSE event.
     pub(crate) event_delay: Option<Duration>,
+    /// Stop sending (keeping the connection open) after this many events.
+    pub(crate) hang_after_events: Option<usize>,
 }
 
 impl Reply {
     fn completion(text: &str, tool_calls: Vec<MockToolCall>) -> Self {
         Self {
-            body: Body::Completion {
+            body: Body::Completion(Completion {
                 text: text.to_owned(),
                 tool_calls,
-                finish_reason: None,
-                usage: None,
-            },
+                ..Completion::default()
+            }),
             chunk_chars: 4,
             write_bytes: None,
             cut_after_events: None,
             send_done: true,
             event_delay: None,
+            hang_after_events: None,
         }
     }
 
@@ -97,27 +113,43 @@ impl Reply {
         Self::completion("", calls)
     }
 
+    fn completion_mut(&mut self) -> Option<&mut Completion> {
+        match &mut self.body {
+            Body::Completion(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// Adds text before the tool calls.
     pub fn with_text(mut self, text: &str) -> Self {
-        if let Body::Completion { text: t, .. } = &mut self.body {
-            *t = text.to_owned();
+        if let Some(c) = self.completion_mut() {
+            c.text = text.to_owned();
         }
         self
     }
 
-    /// An HTTP error with an OpenAI-shaped body:
-    /// `{"error": {"message", "type", "param", "code"}}`.
+    /// Starts the reply with an opaque reasoning item holding `secret`
+    /// (encrypted content on the responses wire, a signed thinking block on
+    /// the messages wire; the chat wire has none).
+    pub fn with_reasoning(mut self, secret: &str) -> Self {
+        if let Some(c) = self.completion_mut() {
+            c.reasoning = Some(secret.to_owned());
+        }
+        self
+    }
+
+    /// An HTTP error whose body is the wire's own error shape carrying
+    /// `message` (OpenAI's `{"error": {…}}`, Anthropic's `{"type": "error", …}`).
     pub fn error(status: u16, message: &str) -> Self {
-        let (kind, code) = match status {
-            401 => ("invalid_request_error", json!("invalid_api_key")),
-            404 => ("invalid_request_error", json!("model_not_found")),
-            429 => ("requests", json!("rate_limit_exceeded")),
-            s if s >= 500 => ("server_error", Value::Null),
-            _ => ("invalid_request_error", Value::Null),
-        };
-        let body =
-            json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
-        Self::raw_error(status, &body.to_string())
+        Self {
+            body: Body::Error {
+                status,
+                message: message.to_owned(),
+                raw: None,
+                headers: vec![("content-type".into(), "application/json".into())],
+            },
+            ..Self::text("")
+        }
     }
 
     /// An HTTP error with exactly this body.
@@ -125,7 +157,8 @@ impl Reply {
         Self {
             body: Body::Error {
                 status,
-                body: body.to_owned(),
+                message: String::new(),
+                raw: Some(body.to_owned()),
                 headers: vec![("content-type".into(), "application/json".into())],
             },
             ..Self::text("")
@@ -166,24 +199,39 @@ impl Reply {
         self
     }
 
-    /// Ends the stream without `data: [DONE]`.
+    /// Sends `n` events, then nothing more while keeping the connection open.
+    pub fn hang_after_events(mut self, n: usize) -> Self {
+        self.hang_after_events = Some(n);
+        self
+    }
+
+    /// Ends a chat-wire stream without `data: [DONE]`.
     pub fn without_done(mut self) -> Self {
         self.send_done = false;
         self
     }
 
-    /// Sets the finish reason (default: `tool_calls` when there are calls, else `stop`).
+    /// Sets the finish reason: `stop`, `tool_calls` or `length` (default:
+    /// `tool_calls` when there are calls, else `stop`).
     pub fn finish_reason(mut self, reason: &str) -> Self {
-        if let Body::Completion { finish_reason, .. } = &mut self.body {
-            *finish_reason = Some(reason.to_owned());
+        if let Some(c) = self.completion_mut() {
+            c.finish_reason = Some(reason.to_owned());
         }
         self
     }
 
     /// Reports this usage (default: estimated from the sizes of request and reply).
     pub fn usage(mut self, input: u64, output: u64) -> Self {
-        if let Body::Completion { usage, .. } = &mut self.body {
-            *usage = Some((input, output));
+        if let Some(c) = self.completion_mut() {
+            c.usage = Some((input, output));
+        }
+        self
+    }
+
+    /// Reports prompt-cache tokens read and written (part of the input).
+    pub fn cached(mut self, read: u64, write: u64) -> Self {
+        if let Some(c) = self.completion_mut() {
+            c.cache = (read, write);
         }
         self
     }
@@ -193,126 +241,10 @@ impl Reply {
         self.event_delay = Some(delay);
         self
     }
-
-    /// The SSE events (each a complete `data: …\n\n` frame) for a completion,
-    /// the way OpenAI streams them: a role chunk, content chunks, tool call
-    /// chunks (id and name first, then argument fragments), a finish chunk,
-    /// the usage chunk when asked for, then `[DONE]`.
-    pub(crate) fn sse_events(&self, request: &Value, serial: u64) -> Vec<String> {
-        let Body::Completion {
-            text,
-            tool_calls,
-            finish_reason,
-            usage,
-        } = &self.body
-        else {
-            return Vec::new();
-        };
-        let model = request
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("mock-model");
-        let include_usage = request
-            .pointer("/stream_options/include_usage")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let id = format!("chatcmpl-mock{serial}");
-        let chunk = |delta: Value, finish: Value| {
-            let mut c = json!({
-                "id": id,
-                "object": "chat.completion.chunk",
-                "created": 1_700_000_000u64 + serial,
-                "model": model,
-                "system_fingerprint": "fp_mock",
-                "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
-                // OpenAI pads chunks with a random field unless asked not to;
-                // clients must ignore fields they do not know.
-                "obfuscation": "q3Rk",
-            });
-            if include_usage {
-                c["usage"] = Value::Null;
-            }
-            c
-        };
-        let mut events = Vec::new();
-        if tool_calls.is_empty() || !text.is_empty() {
-            events.push(chunk(
-                json!({"role": "assistant", "content": "", "refusal": null}),
-                Value::Null,
-            ));
-            for piece in split_chars(text, self.chunk_chars) {
-                events.push(chunk(json!({"content": piece}), Value::Null));
-            }
-        }
-        for (index, call) in tool_calls.iter().enumerate() {
-            let call_id = if call.id.is_empty() {
-                format!("call_mock{serial}_{index}")
-            } else {
-                call.id.clone()
-            };
-            let mut first = json!({"tool_calls": [{
-                "index": index,
-                "id": call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": ""},
-            }]});
-            if index == 0 && text.is_empty() {
-                first["role"] = json!("assistant");
-                first["content"] = Value::Null;
-                first["refusal"] = Value::Null;
-            }
-            events.push(chunk(first, Value::Null));
-            for piece in split_chars(&call.arguments, self.chunk_chars) {
-                events.push(chunk(
-                    json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
-                    Value::Null,
-                ));
-            }
-        }
-        let finish = finish_reason.clone().unwrap_or_else(|| {
-            if tool_calls.is_empty() {
-                "stop".to_owned()
-            } else {
-                "tool_calls".to_owned()
-            }
-        });
-        events.push(chunk(json!({}), json!(finish)));
-        if include_usage {
-            let (input, output) = usage.unwrap_or_else(|| {
-                let out_chars =
-                    text.len() + tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>();
-                (
-                    (request.to_string().len() / 4) as u64,
-                    (out_chars / 4).max(1) as u64,
-                )
-            });
-            events.push(json!({
-                "id": id,
-                "object": "chat.completion.chunk",
-                "created": 1_700_000_000u64 + serial,
-                "model": model,
-                "system_fingerprint": "fp_mock",
-                "choices": [],
-                "usage": {
-                    "prompt_tokens": input,
-                    "completion_tokens": output,
-                    "total_tokens": input + output,
-                    "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-                    "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
-                },
-                "obfuscation": "x",
-            }));
-        }
-        let mut frames: Vec<String> = events.iter().map(|e| format!("data: {e}\n\n")).collect();
-        if self.send_done {
-            frames.push("data: [DONE]\n\n".to_owned());
-        }
-        frames
-    }
 }
 
 /// Splits text into pieces of `n` characters (never inside a character).
-fn split_chars(text: &str, n: usize) -> Vec<String> {
+pub(crate) fn split_chars(text: &str, n: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars.chunks(n.max(1)).map(|c| c.iter().collect()).collect()
 }
@@ -320,18 +252,28 @@ fn split_chars(text: &str, n: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{chat_frames, messages_frames, responses_frames};
 
     fn data(frame: &str) -> Value {
-        serde_json::from_str(frame.strip_prefix("data: ").unwrap().trim_end()).unwrap()
+        let line = frame
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap();
+        serde_json::from_str(line).unwrap()
+    }
+
+    fn completion(reply: &Reply) -> &Completion {
+        match &reply.body {
+            Body::Completion(c) => c,
+            _ => panic!("not a completion"),
+        }
     }
 
     #[test]
-    fn text_reply_streams_role_content_finish_usage_done() {
+    fn chat_text_streams_role_content_finish_usage_done() {
         let request = json!({"model": "m", "stream_options": {"include_usage": true}});
-        let frames = Reply::text("héllo!")
-            .chunk_chars(2)
-            .usage(7, 3)
-            .sse_events(&request, 1);
+        let reply = Reply::text("héllo!").chunk_chars(2).usage(7, 3);
+        let frames = chat_frames(completion(&reply), 2, true, &request, 1);
         assert_eq!(frames.len(), 1 + 3 + 1 + 1 + 1);
         assert_eq!(data(&frames[0])["choices"][0]["delta"]["role"], "assistant");
         let text: String = frames[1..4]
@@ -351,21 +293,21 @@ mod tests {
     }
 
     #[test]
-    fn tool_call_arguments_arrive_in_fragments() {
+    fn tool_call_arguments_arrive_in_fragments_on_every_wire() {
         let request = json!({"model": "m"});
-        let frames = Reply::execute("python", "print(1)")
-            .chunk_chars(5)
-            .sse_events(&request, 2);
-        let first = data(&frames[0]);
+        let reply = Reply::execute("python", "print(1)");
+        let c = completion(&reply);
+        let expected = json!({"language": "python", "code": "print(1)"});
+
+        let frames = chat_frames(c, 5, true, &request, 2);
         assert_eq!(
-            first["choices"][0]["delta"]["tool_calls"][0]["id"],
+            data(&frames[0])["choices"][0]["delta"]["tool_calls"][0]["id"],
             "call_mock2_0"
         );
-        assert_eq!(
-            first["choices"][0]["delta"]["tool_calls"][0]["function"]["name"],
-            "execute"
+        assert!(
+            data(&frames[0]).get("usage").is_none(),
+            "no usage unless asked for"
         );
-        assert!(first.get("usage").is_none(), "no usage unless asked for");
         let args: String = frames[1..frames.len() - 2]
             .iter()
             .map(|f| {
@@ -375,11 +317,42 @@ mod tests {
                     .to_owned()
             })
             .collect();
-        let parsed: Value = serde_json::from_str(&args).unwrap();
-        assert_eq!(parsed, json!({"language": "python", "code": "print(1)"}));
-        assert_eq!(
-            data(&frames[frames.len() - 2])["choices"][0]["finish_reason"],
-            "tool_calls"
+        assert_eq!(serde_json::from_str::<Value>(&args).unwrap(), expected);
+
+        let args: String = responses_frames(c, 5, &request, 3)
+            .iter()
+            .map(|f| data(f))
+            .filter(|e| e["type"] == "response.function_call_arguments.delta")
+            .map(|e| e["delta"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(serde_json::from_str::<Value>(&args).unwrap(), expected);
+
+        let args: String = messages_frames(c, 5, &request, 4)
+            .iter()
+            .map(|f| data(f))
+            .filter(|e| e["delta"]["type"] == "input_json_delta")
+            .map(|e| e["delta"]["partial_json"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(serde_json::from_str::<Value>(&args).unwrap(), expected);
+    }
+
+    #[test]
+    fn responses_frames_carry_event_names_and_reasoning() {
+        let reply = Reply::text("ok").with_reasoning("enc-123");
+        let frames = responses_frames(completion(&reply), 4, &json!({}), 1);
+        for frame in &frames {
+            let name = frame
+                .lines()
+                .next()
+                .unwrap()
+                .strip_prefix("event: ")
+                .unwrap();
+            assert_eq!(data(frame)["type"], name);
+        }
+        assert!(
+            frames
+                .iter()
+                .any(|f| data(f)["item"]["encrypted_content"] == "enc-123")
         );
     }
 }

@@ -13,12 +13,15 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use crate::reply::{Body as ReplyBody, Reply};
+use crate::wire::{self, Wire};
 
 /// A request the mock server received.
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
     pub method: String,
     pub path: String,
+    /// The query string, if any.
+    pub query: Option<String>,
     /// Header names are lower-case.
     pub headers: Vec<(String, String)>,
     /// The body parsed as JSON (`Value::Null` if it was not JSON).
@@ -33,23 +36,44 @@ impl RecordedRequest {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The request's messages (chat wire), for assertions.
+    /// The wire of a model request.
+    pub fn wire(&self) -> Option<Wire> {
+        Wire::from_path(&self.path)
+    }
+
+    /// The conversation items: `messages` (chat, messages) or `input` (responses).
     pub fn messages(&self) -> &[Value] {
         self.body
             .get("messages")
+            .or_else(|| self.body.get("input"))
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or_default()
     }
 
-    /// The content of the last message, as text.
+    /// The text of the last item of the conversation, whatever the wire: a
+    /// chat message's content, a Responses `function_call_output` or user
+    /// message, an Anthropic `tool_result` or text block.
     pub fn last_message_text(&self) -> String {
-        self.messages()
-            .last()
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
+        let Some(last) = self.messages().last() else {
+            return String::new();
+        };
+        if let Some(output) = last.get("output").and_then(Value::as_str) {
+            return output.to_owned();
+        }
+        match last.get("content") {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .last()
+                .and_then(|b| {
+                    b.get("content")
+                        .and_then(Value::as_str)
+                        .or_else(|| b.get("text").and_then(Value::as_str))
+                })
+                .unwrap_or_default()
+                .to_owned(),
+            _ => String::new(),
+        }
     }
 }
 
@@ -58,17 +82,9 @@ struct Shared {
     script: VecDeque<Reply>,
     fallback: Option<Reply>,
     api_key: Option<String>,
+    models: Option<Value>,
     requests: Vec<RecordedRequest>,
     served: u64,
-}
-
-/// A scripted OpenAI-compatible server on 127.0.0.1 with a random port.
-/// It stops when dropped.
-#[derive(Debug)]
-pub struct MockServer {
-    addr: SocketAddr,
-    shared: Arc<Mutex<Shared>>,
-    task: tokio::task::JoinHandle<()>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -78,6 +94,17 @@ impl std::fmt::Debug for Shared {
             .field("requests", &self.requests.len())
             .finish()
     }
+}
+
+/// A scripted model server on 127.0.0.1 with a random port, speaking the
+/// three wires at `/v1/chat/completions`, `/v1/responses` and
+/// `/v1/messages`, and listing models at `GET /v1/models`. It stops when
+/// dropped.
+#[derive(Debug)]
+pub struct MockServer {
+    addr: SocketAddr,
+    shared: Arc<Mutex<Shared>>,
+    task: tokio::task::JoinHandle<()>,
 }
 
 impl MockServer {
@@ -95,12 +122,12 @@ impl MockServer {
         Ok(Self { addr, shared, task })
     }
 
-    /// The API base to give a client: `http://127.0.0.1:PORT/v1`.
+    /// The API base for the OpenAI wires: `http://127.0.0.1:PORT/v1`.
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
     }
 
-    /// The server root, without `/v1`.
+    /// The server root, without `/v1` (the Anthropic-style base).
     pub fn root_url(&self) -> String {
         format!("http://{}", self.addr)
     }
@@ -118,9 +145,16 @@ impl MockServer {
         self
     }
 
-    /// Requires `Authorization: Bearer <key>`; other requests get OpenAI's 401.
+    /// Requires the key (`Authorization: Bearer` on the OpenAI wires,
+    /// `x-api-key` on the messages wire); other requests get a 401.
     pub fn require_api_key(&self, key: &str) -> &Self {
         self.lock().api_key = Some(key.to_owned());
+        self
+    }
+
+    /// The body of `GET /v1/models` (default: an OpenAI list of two models).
+    pub fn set_models(&self, body: Value) -> &Self {
+        self.lock().models = Some(body);
         self
     }
 
@@ -129,11 +163,19 @@ impl MockServer {
         self.lock().requests.clone()
     }
 
+    /// The requests to any of the three model endpoints.
+    pub fn model_requests(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.wire().is_some())
+            .collect()
+    }
+
     /// The requests to the chat completions endpoint.
     pub fn chat_requests(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()
-            .filter(|r| r.path.ends_with("/chat/completions"))
+            .filter(|r| r.wire() == Some(Wire::Chat))
             .collect()
     }
 
@@ -148,6 +190,10 @@ impl Drop for MockServer {
     }
 }
 
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [("content-type", "application/json")], body).into_response()
+}
+
 async fn handle(
     State(shared): State<Arc<Mutex<Shared>>>,
     method: Method,
@@ -158,6 +204,7 @@ async fn handle(
     let recorded = RecordedRequest {
         method: method.to_string(),
         path: uri.path().to_owned(),
+        query: uri.query().map(str::to_owned),
         headers: headers
             .iter()
             .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
@@ -165,76 +212,107 @@ async fn handle(
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
     };
     let request_body = recorded.body.clone();
-    let (reply, serial) = {
-        let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
-        s.requests.push(recorded);
-        if method != Method::POST || uri.path() != "/v1/chat/completions" {
-            return openai_error(
-                StatusCode::NOT_FOUND,
-                &format!("Invalid URL ({method} {})", uri.path()),
-                "invalid_request_error",
-                Value::Null,
-            );
-        }
-        if let Some(key) = &s.api_key {
-            let sent = headers
-                .get("authorization")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "));
-            if sent != Some(key.as_str()) {
-                return openai_error(
+    let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
+    s.requests.push(recorded);
+
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let wire = match (method.clone(), uri.path()) {
+        (Method::POST, path) => Wire::from_path(path),
+        (Method::GET, "/v1/models") => {
+            let bearer = header("authorization").and_then(|v| v.strip_prefix("Bearer "));
+            let sent = bearer.or_else(|| header("x-api-key"));
+            if let Some(key) = &s.api_key
+                && sent != Some(key.as_str())
+            {
+                return json_response(
                     StatusCode::UNAUTHORIZED,
-                    &format!(
-                        "Incorrect API key provided: {}. You can find your API key in your account settings.",
-                        sent.unwrap_or("(none)")
-                    ),
-                    "invalid_request_error",
-                    json!("invalid_api_key"),
+                    wire::error_body(Wire::Chat, 401, "Incorrect API key provided"),
                 );
             }
+            let list = s.models.clone().unwrap_or_else(|| {
+                json!({"object": "list", "data": [
+                    {"id": "mock-large", "object": "model", "created": 1_700_000_000, "owned_by": "mock"},
+                    {"id": "mock-small", "object": "model", "created": 1_700_000_000, "owned_by": "mock"},
+                ]})
+            });
+            return json_response(StatusCode::OK, list.to_string());
         }
-        s.served += 1;
-        let serial = s.served;
-        let reply = match s.script.pop_front() {
-            Some(reply) => reply,
-            None => match &s.fallback {
-                Some(reply) => reply.clone(),
-                None => {
-                    let received = s.requests.len();
-                    return openai_error(
-                        StatusCode::INTERNAL_SERVER_ERROR,
+        _ => None,
+    };
+    let Some(wire) = wire else {
+        return json_response(
+            StatusCode::NOT_FOUND,
+            wire::error_body(
+                Wire::Chat,
+                404,
+                &format!("Invalid URL ({method} {})", uri.path()),
+            ),
+        );
+    };
+    if wire == Wire::Messages && header("anthropic-version").is_none() {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            wire::error_body(wire, 400, "anthropic-version: header is required"),
+        );
+    }
+    if let Some(key) = &s.api_key {
+        let sent = match wire {
+            Wire::Messages => header("x-api-key"),
+            Wire::Chat | Wire::Responses => {
+                header("authorization").and_then(|v| v.strip_prefix("Bearer "))
+            }
+        };
+        if sent != Some(key.as_str()) {
+            let message = match wire {
+                Wire::Messages => "invalid x-api-key".to_owned(),
+                _ => format!(
+                    "Incorrect API key provided: {}. You can find your API key in your account settings.",
+                    sent.unwrap_or("(none)")
+                ),
+            };
+            return json_response(
+                StatusCode::UNAUTHORIZED,
+                wire::error_body(wire, 401, &message),
+            );
+        }
+    }
+    s.served += 1;
+    let serial = s.served;
+    let reply = match s.script.pop_front() {
+        Some(reply) => reply,
+        None => match &s.fallback {
+            Some(reply) => reply.clone(),
+            None => {
+                let received = s.requests.len();
+                return json_response(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    wire::error_body(
+                        wire,
+                        500,
                         &format!(
                             "mock script exhausted: request {serial} has no scripted reply ({received} requests received)"
                         ),
-                        "server_error",
-                        Value::Null,
-                    );
-                }
-            },
-        };
-        (reply, serial)
+                    ),
+                );
+            }
+        },
     };
-    respond(reply, &request_body, serial)
+    drop(s);
+    respond(reply, wire, &request_body, serial)
 }
 
-fn openai_error(status: StatusCode, message: &str, kind: &str, code: Value) -> Response {
-    let body = json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
-    (
-        status,
-        [("content-type", "application/json")],
-        body.to_string(),
-    )
-        .into_response()
-}
-
-fn respond(reply: Reply, request: &Value, serial: u64) -> Response {
+fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
     let frames: Vec<String> = match &reply.body {
         ReplyBody::Error {
             status,
-            body,
+            message,
+            raw,
             headers,
         } => {
-            let mut response = Response::new(Body::from(body.clone()));
+            let body = raw
+                .clone()
+                .unwrap_or_else(|| wire::error_body(wire, *status, message));
+            let mut response = Response::new(Body::from(body));
             *response.status_mut() =
                 StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             for (name, value) in headers {
@@ -248,11 +326,17 @@ fn respond(reply: Reply, request: &Value, serial: u64) -> Response {
             return response;
         }
         ReplyBody::RawSse(raw) => vec![raw.clone()],
-        ReplyBody::Completion { .. } => reply.sse_events(request, serial),
+        ReplyBody::Completion(c) => match wire {
+            Wire::Chat => wire::chat_frames(c, reply.chunk_chars, reply.send_done, request, serial),
+            Wire::Responses => wire::responses_frames(c, reply.chunk_chars, request, serial),
+            Wire::Messages => wire::messages_frames(c, reply.chunk_chars, request, serial),
+        },
     };
-    let cut = reply.cut_after_events;
     let total = frames.len();
-    let frames: Vec<String> = frames.into_iter().take(cut.unwrap_or(total)).collect();
+    let cut = reply.cut_after_events.filter(|n| *n < total);
+    let hang = reply.hang_after_events.filter(|n| *n < total);
+    let keep = cut.or(hang).unwrap_or(total);
+    let frames: Vec<String> = frames.into_iter().take(keep).collect();
     let bytes: Vec<Bytes> = match reply.write_bytes {
         Some(n) => frames
             .concat()
@@ -263,7 +347,6 @@ fn respond(reply: Reply, request: &Value, serial: u64) -> Response {
         None => frames.into_iter().map(Bytes::from).collect(),
     };
     let delay = reply.event_delay;
-    let aborted = cut.is_some_and(|n| n < total);
     let stream = futures::stream::iter(bytes.into_iter().map(Ok::<_, std::io::Error>))
         .then(move |item| async move {
             if let Some(d) = delay {
@@ -271,16 +354,18 @@ fn respond(reply: Reply, request: &Value, serial: u64) -> Response {
             }
             item
         })
+        .chain(futures::stream::iter(cut.map(|_| ())).then(|()| async {
+            // Pending once, so the server flushes what was sent before the
+            // connection is dropped (as a real broken connection would).
+            tokio::task::yield_now().await;
+            Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionAborted,
+                "mock: stream cut off",
+            ))
+        }))
         .chain(
-            futures::stream::iter(aborted.then_some(())).then(|()| async {
-                // Pending once, so the server flushes what was sent before the
-                // connection is dropped (as a real broken connection would).
-                tokio::task::yield_now().await;
-                Err(std::io::Error::new(
-                    std::io::ErrorKind::ConnectionAborted,
-                    "mock: stream cut off",
-                ))
-            }),
+            futures::stream::iter(hang.map(|_| ()))
+                .then(|()| async { std::future::pending::<Result<Bytes, std::io::Error>>().await }),
         );
     let mut response = Response::new(Body::from_stream(stream));
     response.headers_mut().insert(
@@ -293,57 +378,145 @@ fn respond(reply: Reply, request: &Value, serial: u64) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MockToolCall;
+
+    async fn post(
+        server: &MockServer,
+        path: &str,
+        body: Value,
+        headers: &[(&str, &str)],
+    ) -> (u16, String) {
+        let mut request = reqwest::Client::new()
+            .post(format!("{}{path}", server.root_url()))
+            .json(&body);
+        for (k, v) in headers {
+            request = request.header(*k, *v);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap())
+    }
+
+    fn data_lines(body: &str) -> Vec<Value> {
+        body.lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter(|d| *d != "[DONE]")
+            .map(|d| serde_json::from_str(d).unwrap())
+            .collect()
+    }
 
     #[tokio::test]
     async fn serves_script_in_order_and_records_requests() {
         let server = MockServer::start().await.unwrap();
         server.push(Reply::text("one"));
-        let client = reqwest::Client::new();
-        let url = format!("{}/chat/completions", server.base_url());
-        let body = client
-            .post(&url)
-            .json(&json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]}))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        assert!(body.contains(r#""content":"one""#), "{body}");
-        assert!(body.ends_with("data: [DONE]\n\n"));
-        let exhausted = client.post(&url).json(&json!({})).send().await.unwrap();
-        assert_eq!(exhausted.status(), 500);
-        assert!(
-            exhausted
-                .text()
-                .await
-                .unwrap()
-                .contains("mock script exhausted")
-        );
+        let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
+        let (status, text) = post(&server, "/v1/chat/completions", body.clone(), &[]).await;
+        assert_eq!(status, 200);
+        assert!(text.contains(r#""content":"one""#), "{text}");
+        assert!(text.ends_with("data: [DONE]\n\n"));
+        let (status, text) = post(&server, "/v1/chat/completions", body, &[]).await;
+        assert_eq!(status, 500);
+        assert!(text.contains("mock script exhausted"));
         let requests = server.chat_requests();
         assert_eq!(requests.len(), 2);
         assert_eq!(requests[0].last_message_text(), "hi");
     }
 
     #[tokio::test]
-    async fn unknown_paths_get_404_and_bad_keys_get_401() {
+    async fn the_same_script_plays_on_every_wire() {
         let server = MockServer::start().await.unwrap();
+        let reply = Reply::execute("python", "print(1)").with_text("Running.");
+        server.repeat(reply);
+        let (_, chat) = post(&server, "/v1/chat/completions", json!({}), &[]).await;
+        assert!(
+            data_lines(&chat)
+                .iter()
+                .any(
+                    |e| e["choices"][0]["delta"]["tool_calls"][0]["function"]["name"] == "execute"
+                )
+        );
+
+        let (_, responses) = post(&server, "/v1/responses", json!({}), &[]).await;
+        let events = data_lines(&responses);
+        assert!(
+            responses.starts_with("event: response.created\n"),
+            "{responses}"
+        );
+        assert_eq!(events.last().unwrap()["type"], "response.completed");
+        let seq: Vec<u64> = events
+            .iter()
+            .map(|e| e["sequence_number"].as_u64().unwrap())
+            .collect();
+        assert_eq!(seq, (0..seq.len() as u64).collect::<Vec<_>>());
+        assert!(
+            events
+                .iter()
+                .any(|e| e["type"] == "response.function_call_arguments.delta")
+        );
+
+        let (status, _) = post(&server, "/v1/messages", json!({}), &[]).await;
+        assert_eq!(status, 400, "anthropic-version is required");
+        let (_, messages) = post(
+            &server,
+            "/v1/messages",
+            json!({}),
+            &[("anthropic-version", "2023-06-01")],
+        )
+        .await;
+        let kinds: Vec<String> = data_lines(&messages)
+            .iter()
+            .map(|e| e["type"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(kinds.first().map(String::as_str), Some("message_start"));
+        assert_eq!(kinds.last().map(String::as_str), Some("message_stop"));
+        assert!(kinds.contains(&"ping".to_owned()));
+        assert!(messages.contains("\"stop_reason\":\"tool_use\""));
+    }
+
+    #[tokio::test]
+    async fn errors_take_each_wires_shape_and_keys_are_checked_per_wire() {
+        let server = MockServer::start().await.unwrap();
+        server.repeat(Reply::error(529, "Overloaded"));
+        let (status, body) = post(
+            &server,
+            "/v1/messages",
+            json!({}),
+            &[("anthropic-version", "2023-06-01")],
+        )
+        .await;
+        assert_eq!(status, 529);
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).unwrap(),
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+        );
+        let (_, body) = post(&server, "/v1/responses", json!({}), &[]).await;
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).unwrap()["error"]["message"],
+            "Overloaded"
+        );
+
         server.require_api_key("sk-good");
-        let client = reqwest::Client::new();
-        let r = client
-            .post(format!("{}/chat/completions", server.root_url()))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 404);
-        let r = client
-            .post(format!("{}/chat/completions", server.base_url()))
-            .bearer_auth("sk-bad")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 401);
-        assert!(r.text().await.unwrap().contains("invalid_api_key"));
+        let (status, _) = post(
+            &server,
+            "/v1/messages",
+            json!({}),
+            &[
+                ("anthropic-version", "2023-06-01"),
+                ("authorization", "Bearer sk-good"),
+            ],
+        )
+        .await;
+        assert_eq!(status, 401, "the messages wire wants x-api-key");
+        let (status, _) = post(
+            &server,
+            "/v1/chat/completions",
+            json!({}),
+            &[("authorization", "Bearer sk-bad")],
+        )
+        .await;
+        assert_eq!(status, 401);
+        let (status, _) = post(&server, "/chat/completions", json!({}), &[]).await;
+        assert_eq!(status, 404);
     }
 
     #[tokio::test]
@@ -357,5 +530,26 @@ mod tests {
             .await
             .unwrap();
         assert!(r.text().await.is_err(), "the body must end in an error");
+    }
+
+    #[tokio::test]
+    async fn lists_models() {
+        let server = MockServer::start().await.unwrap();
+        let body = reqwest::get(format!("{}/models", server.base_url()))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(body.contains("mock-large"));
+        server.set_models(json!({"models": [{"name": "llama3.2:3b"}]}));
+        let body = reqwest::get(format!("{}/models", server.base_url()))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(body.contains("llama3.2:3b"));
+        let _ = MockToolCall::execute("python", "1");
     }
 }

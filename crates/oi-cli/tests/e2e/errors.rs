@@ -65,22 +65,29 @@ async fn a_rejected_api_key() {
 }
 
 #[tokio::test]
-async fn the_api_key_comes_from_the_environment() {
+async fn the_api_key_comes_from_the_providers_variable() {
     let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"m\"\n[model_providers.mock]\nbase_url = \"{}\"\nenv_key = \"MOCK_API_KEY\"\n",
+        env.server.base_url()
+    ));
     env.server.require_api_key("sk-env").push(Reply::text("ok"));
-    let out = crate::support::run_command(
-        {
-            let mut cmd = env.command(&["exec", "hi"]);
-            cmd.env("OPENAI_API_KEY", "sk-env");
-            cmd
-        },
-        None,
-    )
-    .await;
+    let mut cmd = env.command(&["exec", "hi"]);
+    cmd.env("MOCK_API_KEY", "sk-env");
+    let out = crate::support::run_command(cmd, None).await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(
         env.server.chat_requests()[0].header("authorization"),
         Some("Bearer sk-env")
+    );
+
+    // Unset, it is named in the error, with the provider.
+    let out = env.exec(&["hi"]).await;
+    assert_error(
+        &out,
+        2,
+        "the API key for mock (`mock`) is missing: `$MOCK_API_KEY` is not set",
+        "export MOCK_API_KEY=",
     );
 }
 
@@ -184,8 +191,8 @@ async fn an_unknown_harness() {
     assert_error(
         &out,
         2,
-        "--harness: unknown harness `xml`; valid values: native, markdown",
-        "use `--harness native`",
+        "--harness: `harness` = \"xml\" is not valid: expected one of \"native\", \"markdown\", \"auto\"",
+        "give `--harness` a valid value",
     );
     assert!(env.server.requests().is_empty(), "nothing is sent");
 }
@@ -194,13 +201,18 @@ async fn an_unknown_harness() {
 async fn bad_flag_values() {
     let env = TestEnv::new().await;
     let out = env.exec(&["--max-turns", "0", "hi"]).await;
-    assert_error(&out, 2, "--max-turns: must be at least 1", "--max-turns 20");
+    assert_error(
+        &out,
+        2,
+        "--max-turns: `max_turns` = 0 is not valid: expected a whole number of at least 1",
+        "give `--max-turns` a valid value",
+    );
     let out = env.exec(&["--api-base", "localhost:8080", "hi"]).await;
     assert_error(
         &out,
         2,
-        "--api-base: `localhost:8080` is not an http:// or https:// URL",
-        "--api-base http://",
+        "--api-base: `base_url` = \"localhost:8080\" is not valid: expected an http:// or https:// URL",
+        "give `--api-base` a valid value",
     );
     let out = env.exec(&["--max-turns", "many", "hi"]).await;
     assert_eq!(out.code, 2);
@@ -215,8 +227,12 @@ async fn bad_flag_values() {
 #[tokio::test]
 async fn no_key_for_openai() {
     let env = TestEnv::new().await;
-    let mut cmd = env.command(&["exec", "hi"]);
-    cmd.env_remove("OPENAI_BASE_URL");
-    let out = crate::support::run_command(cmd, None).await;
-    assert_error(&out, 2, "no API key for OpenAI", "set `OPENAI_API_KEY`");
+    std::fs::remove_file(env.oi_home().join("config.toml")).unwrap();
+    let out = env.exec(&["hi"]).await;
+    assert_error(
+        &out,
+        2,
+        "the API key for OpenAI (`openai`) is missing: `$OPENAI_API_KEY` is not set",
+        "pass the key with `--api-key`",
+    );
 }

@@ -8,6 +8,7 @@
     reason = "test code: a panic is a test failure"
 )]
 
+mod config;
 mod errors;
 mod exec;
 mod interactive;

@@ -22,27 +22,46 @@ pub(crate) struct Output {
 }
 
 impl TestEnv {
+    /// A mock server, and a user configuration that points at it:
+    /// provider `mock` (chat wire, no key), model `mock-model`.
     pub(crate) async fn new() -> Self {
-        Self {
+        let env = Self {
             server: MockServer::start().await.unwrap(),
             cwd: tempfile::tempdir().unwrap(),
             home: tempfile::tempdir().unwrap(),
-        }
+        };
+        env.write_config(&format!(
+            "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\nname = \"the model server\"\nbase_url = \"{}\"\n",
+            env.server.base_url()
+        ));
+        env
     }
 
-    /// The binary with a clean environment, pointed at the mock server.
+    /// oi's folder (`$INTERPRETER_HOME`) for the binary.
+    pub(crate) fn oi_home(&self) -> std::path::PathBuf {
+        self.home.path().join(".openinterpreter")
+    }
+
+    /// Replaces the user configuration file.
+    pub(crate) fn write_config(&self, text: &str) {
+        std::fs::create_dir_all(self.oi_home()).unwrap();
+        std::fs::write(self.oi_home().join("config.toml"), text).unwrap();
+    }
+
+    /// The binary with a clean environment and the test's own home.
     pub(crate) fn command(&self, args: &[&str]) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_interpreter"));
         cmd.args(args)
             .current_dir(self.cwd.path())
             .env_remove("OPENAI_API_KEY")
             .env_remove("OPENAI_BASE_URL")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("INTERPRETER_HOME")
             .env_remove("OI_MODEL")
             .env_remove("VISUAL")
             .env_remove("EDITOR")
             .env("HOME", self.home.path())
             .env("NO_COLOR", "1")
-            .env("OPENAI_BASE_URL", self.server.base_url())
             .kill_on_drop(true);
         cmd
     }
@@ -83,5 +102,5 @@ pub(crate) async fn run_command(mut cmd: tokio::process::Command, stdin: Option<
 
 /// The text the model was sent as the result of its last call or code block.
 pub(crate) fn last_message_text(server: &MockServer, request: usize) -> String {
-    server.chat_requests()[request].last_message_text()
+    server.model_requests()[request].last_message_text()
 }

@@ -16,57 +16,11 @@ mod recover;
 
 use recover::Printed;
 
-use std::fmt;
-use std::str::FromStr;
-
 use oi_protocol::{ContentPart, Message, ToolCall};
 use oi_providers::ToolSpec;
 use serde_json::json;
 
-/// Which harness talks to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HarnessKind {
-    #[default]
-    Native,
-    Markdown,
-}
-
-impl HarnessKind {
-    pub const ALL: [HarnessKind; 2] = [HarnessKind::Native, HarnessKind::Markdown];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Native => "native",
-            Self::Markdown => "markdown",
-        }
-    }
-}
-
-impl fmt::Display for HarnessKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// An unknown harness name.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown harness `{value}`; valid values: native, markdown")]
-pub struct UnknownHarness {
-    pub value: String,
-}
-
-impl FromStr for HarnessKind {
-    type Err = UnknownHarness;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.as_str().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| UnknownHarness {
-                value: s.to_owned(),
-            })
-    }
-}
+pub use oi_config::HarnessKind;
 
 /// Code the model wants to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,13 +170,21 @@ impl Harness {
         &mut self,
         text: String,
         tool_calls: Vec<ToolCall>,
+        reasoning: Vec<serde_json::Value>,
     ) -> (Message, Vec<Action>) {
         match self.kind {
             HarnessKind::Native if !tool_calls.is_empty() => {
                 let actions = tool_calls.iter().map(action_for_call).collect();
-                (Message::Assistant { text, tool_calls }, actions)
+                (
+                    Message::Assistant {
+                        text,
+                        tool_calls,
+                        reasoning,
+                    },
+                    actions,
+                )
             }
-            HarnessKind::Native => self.recover_into_calls(text),
+            HarnessKind::Native => self.recover_into_calls(text, reasoning),
             HarnessKind::Markdown => {
                 // A markdown-harness model may still make real tool calls if
                 // the server passes them through; honour them as code too.
@@ -304,6 +266,7 @@ impl Harness {
                 let message = Message::Assistant {
                     text,
                     tool_calls: Vec::new(),
+                    reasoning,
                 };
                 (message, actions.into_iter().map(|(_, a)| a).collect())
             }
@@ -313,13 +276,18 @@ impl Harness {
     /// Native harness, reply without tool calls: calls printed as text become
     /// real calls in the history, so the model sees the proper form and its
     /// results can go back as tool messages.
-    fn recover_into_calls(&mut self, text: String) -> (Message, Vec<Action>) {
+    fn recover_into_calls(
+        &mut self,
+        text: String,
+        reasoning: Vec<serde_json::Value>,
+    ) -> (Message, Vec<Action>) {
         let recovered = recover::recover_calls(&text);
         if recovered.is_empty() {
             return (
                 Message::Assistant {
                     text,
                     tool_calls: Vec::new(),
+                    reasoning,
                 },
                 Vec::new(),
             );
@@ -374,6 +342,7 @@ impl Harness {
         let message = Message::Assistant {
             text: remaining.trim().to_owned(),
             tool_calls: calls,
+            reasoning,
         };
         (message, actions)
     }
@@ -491,17 +460,6 @@ mod tests {
     }
 
     #[test]
-    fn harness_names_parse_and_unknown_ones_list_the_valid_values() {
-        assert_eq!("markdown".parse(), Ok(HarnessKind::Markdown));
-        assert_eq!(" Native ".parse(), Ok(HarnessKind::Native));
-        let err = "xml".parse::<HarnessKind>().unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "unknown harness `xml`; valid values: native, markdown"
-        );
-    }
-
-    #[test]
     fn the_execute_tool_lists_the_available_languages() {
         let tools = Harness::new(HarnessKind::Native).tools(&["python".into(), "shell".into()]);
         assert_eq!(tools.len(), 1);
@@ -538,12 +496,13 @@ mod tests {
                 arguments: r#"{"url":"x"}"#.into(),
             },
         ];
-        let (message, actions) = h.interpret("ok".into(), calls.clone());
+        let (message, actions) = h.interpret("ok".into(), calls.clone(), Vec::new());
         assert_eq!(
             message,
             Message::Assistant {
                 text: "ok".into(),
-                tool_calls: calls
+                tool_calls: calls,
+                reasoning: Vec::new(),
             }
         );
         assert_eq!(actions[0], run(Some("a"), Some("python"), "1"));
@@ -559,12 +518,15 @@ mod tests {
     fn native_recovers_calls_printed_as_text_into_real_calls() {
         let mut h = Harness::new(HarnessKind::Native);
         let text = "Sure!\n```json\n{\"name\": \"execute\", \"arguments\": {\"language\": \"python\", \"code\": \"print(42)\"}}\n```\nDone soon.";
-        let (message, actions) = h.interpret(text.into(), Vec::new());
+        let (message, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
         assert_eq!(
             actions,
             vec![run(Some("call_oi_text_1"), Some("python"), "print(42)")]
         );
-        let Message::Assistant { text, tool_calls } = message else {
+        let Message::Assistant {
+            text, tool_calls, ..
+        } = message
+        else {
             panic!()
         };
         assert_eq!(text, "Sure!\nDone soon.");
@@ -579,7 +541,7 @@ mod tests {
     fn a_printed_call_of_an_invented_tool_gets_an_error_that_teaches_execute() {
         let text = "```json\n{\"name\": \"create_directory\", \"arguments\": {\"dir_name\": \"results\"}}\n```";
         let mut native = Harness::new(HarnessKind::Native);
-        let (message, actions) = native.interpret(text.into(), Vec::new());
+        let (message, actions) = native.interpret(text.into(), Vec::new(), Vec::new());
         let Message::Assistant { tool_calls, .. } = message else {
             panic!()
         };
@@ -602,7 +564,7 @@ mod tests {
         }
 
         let mut markdown = Harness::new(HarnessKind::Markdown);
-        let (_, actions) = markdown.interpret(text.into(), Vec::new());
+        let (_, actions) = markdown.interpret(text.into(), Vec::new(), Vec::new());
         match &actions[..] {
             [
                 Action::Invalid {
@@ -629,6 +591,7 @@ mod tests {
         let (_, actions) = h.interpret(
             "The answer is 42. Example: ```python\nprint(42)\n```".into(),
             Vec::new(),
+            Vec::new(),
         );
         assert!(
             actions.is_empty(),
@@ -640,7 +603,7 @@ mod tests {
     fn markdown_proposes_every_code_block_in_order_and_skips_data() {
         let mut h = Harness::new(HarnessKind::Markdown);
         let text = "```python\nx = 1\n```\nOutput will be:\n```text\n1\n```\n```\nls -la\n```\n```\nsome prose\n```\n{\"language\": \"shell\", \"code\": \"pwd\"}\n```bash\necho $x\n```";
-        let (_, actions) = h.interpret(text.into(), Vec::new());
+        let (_, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
         assert_eq!(
             actions,
             vec![
@@ -656,7 +619,7 @@ mod tests {
     fn markdown_reads_json_calls_in_json_fences_once() {
         let mut h = Harness::new(HarnessKind::Markdown);
         let text = "```json\n{\"name\": \"execute\", \"arguments\": {\"language\": \"python\", \"code\": \"print(1)\"}}\n```";
-        let (_, actions) = h.interpret(text.into(), Vec::new());
+        let (_, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
         assert_eq!(actions, vec![run(None, Some("python"), "print(1)")]);
     }
 

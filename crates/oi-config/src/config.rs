@@ -1,0 +1,131 @@
+//! The effective configuration, typed.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::providers::WireApi;
+
+/// How the model is asked to run code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HarnessKind {
+    /// One `execute {language, code}` function tool.
+    #[default]
+    Native,
+    /// Fenced code blocks in the reply.
+    Markdown,
+}
+
+impl HarnessKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::Markdown => "markdown",
+        }
+    }
+}
+
+impl fmt::Display for HarnessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// When the user is asked before code runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Approval {
+    /// Every run waits for the user's decision.
+    #[default]
+    Ask,
+    /// Runs start without asking.
+    Auto,
+}
+
+impl Approval {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ask => "ask",
+            Self::Auto => "auto",
+        }
+    }
+}
+
+/// The sandbox mode asked for (see `Config::sandbox`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    ReadOnly,
+    #[default]
+    WorkspaceWrite,
+    FullAccess,
+}
+
+impl SandboxMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read-only",
+            Self::WorkspaceWrite => "workspace-write",
+            Self::FullAccess => "full-access",
+        }
+    }
+}
+
+/// Whether a project's own configuration file is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustLevel {
+    Trusted,
+    Untrusted,
+}
+
+/// A model provider: where requests go and how they are authenticated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderInfo {
+    pub id: String,
+    /// A name for messages, e.g. `Kunavo`.
+    pub name: String,
+    pub base_url: String,
+    /// The NAME of the environment variable that holds the bearer token.
+    pub env_key: Option<String>,
+    pub wire_api: WireApi,
+    pub http_headers: BTreeMap<String, String>,
+    /// Header name → NAME of the environment variable holding its value.
+    pub env_http_headers: BTreeMap<String, String>,
+    pub query_params: BTreeMap<String, String>,
+    pub request_max_retries: Option<u32>,
+    pub stream_idle_timeout_ms: Option<u64>,
+    /// The model used when none is configured.
+    pub default_model: Option<String>,
+    /// Whether requests fail without a key (`env_key` must then be set).
+    pub key_required: bool,
+    pub built_in: bool,
+}
+
+/// The effective configuration after every layer was applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The id of the active provider.
+    pub model_provider: String,
+    /// The active provider (also in `providers`).
+    pub provider: ProviderInfo,
+    /// The model; `None` when neither the config nor the provider names one.
+    pub model: Option<String>,
+    pub harness: HarnessKind,
+    pub approval: Approval,
+    /// Asked-for sandbox mode. Not enforced by this version of oi: code runs
+    /// with the user's own permissions (a warning says so).
+    pub sandbox: SandboxMode,
+    pub max_output: usize,
+    pub max_turns: u32,
+    pub context_window: Option<u32>,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f64>,
+    pub custom_instructions: Option<String>,
+    /// Language name → the interpreter command that runs it.
+    pub languages: BTreeMap<String, Vec<String>>,
+    pub providers: BTreeMap<String, ProviderInfo>,
+    /// Project root → trust.
+    pub projects: BTreeMap<String, TrustLevel>,
+}
+
+impl Config {
+    pub const DEFAULT_MAX_OUTPUT: usize = 4000;
+    pub const DEFAULT_MAX_TURNS: u32 = 50;
+}

@@ -1,0 +1,25 @@
+//! Layered configuration for oi, compatible with Open Interpreter's TOML.
+//!
+//! [`load`] reads the layers (see `load.rs` for the precedence), validates
+//! every key with its file and line, and returns the effective [`Config`]
+//! together with the [`Origin`] of each value. [`show`] prints it,
+//! [`edit`] changes the user's file while keeping its comments and layout.
+
+mod config;
+mod credentials;
+pub mod edit;
+mod error;
+mod layers;
+mod load;
+mod origin;
+mod providers;
+mod schema;
+mod show;
+
+pub use config::{Approval, Config, HarnessKind, ProviderInfo, SandboxMode, TrustLevel};
+pub use credentials::Credentials;
+pub use error::ConfigError;
+pub use load::{FlagSetting, LoadOptions, Loaded, UntrustedProject, home_dir, load, project_root};
+pub use origin::{Origin, display_path};
+pub use providers::{API_BASE_PROVIDER, WireApi};
+pub use show::{DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, show};

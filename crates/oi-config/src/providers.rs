@@ -1,0 +1,167 @@
+//! The model providers oi knows without being told.
+
+/// Which API format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireApi {
+    /// OpenAI Chat Completions (`/chat/completions`); nearly every server.
+    Chat,
+    /// OpenAI Responses (`/responses`).
+    Responses,
+    /// Anthropic Messages (`/v1/messages`).
+    Messages,
+}
+
+impl WireApi {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Chat => "chat",
+            Self::Responses => "responses",
+            Self::Messages => "messages",
+        }
+    }
+
+    pub(crate) fn parse(value: &str) -> Option<Self> {
+        match value {
+            "chat" => Some(Self::Chat),
+            "responses" => Some(Self::Responses),
+            "messages" => Some(Self::Messages),
+            _ => None,
+        }
+    }
+}
+
+/// A built-in provider definition.
+pub(crate) struct BuiltIn {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub base_url: &'static str,
+    pub env_key: Option<&'static str>,
+    pub wire_api: WireApi,
+    /// The model used when none is configured.
+    pub default_model: Option<&'static str>,
+}
+
+/// The id of the provider `--api-base` selects when no `model_provider` is
+/// configured: any OpenAI-compatible server, on the chat wire.
+pub const API_BASE_PROVIDER: &str = "openai-compatible";
+
+pub(crate) const BUILT_IN: &[BuiltIn] = &[
+    BuiltIn {
+        id: "openai",
+        name: "OpenAI",
+        base_url: "https://api.openai.com/v1",
+        env_key: Some("OPENAI_API_KEY"),
+        wire_api: WireApi::Responses,
+        default_model: Some("gpt-5-mini"),
+    },
+    BuiltIn {
+        id: "anthropic",
+        name: "Anthropic",
+        base_url: "https://api.anthropic.com",
+        env_key: Some("ANTHROPIC_API_KEY"),
+        wire_api: WireApi::Messages,
+        default_model: Some("claude-sonnet-4-5"),
+    },
+    BuiltIn {
+        id: "ollama",
+        name: "Ollama",
+        base_url: "http://localhost:11434/v1",
+        env_key: None,
+        wire_api: WireApi::Chat,
+        default_model: None,
+    },
+    BuiltIn {
+        id: "lmstudio",
+        name: "LM Studio",
+        base_url: "http://localhost:1234/v1",
+        env_key: None,
+        wire_api: WireApi::Chat,
+        default_model: None,
+    },
+    BuiltIn {
+        id: "openrouter",
+        name: "OpenRouter",
+        base_url: "https://openrouter.ai/api/v1",
+        env_key: Some("OPENROUTER_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: Some("openai/gpt-5-mini"),
+    },
+    BuiltIn {
+        id: "groq",
+        name: "Groq",
+        base_url: "https://api.groq.com/openai/v1",
+        env_key: Some("GROQ_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: Some("openai/gpt-oss-120b"),
+    },
+    BuiltIn {
+        id: "deepseek",
+        name: "DeepSeek",
+        base_url: "https://api.deepseek.com/v1",
+        env_key: Some("DEEPSEEK_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: Some("deepseek-chat"),
+    },
+    BuiltIn {
+        id: "mistral",
+        name: "Mistral",
+        base_url: "https://api.mistral.ai/v1",
+        env_key: Some("MISTRAL_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: Some("mistral-medium-latest"),
+    },
+    BuiltIn {
+        id: "together",
+        name: "Together AI",
+        base_url: "https://api.together.xyz/v1",
+        env_key: Some("TOGETHER_API_KEY"),
+        wire_api: WireApi::Chat,
+        default_model: Some("meta-llama/Llama-3.3-70B-Instruct-Turbo"),
+    },
+];
+
+/// Whether a base URL points at this machine.
+pub(crate) fn is_local_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .unwrap_or(url);
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.split(':').next().unwrap_or(""),
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "::1" | "0.0.0.0") || host.starts_with("127.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_local_urls() {
+        for url in [
+            "http://localhost:11434/v1",
+            "http://127.0.0.1:8080/v1",
+            "http://[::1]:1234/v1",
+            "http://127.0.1.1/v1",
+        ] {
+            assert!(is_local_url(url), "{url}");
+        }
+        for url in [
+            "https://api.openai.com/v1",
+            "http://localhost.example.com/v1",
+            "http://10.0.0.2:8000/v1",
+        ] {
+            assert!(!is_local_url(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn built_in_ids_are_unique() {
+        let mut ids: Vec<&str> = BUILT_IN.iter().map(|b| b.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), BUILT_IN.len());
+    }
+}

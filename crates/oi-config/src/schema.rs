@@ -1,0 +1,512 @@
+//! The keys oi understands and the values they take.
+
+use serde_json::Value;
+
+/// What a key's value must be.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kind {
+    Str,
+    /// A string naming one of these.
+    OneOf(&'static [&'static str]),
+    /// An integer ≥ 1.
+    Positive,
+    /// An integer ≥ 0.
+    NonNegative,
+    /// A number in this range.
+    Number(f64, f64),
+    /// An `http://` or `https://` URL.
+    Url,
+    /// A non-empty array of strings.
+    Command,
+    /// A table of string values (`NAME = "value"`).
+    StrMap,
+    /// A table with keys of its own.
+    Table,
+}
+
+impl Kind {
+    fn describe(self) -> String {
+        match self {
+            Self::Str => "a string".to_owned(),
+            Self::OneOf(values) => format!(
+                "one of {}",
+                values
+                    .iter()
+                    .map(|v| format!("\"{v}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Self::Positive => "a whole number of at least 1".to_owned(),
+            Self::NonNegative => "a whole number of at least 0".to_owned(),
+            Self::Number(min, max) => format!("a number from {min} to {max}"),
+            Self::Url => "an http:// or https:// URL".to_owned(),
+            Self::Command => {
+                "a list of strings: the program and its arguments, e.g. [\"/usr/bin/python3\"]"
+                    .to_owned()
+            }
+            Self::StrMap => "a table of NAME = \"value\" strings".to_owned(),
+            Self::Table => "a table".to_owned(),
+        }
+    }
+
+    fn accepts(self, value: &Value) -> bool {
+        match self {
+            Self::Str => value.is_string(),
+            Self::OneOf(values) => value.as_str().is_some_and(|v| values.contains(&v)),
+            Self::Positive => value.as_u64().is_some_and(|n| n >= 1),
+            Self::NonNegative => value.as_u64().is_some(),
+            Self::Number(min, max) => value.as_f64().is_some_and(|n| (min..=max).contains(&n)),
+            Self::Url => value
+                .as_str()
+                .is_some_and(|u| u.starts_with("http://") || u.starts_with("https://")),
+            Self::Command => value.as_array().is_some_and(|items| {
+                !items.is_empty()
+                    && items.iter().all(Value::is_string)
+                    && items[0].as_str().is_some_and(|p| !p.is_empty())
+            }),
+            Self::StrMap | Self::Table => false,
+        }
+    }
+}
+
+pub(crate) const HARNESS_VALUES: &[&str] = &["native", "markdown", "auto"];
+pub(crate) const APPROVAL_VALUES: &[&str] = &["ask", "auto"];
+pub(crate) const SANDBOX_VALUES: &[&str] = &["read-only", "workspace-write", "full-access"];
+pub(crate) const WIRE_VALUES: &[&str] = &["chat", "responses", "messages"];
+pub(crate) const TRUST_VALUES: &[&str] = &["trusted", "untrusted"];
+
+/// Top-level keys (also valid inside a profile, except `profiles` and `projects`).
+pub(crate) const TOP: &[(&str, Kind)] = &[
+    ("model_provider", Kind::Str),
+    ("model", Kind::Str),
+    ("harness", Kind::OneOf(HARNESS_VALUES)),
+    ("approval", Kind::OneOf(APPROVAL_VALUES)),
+    ("sandbox", Kind::OneOf(SANDBOX_VALUES)),
+    ("max_output", Kind::Positive),
+    ("max_turns", Kind::Positive),
+    ("context_window", Kind::Positive),
+    ("max_tokens", Kind::Positive),
+    ("temperature", Kind::Number(0.0, 2.0)),
+    ("custom_instructions", Kind::Str),
+    ("model_providers", Kind::Table),
+    ("languages", Kind::Table),
+    ("profiles", Kind::Table),
+    ("projects", Kind::Table),
+];
+
+/// Keys of `[model_providers.<id>]`.
+pub(crate) const PROVIDER: &[(&str, Kind)] = &[
+    ("name", Kind::Str),
+    ("base_url", Kind::Url),
+    ("env_key", Kind::Str),
+    ("wire_api", Kind::OneOf(WIRE_VALUES)),
+    ("http_headers", Kind::StrMap),
+    ("env_http_headers", Kind::StrMap),
+    ("query_params", Kind::StrMap),
+    ("request_max_retries", Kind::NonNegative),
+    ("stream_idle_timeout_ms", Kind::Positive),
+];
+
+/// Which file (or flag) a key comes from decides what it may set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// The user's own file: everything.
+    User,
+    /// Inside a profile: everything but `profiles` and `projects`.
+    Profile,
+    /// A project's file: not where requests and keys go, nor trust.
+    Project,
+    /// `-c` and `config set`: everything but `profiles`.
+    Override,
+}
+
+/// Why an entry is not accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Problem {
+    Unknown {
+        key: String,
+        suggestion: Option<String>,
+        valid: Vec<String>,
+    },
+    Invalid {
+        key: String,
+        expected: String,
+    },
+    /// Valid, but not allowed in this scope (a project file may not redirect
+    /// requests); the entry is ignored with a warning.
+    Denied {
+        key: String,
+        reason: &'static str,
+    },
+}
+
+/// Checks one entry: `path` is the dotted key, `value` a leaf value.
+pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), Problem> {
+    let Some(first) = path.first() else {
+        return Ok(());
+    };
+    let allowed: Vec<&str> = TOP
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| match scope {
+            Scope::User => true,
+            Scope::Profile => !matches!(*k, "profiles" | "projects"),
+            Scope::Project | Scope::Override => *k != "profiles",
+        })
+        .collect();
+    let Some((_, kind)) = TOP.iter().find(|(k, _)| k == first && allowed.contains(k)) else {
+        return Err(unknown(first, first, &allowed));
+    };
+    if scope == Scope::Project {
+        match first.as_str() {
+            "model_provider" | "model_providers" => {
+                return Err(Problem::Denied {
+                    key: path.join("."),
+                    reason: "a project file may not change where requests and API keys are sent",
+                });
+            }
+            "projects" => {
+                return Err(Problem::Denied {
+                    key: path.join("."),
+                    reason: "a project cannot trust itself",
+                });
+            }
+            _ => {}
+        }
+    }
+    match first.as_str() {
+        "model_providers" => check_provider(path, value),
+        "languages" => check_nested(
+            path,
+            value,
+            &[("command", Kind::Command)],
+            "[languages.NAME]",
+        ),
+        "projects" => check_nested(
+            path,
+            value,
+            &[("trust_level", Kind::OneOf(TRUST_VALUES))],
+            "[projects.\"/path\"]",
+        ),
+        "profiles" => match path.len() {
+            1 | 2 => Err(Problem::Invalid {
+                key: path.join("."),
+                expected: "a table of settings, e.g. [profiles.NAME] with model = \"…\"".to_owned(),
+            }),
+            _ => check(&path[2..], value, Scope::Profile).map_err(|p| prefix(p, &path[..2])),
+        },
+        _ => leaf(path, 1, *kind, value),
+    }
+}
+
+fn check_provider(path: &[String], value: &Value) -> Result<(), Problem> {
+    if path.len() < 3 {
+        return Err(Problem::Invalid {
+            key: path.join("."),
+            expected:
+                "a table of provider settings, e.g. [model_providers.ID] with base_url = \"…\""
+                    .to_owned(),
+        });
+    }
+    let field = &path[2];
+    let Some((_, kind)) = PROVIDER.iter().find(|(k, _)| k == field) else {
+        let valid: Vec<&str> = PROVIDER.iter().map(|(k, _)| *k).collect();
+        return Err(unknown(&path[..3].join("."), field, &valid));
+    };
+    if let Kind::StrMap = kind {
+        return match path.len() {
+            3 => Err(Problem::Invalid {
+                key: path.join("."),
+                expected: kind.describe(),
+            }),
+            4 if value.is_string() => Ok(()),
+            4 => Err(Problem::Invalid {
+                key: path.join("."),
+                expected: "a string".to_owned(),
+            }),
+            _ => Err(Problem::Invalid {
+                key: path[..4].join("."),
+                expected: "a string".to_owned(),
+            }),
+        };
+    }
+    leaf(path, 3, *kind, value)
+}
+
+/// `[section.NAME]` tables whose keys are `fields`.
+fn check_nested(
+    path: &[String],
+    value: &Value,
+    fields: &[(&str, Kind)],
+    shape: &str,
+) -> Result<(), Problem> {
+    if path.len() < 3 {
+        return Err(Problem::Invalid {
+            key: path.join("."),
+            expected: format!("a table: {shape}"),
+        });
+    }
+    let field = &path[2];
+    let Some((_, kind)) = fields.iter().find(|(k, _)| k == field) else {
+        let valid: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        return Err(unknown(&path[..3].join("."), field, &valid));
+    };
+    leaf(path, 3, *kind, value)
+}
+
+/// A key whose value is a single value at depth `depth`.
+fn leaf(path: &[String], depth: usize, kind: Kind, value: &Value) -> Result<(), Problem> {
+    if path.len() > depth || !kind.accepts(value) {
+        return Err(Problem::Invalid {
+            key: path[..depth.min(path.len())].join("."),
+            expected: kind.describe(),
+        });
+    }
+    Ok(())
+}
+
+fn unknown(full_key: &str, segment: &str, valid: &[&str]) -> Problem {
+    Problem::Unknown {
+        key: full_key.to_owned(),
+        suggestion: suggest(segment, valid).map(|s| match full_key.rsplit_once('.') {
+            Some((parent, _)) => format!("{parent}.{s}"),
+            None => s.to_owned(),
+        }),
+        valid: valid.iter().map(|s| (*s).to_owned()).collect(),
+    }
+}
+
+fn prefix(problem: Problem, parent: &[String]) -> Problem {
+    let add = |key: String| format!("{}.{key}", parent.join("."));
+    match problem {
+        Problem::Unknown {
+            key,
+            suggestion,
+            valid,
+        } => Problem::Unknown {
+            key: add(key),
+            suggestion: suggestion.map(add),
+            valid,
+        },
+        Problem::Invalid { key, expected } => Problem::Invalid {
+            key: add(key),
+            expected,
+        },
+        Problem::Denied { key, reason } => Problem::Denied {
+            key: add(key),
+            reason,
+        },
+    }
+}
+
+/// The closest known name to a misspelt one, if it is close enough.
+pub(crate) fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), *c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// What the schema expects at a dotted key, for `-c` and `config set`: a
+/// value given for a string key is taken as text even if it parses as TOML
+/// of another type (`-c model=1.5`).
+pub(crate) fn expects_string(path: &[String]) -> bool {
+    let kind = match path {
+        [top] => TOP.iter().find(|(k, _)| k == top).map(|(_, kind)| *kind),
+        [p, _, field] if p == "model_providers" => PROVIDER
+            .iter()
+            .find(|(k, _)| k == field)
+            .map(|(_, kind)| *kind),
+        [p, _, _, _] if p == "model_providers" => Some(Kind::Str),
+        [p, _, rest @ ..] if p == "profiles" => {
+            return expects_string(rest);
+        }
+        [p, _, field] if p == "projects" && field == "trust_level" => Some(Kind::Str),
+        _ => None,
+    };
+    matches!(kind, Some(Kind::Str | Kind::OneOf(_) | Kind::Url))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn p(key: &str) -> Vec<String> {
+        key.split('.').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn accepts_the_documented_keys() {
+        let ok = [
+            ("model", json!("gpt-5")),
+            ("harness", json!("markdown")),
+            ("max_turns", json!(20)),
+            ("temperature", json!(0.2)),
+            ("temperature", json!(1)),
+            (
+                "model_providers.kunavo.base_url",
+                json!("https://api.kunavo.com/v1"),
+            ),
+            ("model_providers.kunavo.wire_api", json!("messages")),
+            ("model_providers.kunavo.http_headers.X-Org", json!("acme")),
+            ("model_providers.kunavo.request_max_retries", json!(0)),
+            (
+                "languages.python.command",
+                json!(["/venv/bin/python", "-X", "utf8"]),
+            ),
+            ("projects./home/u/p.trust_level", json!("trusted")),
+            ("profiles.cheap.model", json!("small")),
+            (
+                "profiles.cheap.model_providers.x.base_url",
+                json!("http://h/v1"),
+            ),
+        ];
+        for (key, value) in ok {
+            assert_eq!(check(&p(key), &value, Scope::User), Ok(()), "{key}");
+        }
+    }
+
+    #[test]
+    fn rejects_bad_values_naming_what_was_expected() {
+        let bad = [
+            (
+                "harness",
+                json!("xml"),
+                "harness",
+                "one of \"native\", \"markdown\", \"auto\"",
+            ),
+            (
+                "max_turns",
+                json!(0),
+                "max_turns",
+                "a whole number of at least 1",
+            ),
+            (
+                "max_turns",
+                json!("ten"),
+                "max_turns",
+                "a whole number of at least 1",
+            ),
+            (
+                "temperature",
+                json!(3),
+                "temperature",
+                "a number from 0 to 2",
+            ),
+            (
+                "model_providers.k.wire_api",
+                json!("grpc"),
+                "model_providers.k.wire_api",
+                "one of \"chat\", \"responses\", \"messages\"",
+            ),
+            (
+                "model_providers.k.base_url",
+                json!("api.k.com"),
+                "model_providers.k.base_url",
+                "an http:// or https:// URL",
+            ),
+            ("model.x", json!(1), "model", "a string"),
+            (
+                "model_providers",
+                json!("k"),
+                "model_providers",
+                "a table of provider settings, e.g. [model_providers.ID] with base_url = \"…\"",
+            ),
+            (
+                "languages.python.command",
+                json!([]),
+                "languages.python.command",
+                "a list of strings: the program and its arguments, e.g. [\"/usr/bin/python3\"]",
+            ),
+        ];
+        for (key, value, at, expected) in bad {
+            assert_eq!(
+                check(&p(key), &value, Scope::User),
+                Err(Problem::Invalid {
+                    key: at.into(),
+                    expected: expected.into()
+                }),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_keys_get_a_suggestion() {
+        match check(&p("modle"), &json!("x"), Scope::User) {
+            Err(Problem::Unknown {
+                key, suggestion, ..
+            }) => {
+                assert_eq!(
+                    (key.as_str(), suggestion.as_deref()),
+                    ("modle", Some("model"))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match check(&p("model_providers.k.base_ur"), &json!("x"), Scope::User) {
+            Err(Problem::Unknown {
+                key, suggestion, ..
+            }) => {
+                assert_eq!(key, "model_providers.k.base_ur");
+                assert_eq!(suggestion.as_deref(), Some("model_providers.k.base_url"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match check(&p("profiles.cheap.max_turn"), &json!(3), Scope::User) {
+            Err(Problem::Unknown {
+                key, suggestion, ..
+            }) => {
+                assert_eq!(key, "profiles.cheap.max_turn");
+                assert_eq!(suggestion.as_deref(), Some("profiles.cheap.max_turns"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            check(&p("frobnicate"), &json!(1), Scope::User),
+            Err(Problem::Unknown {
+                suggestion: None,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn project_files_cannot_redirect_requests_or_trust_themselves() {
+        for key in [
+            "model_provider",
+            "model_providers.openai.base_url",
+            "model_providers.x.env_key",
+            "projects./p.trust_level",
+        ] {
+            assert!(
+                matches!(
+                    check(&p(key), &json!("x"), Scope::Project),
+                    Err(Problem::Denied { .. })
+                ),
+                "{key}"
+            );
+        }
+        assert_eq!(check(&p("model"), &json!("x"), Scope::Project), Ok(()));
+        assert!(matches!(
+            check(&p("profiles.a.model"), &json!("x"), Scope::Project),
+            Err(Problem::Unknown { .. })
+        ));
+        assert!(matches!(
+            check(&p("profiles.a.profiles.b.model"), &json!("x"), Scope::User),
+            Err(Problem::Unknown { .. })
+        ));
+    }
+
+    #[test]
+    fn string_keys_are_known_for_override_coercion() {
+        assert!(expects_string(&p("model")));
+        assert!(expects_string(&p("model_providers.k.base_url")));
+        assert!(expects_string(&p("profiles.c.model")));
+        assert!(!expects_string(&p("max_turns")));
+        assert!(!expects_string(&p("languages.python.command")));
+    }
+}

@@ -1,0 +1,293 @@
+//! `interpreter config show`: the effective configuration, each value with
+//! the place it came from. Secrets are never printed: API keys only ever live
+//! in environment variables, shown by name with whether they are set.
+
+use serde_json::Value;
+
+use crate::config::ProviderInfo;
+use crate::load::Loaded;
+use crate::origin::{Origin, display_path};
+
+/// `request_max_retries` when a provider does not set it.
+pub const DEFAULT_REQUEST_MAX_RETRIES: u32 = 4;
+/// `stream_idle_timeout_ms` when a provider does not set it.
+pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: u64 = 300_000;
+
+struct Lines {
+    rows: Vec<(String, String)>,
+}
+
+impl Lines {
+    fn row(&mut self, left: String, right: String) {
+        self.rows.push((left, right));
+    }
+
+    fn text(&mut self, text: &str) {
+        self.rows.push((text.to_owned(), String::new()));
+    }
+
+    fn render(self) -> String {
+        let width = self
+            .rows
+            .iter()
+            .filter(|(_, r)| !r.is_empty())
+            .map(|(l, _)| l.chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(48);
+        let mut out = String::new();
+        for (left, right) in self.rows {
+            if right.is_empty() {
+                out.push_str(left.trim_end());
+            } else {
+                let pad = width.saturating_sub(left.chars().count());
+                out.push_str(&format!("{left}{}  # {right}", " ".repeat(pad)));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn toml_string(text: &str) -> String {
+    Value::String(text.to_owned()).to_string()
+}
+
+fn origin_of(loaded: &Loaded, key: &str, fallback: Origin) -> String {
+    loaded
+        .origins
+        .get(key)
+        .cloned()
+        .unwrap_or(fallback)
+        .to_string()
+}
+
+/// Renders the effective configuration as annotated TOML.
+pub fn show(loaded: &Loaded) -> String {
+    let c = &loaded.config;
+    let mut lines = Lines { rows: Vec::new() };
+    lines.text("# The effective configuration; after each value, the layer that set it.");
+    let user_file = display_path(&loaded.user_file);
+    let read = if loaded.user_file.is_file() {
+        "read"
+    } else {
+        "not present"
+    };
+    lines.text(&format!("# User file: {user_file} ({read})."));
+    if let Some(untrusted) = &loaded.untrusted {
+        lines.text(&format!(
+            "# Not applied: the project files of {}, which is not trusted (`interpreter trust` trusts it).",
+            display_path(&untrusted.root)
+        ));
+    }
+    for warning in &loaded.warnings {
+        lines.text(&format!("# warning: {warning}"));
+    }
+    lines.text("");
+
+    let top = |lines: &mut Lines, key: &str, value: Option<String>| match value {
+        Some(value) => lines.row(
+            format!("{key} = {value}"),
+            origin_of(loaded, key, Origin::Default),
+        ),
+        None => lines.text(&format!("# {key} is not set")),
+    };
+    top(
+        &mut lines,
+        "model_provider",
+        Some(toml_string(&c.model_provider)),
+    );
+    top(&mut lines, "model", c.model.as_deref().map(toml_string));
+    top(&mut lines, "harness", Some(toml_string(c.harness.as_str())));
+    top(
+        &mut lines,
+        "approval",
+        Some(toml_string(c.approval.as_str())),
+    );
+    lines.row(
+        format!("sandbox = {}", toml_string(c.sandbox.as_str())),
+        format!(
+            "{}; not enforced yet: code runs with your own permissions",
+            origin_of(loaded, "sandbox", Origin::Default)
+        ),
+    );
+    top(&mut lines, "max_output", Some(c.max_output.to_string()));
+    top(&mut lines, "max_turns", Some(c.max_turns.to_string()));
+    top(
+        &mut lines,
+        "context_window",
+        c.context_window.map(|n| n.to_string()),
+    );
+    top(
+        &mut lines,
+        "max_tokens",
+        c.max_tokens.map(|n| n.to_string()),
+    );
+    top(
+        &mut lines,
+        "temperature",
+        c.temperature.map(|n| n.to_string()),
+    );
+    top(
+        &mut lines,
+        "custom_instructions",
+        c.custom_instructions.as_deref().map(toml_string),
+    );
+
+    lines.text("");
+    show_provider(loaded, &c.provider, &mut lines);
+    let others: Vec<&str> = c
+        .providers
+        .keys()
+        .filter(|id| **id != c.model_provider)
+        .map(String::as_str)
+        .collect();
+    lines.text(&format!("# Other providers: {}.", others.join(", ")));
+
+    for (name, command) in &c.languages {
+        lines.text("");
+        lines.text(&format!("[languages.{name}]"));
+        let value = Value::from(command.clone()).to_string();
+        lines.row(
+            format!("command = {value}"),
+            origin_of(
+                loaded,
+                &format!("languages.{name}.command"),
+                Origin::Default,
+            ),
+        );
+    }
+    for (root, level) in &c.projects {
+        lines.text("");
+        lines.text(&format!("[projects.{}]", toml_string(root)));
+        let value = match level {
+            crate::TrustLevel::Trusted => "trusted",
+            crate::TrustLevel::Untrusted => "untrusted",
+        };
+        lines.row(
+            format!("trust_level = {}", toml_string(value)),
+            origin_of(
+                loaded,
+                &format!("projects.{root}.trust_level"),
+                Origin::Default,
+            ),
+        );
+    }
+    lines.render()
+}
+
+fn show_provider(loaded: &Loaded, p: &ProviderInfo, lines: &mut Lines) {
+    let key = |field: &str| format!("model_providers.{}.{field}", p.id);
+    let fallback = if p.built_in {
+        Origin::BuiltIn
+    } else {
+        Origin::Default
+    };
+    let field = |lines: &mut Lines, name: &str, value: String, note: Option<String>| {
+        let mut origin = origin_of(loaded, &key(name), fallback.clone());
+        if let Some(note) = note {
+            origin = format!("{origin}; {note}");
+        }
+        lines.row(format!("{name} = {value}"), origin);
+    };
+    lines.text(&format!(
+        "[model_providers.{}]  # the active provider",
+        p.id
+    ));
+    field(lines, "name", toml_string(&p.name), None);
+    field(lines, "base_url", toml_string(&p.base_url), None);
+    match &p.env_key {
+        Some(var) => {
+            let set = if loaded.env.get(var).is_some_and(|v| !v.is_empty()) {
+                "is set"
+            } else if p.key_required {
+                "is NOT set"
+            } else {
+                "is not set (not needed)"
+            };
+            field(
+                lines,
+                "env_key",
+                toml_string(var),
+                Some(format!("${var} {set}")),
+            );
+        }
+        None => lines.text("# env_key is not set: requests carry no API key"),
+    }
+    field(lines, "wire_api", toml_string(p.wire_api.as_str()), None);
+    for (name, value) in &p.http_headers {
+        let shown = if looks_secret(name) {
+            "\"<hidden>\"".to_owned()
+        } else {
+            toml_string(value)
+        };
+        lines.row(
+            format!("http_headers.{} = {shown}", toml_string(name)),
+            origin_of(
+                loaded,
+                &format!("{}.{name}", key("http_headers")),
+                Origin::Default,
+            ),
+        );
+    }
+    for (name, var) in &p.env_http_headers {
+        let set = if loaded.env.get(var).is_some_and(|v| !v.is_empty()) {
+            "is set"
+        } else {
+            "is not set: the header is not sent"
+        };
+        lines.row(
+            format!(
+                "env_http_headers.{} = {}",
+                toml_string(name),
+                toml_string(var)
+            ),
+            format!(
+                "{}; ${var} {set}",
+                origin_of(
+                    loaded,
+                    &format!("{}.{name}", key("env_http_headers")),
+                    Origin::Default
+                )
+            ),
+        );
+    }
+    for (name, value) in &p.query_params {
+        lines.row(
+            format!(
+                "query_params.{} = {}",
+                toml_string(name),
+                toml_string(value)
+            ),
+            origin_of(
+                loaded,
+                &format!("{}.{name}", key("query_params")),
+                Origin::Default,
+            ),
+        );
+    }
+    field(
+        lines,
+        "request_max_retries",
+        p.request_max_retries
+            .unwrap_or(DEFAULT_REQUEST_MAX_RETRIES)
+            .to_string(),
+        None,
+    );
+    field(
+        lines,
+        "stream_idle_timeout_ms",
+        p.stream_idle_timeout_ms
+            .unwrap_or(DEFAULT_STREAM_IDLE_TIMEOUT_MS)
+            .to_string(),
+        None,
+    );
+}
+
+/// Header names whose values are credentials.
+fn looks_secret(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    ["auth", "key", "token", "secret", "cookie", "password"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
