@@ -88,6 +88,10 @@ impl<W: Write> Render for HumanRenderer<W> {
                 self.write_raw(delta)?;
             }
             Event::AssistantMessage { .. } => self.ensure_line_start()?,
+            Event::ReplyRestarted => self.line(
+                YELLOW,
+                "(the connection broke and the reply started over; it continues here)",
+            )?,
             Event::CodeProposed { language, code, .. } => {
                 self.ensure_line_start()?;
                 let rule = "─".repeat(40usize.saturating_sub(language.chars().count() + 4));

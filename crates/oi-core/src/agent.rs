@@ -316,6 +316,10 @@ impl Session {
                 }
                 Some(Ok(StreamEvent::ToolCall(call))) => tool_calls.push(call),
                 Some(Ok(StreamEvent::Reasoning(item))) => reasoning.push(item),
+                Some(Ok(StreamEvent::Restart)) => {
+                    text.clear();
+                    self.emit(Event::ReplyRestarted);
+                }
                 Some(Ok(StreamEvent::Retrying {
                     attempt,
                     max_attempts,

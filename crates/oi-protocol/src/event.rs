@@ -45,6 +45,9 @@ pub enum Event {
     },
     /// A piece of the model's reply text, as it streams.
     TextDelta { delta: String },
+    /// The reply started over after a broken connection and says something
+    /// else: the text shown since the last `ModelRequest` is void.
+    ReplyRestarted,
     /// The model's reply is complete; `text` is all of its text.
     AssistantMessage { text: String },
     /// The model proposed code to run.

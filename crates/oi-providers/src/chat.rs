@@ -11,8 +11,8 @@ use reqwest::header::ACCEPT;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::error::truncate_chars;
-use crate::transport::{Attempt, send_with_retries, sse_events};
+use crate::error::{api_error, truncate_chars};
+use crate::transport::{Attempt, RetryBudget, send_with_retries, sse_events, with_restarts};
 use crate::{
     EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
     StreamEvent,
@@ -36,12 +36,22 @@ impl ChatClient {
 
 impl ModelClient for ChatClient {
     fn stream(&self, request: ModelRequest) -> EventStream {
+        let this = self.clone();
+        with_restarts(Arc::clone(&self.config), move |budget| {
+            this.attempt(request.clone(), budget)
+        })
+    }
+}
+
+impl ChatClient {
+    /// One attempt at the request (itself retried until it gets a response).
+    fn attempt(&self, request: ModelRequest, budget: Arc<RetryBudget>) -> EventStream {
         let http = self.http.clone();
         let config = Arc::clone(&self.config);
         Box::pin(async_stream::try_stream! {
             let url = config.endpoint("chat/completions");
             let body = request_body(&request);
-            let response = send_with_retries(&config, &url, || {
+            let response = send_with_retries(&config, &url, &budget, || {
                 let builder = http
                     .post(&url)
                     .header(ACCEPT, "text/event-stream")
@@ -85,10 +95,7 @@ impl ModelClient for ChatClient {
                         provider: provider.clone(),
                         detail,
                     })?,
-                    Err(ChunkError::Api(message)) => Err(ProviderError::Api {
-                        provider: provider.clone(),
-                        message,
-                    })?,
+                    Err(ChunkError::Api(code, message)) => Err(api_error(&provider, &code, message))?,
                 }
             }
             // Some servers close the stream right after the finish reason without
@@ -188,8 +195,8 @@ fn join_text(content: &[ContentPart]) -> String {
 enum ChunkError {
     /// Not a chunk of this wire format.
     Malformed(String),
-    /// The server sent `{"error": …}` in the stream.
-    Api(String),
+    /// The server sent `{"error": …}` in the stream: its code and message.
+    Api(String, String),
 }
 
 #[derive(Deserialize)]
@@ -283,7 +290,12 @@ impl ChatAccumulator {
                 .and_then(Value::as_str)
                 .map(str::to_owned)
                 .unwrap_or_else(|| error.to_string());
-            return Err(ChunkError::Api(message));
+            let code = ["code", "type"]
+                .iter()
+                .find_map(|k| error.get(*k).and_then(Value::as_str))
+                .unwrap_or("")
+                .to_owned();
+            return Err(ChunkError::Api(code, message));
         }
         if let Some(u) = chunk.usage {
             self.usage = Some(Usage {
@@ -465,7 +477,10 @@ mod tests {
         ));
         assert_eq!(
             acc.push(r#"{"error":{"message":"context too long","type":"invalid_request_error"}}"#),
-            Err(ChunkError::Api("context too long".into()))
+            Err(ChunkError::Api(
+                "invalid_request_error".into(),
+                "context too long".into()
+            ))
         );
     }
 

@@ -33,9 +33,19 @@ pub enum ProviderError {
     /// The server sent something that is not a valid event of this wire format.
     #[error("{provider} sent an event oi cannot read: {detail}")]
     MalformedEvent { provider: String, detail: String },
-    /// The server reported an error inside the stream.
+    /// The server reported an error inside the stream. `retryable` when the
+    /// server says it was overloaded or failed on its side.
     #[error("{provider} reported an error: {message}")]
-    Api { provider: String, message: String },
+    Api {
+        provider: String,
+        message: String,
+        retryable: bool,
+    },
+    /// The request does not fit the model's context window.
+    #[error(
+        "{provider} refused the request: it is longer than the model's context window ({message})"
+    )]
+    ContextLength { provider: String, message: String },
 }
 
 fn attempts_note(attempts: u32) -> String {
@@ -76,8 +86,101 @@ impl ProviderError {
                 "the server does not speak the OpenAI streaming format correctly: check that the API base points at an OpenAI-compatible `/v1` endpoint".to_owned()
             }
             Self::Api { .. } => return None,
+            Self::ContextLength { .. } => {
+                "the conversation no longer fits the model's context window: start a new session, use a model with a larger window, or lower `max_output` so runs send less output".to_owned()
+            }
         })
     }
+}
+
+impl ProviderError {
+    /// Whether retrying the whole request may help: the stream broke or
+    /// stalled, or the server said it was overloaded or failed.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            Self::StreamCut { .. }
+                | Self::StreamIdle { .. }
+                | Self::Api {
+                    retryable: true,
+                    ..
+                }
+        )
+    }
+}
+
+/// What an error reported by a server means, from its code or type and
+/// message (each API words it differently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ErrorMeaning {
+    ContextLength,
+    Transient,
+    Other,
+}
+
+pub(crate) fn classify(code: &str, message: &str) -> ErrorMeaning {
+    let code = code.to_ascii_lowercase();
+    let message = message.to_ascii_lowercase();
+    let context_phrases = [
+        "context length",
+        "context_length",
+        "context window",
+        "maximum context",
+        "prompt is too long",
+        "too many tokens",
+        "exceeds the available context",
+        "exceed_context_size",
+        "input is too long",
+    ];
+    if code.contains("context_length")
+        || code.contains("exceed_context")
+        || context_phrases.iter().any(|p| message.contains(p))
+    {
+        return ErrorMeaning::ContextLength;
+    }
+    let transient = [
+        "overloaded_error",
+        "overloaded",
+        "api_error",
+        "server_error",
+        "internal_error",
+        "rate_limit_error",
+        "rate_limit_exceeded",
+        "service_unavailable",
+        "timeout",
+    ];
+    if transient.contains(&code.as_str()) {
+        ErrorMeaning::Transient
+    } else {
+        ErrorMeaning::Other
+    }
+}
+
+/// The error an API reported, typed by what it means.
+pub(crate) fn api_error(provider: &str, code: &str, message: String) -> ProviderError {
+    match classify(code, &message) {
+        ErrorMeaning::ContextLength => ProviderError::ContextLength {
+            provider: provider.to_owned(),
+            message,
+        },
+        meaning => ProviderError::Api {
+            provider: provider.to_owned(),
+            message,
+            retryable: meaning == ErrorMeaning::Transient,
+        },
+    }
+}
+
+/// The code (or type) in an error body, for `classify`.
+pub(crate) fn error_code_from_body(body: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|json| {
+            ["/error/code", "/error/type", "/code", "/type"]
+                .iter()
+                .find_map(|p| json.pointer(p).and_then(|v| v.as_str()).map(str::to_owned))
+        })
+        .unwrap_or_default()
 }
 
 /// The most useful text of an error body: `{"error": {"message": …}}` (OpenAI and
@@ -160,6 +263,40 @@ mod tests {
         assert_eq!(
             error_message_from_body(&"x".repeat(400)).chars().count(),
             301
+        );
+    }
+
+    #[test]
+    fn context_length_errors_are_recognised_in_every_wording() {
+        let cases = [
+            (
+                "context_length_exceeded",
+                "This model's maximum context length is 128000 tokens.",
+            ),
+            (
+                "invalid_request_error",
+                "prompt is too long: 208000 tokens > 200000 maximum",
+            ),
+            (
+                "exceed_context_size_error",
+                "the request exceeds the available context size",
+            ),
+            ("", "Input is too long for requested model."),
+        ];
+        for (code, message) in cases {
+            assert_eq!(
+                classify(code, message),
+                ErrorMeaning::ContextLength,
+                "{message}"
+            );
+        }
+        assert_eq!(
+            classify("overloaded_error", "Overloaded"),
+            ErrorMeaning::Transient
+        );
+        assert_eq!(
+            classify("invalid_request_error", "bad tool schema"),
+            ErrorMeaning::Other
         );
     }
 

@@ -69,6 +69,9 @@ pub enum StreamEvent {
     /// An opaque item the provider wants sent back with the rest of the
     /// reply on later requests (a reasoning item, a thinking block).
     Reasoning(serde_json::Value),
+    /// The reply started over after a broken stream, and says something
+    /// else than before: drop the text received so far.
+    Restart,
     /// The reply is complete. Always the last event of a successful stream.
     Completed {
         finish_reason: FinishReason,

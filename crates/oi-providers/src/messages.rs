@@ -11,9 +11,9 @@ use oi_protocol::{ContentPart, Message, ToolCall, Usage};
 use reqwest::header::ACCEPT;
 use serde_json::{Value, json};
 
-use crate::error::truncate_chars;
+use crate::error::{api_error, truncate_chars};
 use crate::models::ANTHROPIC_VERSION;
-use crate::transport::{Attempt, send_with_retries, sse_events};
+use crate::transport::{Attempt, RetryBudget, send_with_retries, sse_events, with_restarts};
 use crate::{
     EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
     StreamEvent, messages_endpoint,
@@ -40,12 +40,22 @@ impl MessagesClient {
 
 impl ModelClient for MessagesClient {
     fn stream(&self, request: ModelRequest) -> EventStream {
+        let this = self.clone();
+        with_restarts(Arc::clone(&self.config), move |budget| {
+            this.attempt(request.clone(), budget)
+        })
+    }
+}
+
+impl MessagesClient {
+    /// One attempt at the request (itself retried until it gets a response).
+    fn attempt(&self, request: ModelRequest, budget: Arc<RetryBudget>) -> EventStream {
         let http = self.http.clone();
         let config = Arc::clone(&self.config);
         Box::pin(async_stream::try_stream! {
             let url = messages_endpoint(&config.base_url, "messages");
             let body = request_body(&request);
-            let response = send_with_retries(&config, &url, || {
+            let response = send_with_retries(&config, &url, &budget, || {
                 let builder = http
                     .post(&url)
                     .header(ACCEPT, "text/event-stream")
@@ -82,10 +92,7 @@ impl ModelClient for MessagesClient {
                         provider: config.name.clone(),
                         detail,
                     })?,
-                    Err(Problem::Api(message)) => Err(ProviderError::Api {
-                        provider: config.name.clone(),
-                        message,
-                    })?,
+                    Err(Problem::Api(code, message)) => Err(api_error(&config.name, &code, message))?,
                 }
                 if reply.stopped {
                     break;
@@ -225,7 +232,8 @@ fn text_blocks(content: &[ContentPart]) -> Vec<Value> {
 #[derive(Debug, PartialEq)]
 enum Problem {
     Malformed(String),
-    Api(String),
+    /// An error the server reported: its code (or type) and message.
+    Api(String, String),
 }
 
 #[derive(Debug)]
@@ -344,7 +352,7 @@ impl MessagesAccumulator {
                     .pointer("/error/type")
                     .and_then(Value::as_str)
                     .unwrap_or("error");
-                return Err(Problem::Api(format!("{message} ({kind})")));
+                return Err(Problem::Api(kind.to_owned(), format!("{message} ({kind})")));
             }
             _ => {}
         }
@@ -472,7 +480,10 @@ mod tests {
         let mut acc = MessagesAccumulator::default();
         assert_eq!(
             acc.push(&json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string()),
-            Err(Problem::Api("Overloaded (overloaded_error)".into()))
+            Err(Problem::Api(
+                "overloaded_error".into(),
+                "Overloaded (overloaded_error)".into()
+            ))
         );
     }
 

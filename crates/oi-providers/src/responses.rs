@@ -12,8 +12,8 @@ use oi_protocol::{ContentPart, Message, ToolCall, Usage};
 use reqwest::header::ACCEPT;
 use serde_json::{Value, json};
 
-use crate::error::truncate_chars;
-use crate::transport::{Attempt, send_with_retries, sse_events};
+use crate::error::{api_error, truncate_chars};
+use crate::transport::{Attempt, RetryBudget, send_with_retries, sse_events, with_restarts};
 use crate::{
     EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
     StreamEvent,
@@ -37,12 +37,22 @@ impl ResponsesClient {
 
 impl ModelClient for ResponsesClient {
     fn stream(&self, request: ModelRequest) -> EventStream {
+        let this = self.clone();
+        with_restarts(Arc::clone(&self.config), move |budget| {
+            this.attempt(request.clone(), budget)
+        })
+    }
+}
+
+impl ResponsesClient {
+    /// One attempt at the request (itself retried until it gets a response).
+    fn attempt(&self, request: ModelRequest, budget: Arc<RetryBudget>) -> EventStream {
         let http = self.http.clone();
         let config = Arc::clone(&self.config);
         Box::pin(async_stream::try_stream! {
             let url = config.endpoint("responses");
             let body = request_body(&request);
-            let response = send_with_retries(&config, &url, || {
+            let response = send_with_retries(&config, &url, &budget, || {
                 let builder = http
                     .post(&url)
                     .header(ACCEPT, "text/event-stream")
@@ -78,10 +88,7 @@ impl ModelClient for ResponsesClient {
                         provider: config.name.clone(),
                         detail,
                     })?,
-                    Err(Problem::Api(message)) => Err(ProviderError::Api {
-                        provider: config.name.clone(),
-                        message,
-                    })?,
+                    Err(Problem::Api(code, message)) => Err(api_error(&config.name, &code, message))?,
                 }
                 if reply.finished.is_some() {
                     break;
@@ -190,7 +197,8 @@ fn join_text(content: &[ContentPart]) -> String {
 #[derive(Debug, PartialEq)]
 enum Problem {
     Malformed(String),
-    Api(String),
+    /// An error the server reported: its code (or type) and message.
+    Api(String, String),
 }
 
 #[derive(Debug, Default)]
@@ -316,21 +324,28 @@ impl ResponsesAccumulator {
                 });
             }
             "response.failed" => {
-                let message = event
-                    .pointer("/response/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the response failed")
-                    .to_owned();
-                return Err(Problem::Api(message));
+                let text = |p: &str| {
+                    event
+                        .pointer(p)
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned()
+                };
+                let message = Some(text("/response/error/message"))
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| "the response failed".to_owned());
+                return Err(Problem::Api(text("/response/error/code"), message));
             }
             "error" => {
-                let message = event
-                    .get("message")
-                    .or_else(|| event.pointer("/error/message"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown error")
-                    .to_owned();
-                return Err(Problem::Api(message));
+                let text = |p: &str| event.pointer(p).and_then(Value::as_str).map(str::to_owned);
+                let message = text("/message")
+                    .or_else(|| text("/error/message"))
+                    .unwrap_or_else(|| "unknown error".to_owned());
+                let code = text("/code")
+                    .or_else(|| text("/error/code"))
+                    .or_else(|| text("/error/type"))
+                    .unwrap_or_default();
+                return Err(Problem::Api(code, message));
             }
             _ => {}
         }
@@ -431,14 +446,17 @@ mod tests {
         let mut acc = ResponsesAccumulator::default();
         assert_eq!(
             acc.push(&json!({"type": "response.failed", "response": {"status": "failed", "error": {"code": "server_error", "message": "boom"}}}).to_string()),
-            Err(Problem::Api("boom".into()))
+            Err(Problem::Api("server_error".into(), "boom".into()))
         );
         assert_eq!(
             acc.push(
                 &json!({"type": "error", "code": "context_length_exceeded", "message": "too long"})
                     .to_string()
             ),
-            Err(Problem::Api("too long".into()))
+            Err(Problem::Api(
+                "context_length_exceeded".into(),
+                "too long".into()
+            ))
         );
         let (_, acc) = feed(&[
             json!({"type": "response.incomplete", "response": {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}}),

@@ -7,7 +7,10 @@ use futures::{Stream, StreamExt};
 use reqwest::RequestBuilder;
 use reqwest::header::HeaderMap;
 
-use crate::error::{describe_transport_error, error_message_from_body, truncate_chars};
+use crate::error::{
+    ErrorMeaning, classify, describe_transport_error, error_code_from_body,
+    error_message_from_body, truncate_chars,
+};
 use crate::retry::is_retryable_status;
 use crate::{ProviderConfig, ProviderError, StreamEvent};
 
@@ -29,16 +32,48 @@ pub(crate) fn with_extras(builder: RequestBuilder, config: &ProviderConfig) -> R
     builder
 }
 
+/// The retries one request may still make, shared between failed sends and
+/// broken streams so that together they stay within `request_max_retries`.
+#[derive(Debug)]
+pub(crate) struct RetryBudget {
+    used: std::sync::atomic::AtomicU32,
+    max: u32,
+}
+
+impl RetryBudget {
+    pub(crate) fn new(max: u32) -> std::sync::Arc<Self> {
+        std::sync::Arc::new(Self {
+            used: std::sync::atomic::AtomicU32::new(0),
+            max,
+        })
+    }
+
+    /// Takes one retry; the 1-based number of the attempt it allows.
+    fn take(&self) -> Option<u32> {
+        use std::sync::atomic::Ordering;
+        self.used
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()
+            .map(|before| before + 2)
+    }
+
+    fn max_attempts(&self) -> u32 {
+        self.max + 1
+    }
+}
+
 /// Sends the request built by `build`, retrying connection failures and
-/// retryable statuses as the provider's policy allows; yields a `Retrying`
-/// event before each wait. `build` is called once per attempt.
+/// retryable statuses while `budget` allows; yields a `Retrying` event
+/// before each wait. `build` is called once per attempt.
 pub(crate) fn send_with_retries<'a>(
     config: &'a ProviderConfig,
     url: &'a str,
+    budget: &'a RetryBudget,
     build: impl Fn() -> RequestBuilder + 'a,
 ) -> impl Stream<Item = Attempt> + 'a {
     async_stream::stream! {
-        let max_attempts = config.retry.max_retries + 1;
         let mut attempt = 1;
         loop {
             let (reason, headers, error) = match with_extras(build(), config).send().await {
@@ -49,10 +84,19 @@ pub(crate) fn send_with_retries<'a>(
                 Ok(response) => {
                     let status = response.status();
                     let headers: HeaderMap = response.headers().clone();
-                    let message = match response.text().await {
-                        Ok(body) => error_message_from_body(&body),
-                        Err(e) => describe_transport_error(&e),
+                    let (message, code) = match response.text().await {
+                        Ok(body) => (error_message_from_body(&body), error_code_from_body(&body)),
+                        Err(e) => (describe_transport_error(&e), String::new()),
                     };
+                    if matches!(status.as_u16(), 400 | 413)
+                        && classify(&code, &message) == ErrorMeaning::ContextLength
+                    {
+                        yield Attempt::Done(Err(ProviderError::ContextLength {
+                            provider: config.name.clone(),
+                            message,
+                        }));
+                        return;
+                    }
                     let error = ProviderError::Http {
                         provider: config.name.clone(),
                         url: url.to_owned(),
@@ -85,14 +129,14 @@ pub(crate) fn send_with_retries<'a>(
                     (reason, None, error)
                 }
             };
-            if attempt >= max_attempts {
+            let Some(next) = budget.take() else {
                 yield Attempt::Done(Err(error));
                 return;
-            }
+            };
             let delay = config.retry.delay(attempt, headers.as_ref());
             yield Attempt::Retrying(StreamEvent::Retrying {
-                attempt: attempt + 1,
-                max_attempts,
+                attempt: next,
+                max_attempts: budget.max_attempts(),
                 delay,
                 reason,
             });
@@ -145,4 +189,79 @@ pub(crate) fn sse_events(
             }
         }
     }
+}
+
+/// Restarts a reply whose stream broke or stalled, or that the server
+/// aborted as overloaded, up to the provider's retry budget. Text the user
+/// already saw is not shown twice: while the new attempt repeats it, its
+/// text is held back; if the new attempt says something else, a
+/// `Restart` event tells the consumer to drop what it showed.
+pub(crate) fn with_restarts<F>(
+    config: std::sync::Arc<ProviderConfig>,
+    make: F,
+) -> crate::EventStream
+where
+    F: Fn(std::sync::Arc<RetryBudget>) -> crate::EventStream + Send + 'static,
+{
+    Box::pin(async_stream::stream! {
+        let budget = RetryBudget::new(config.retry.max_retries);
+        // Text passed on in the current version of the reply.
+        let mut shown = String::new();
+        let mut restarts = 0;
+        'attempts: loop {
+            let mut attempt_text = String::new();
+            // How much of `attempt_text` repeats `shown` (while in step).
+            let mut matched = 0usize;
+            let mut stream = make(std::sync::Arc::clone(&budget));
+            while let Some(item) = stream.next().await {
+                match item {
+                    Ok(StreamEvent::TextDelta(delta)) => {
+                        attempt_text.push_str(&delta);
+                        let overlap = delta.len().min(shown.len() - matched);
+                        if delta.as_bytes()[..overlap] == shown.as_bytes()[matched..matched + overlap] {
+                            matched += overlap;
+                            let rest = &delta[overlap..];
+                            if !rest.is_empty() {
+                                shown.push_str(rest);
+                                matched += rest.len();
+                                yield Ok(StreamEvent::TextDelta(rest.to_owned()));
+                            }
+                        } else {
+                            yield Ok(StreamEvent::Restart);
+                            shown = attempt_text.clone();
+                            matched = shown.len();
+                            yield Ok(StreamEvent::TextDelta(attempt_text.clone()));
+                        }
+                    }
+                    Err(error) if error.is_transient() => {
+                        let Some(next) = budget.take() else {
+                            yield Err(error);
+                            return;
+                        };
+                        restarts += 1;
+                        let delay = config.retry.delay(restarts, None);
+                        yield Ok(StreamEvent::Retrying {
+                            attempt: next,
+                            max_attempts: budget.max_attempts(),
+                            delay,
+                            reason: format!("the reply broke off: {error}"),
+                        });
+                        tokio::time::sleep(delay).await;
+                        continue 'attempts;
+                    }
+                    Ok(StreamEvent::Completed { finish_reason, usage }) => {
+                        // A retried reply that ended shorter than what was shown.
+                        if matched < shown.len() {
+                            yield Ok(StreamEvent::Restart);
+                            yield Ok(StreamEvent::TextDelta(attempt_text.clone()));
+                        }
+                        yield Ok(StreamEvent::Completed { finish_reason, usage });
+                        return;
+                    }
+                    other => yield other,
+                }
+            }
+            return;
+        }
+    })
 }

@@ -243,9 +243,9 @@ async fn does_not_retry_401_or_404() {
 }
 
 #[tokio::test]
-async fn a_cut_stream_is_an_error_not_a_short_reply() {
+async fn a_stream_that_keeps_breaking_is_an_error_not_a_short_reply() {
     let server = MockServer::start().await.unwrap();
-    server.push(Reply::text("This reply will never finish").cut_after_events(3));
+    server.repeat(Reply::text("This reply will never finish").cut_after_events(3));
     let (events, error) = collect(&client(&server.base_url())).await;
     assert!(
         matches!(error, Some(ProviderError::StreamCut { .. })),
@@ -256,12 +256,64 @@ async fn a_cut_stream_is_an_error_not_a_short_reply() {
             .iter()
             .any(|e| matches!(e, StreamEvent::Completed { .. }))
     );
+    assert_eq!(
+        server.chat_requests().len(),
+        3,
+        "restarted up to the retry budget"
+    );
+    assert_eq!(
+        text_of(&events),
+        "This rep",
+        "the repeated start is shown once"
+    );
+}
+
+#[tokio::test]
+async fn a_broken_reply_restarts_without_showing_text_twice() {
+    let server = MockServer::start().await.unwrap();
+    server
+        .push(
+            Reply::text("The answer is 42, because")
+                .chunk_chars(4)
+                .cut_after_events(4),
+        )
+        .push(Reply::text("The answer is 42, because six times seven.").chunk_chars(4));
+    let (events, error) = collect(&client(&server.base_url())).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(
+        text_of(&events),
+        "The answer is 42, because six times seven."
+    );
+    assert!(events.iter().any(
+        |e| matches!(e, StreamEvent::Retrying { reason, .. } if reason.contains("broke off"))
+    ));
+    assert!(!events.contains(&StreamEvent::Restart));
+}
+
+#[tokio::test]
+async fn a_restarted_reply_that_says_something_else_replaces_the_first() {
+    let server = MockServer::start().await.unwrap();
+    server
+        .push(
+            Reply::text("First try that")
+                .chunk_chars(5)
+                .cut_after_events(3),
+        )
+        .push(Reply::text("Second wording.").chunk_chars(5));
+    let (events, error) = collect(&client(&server.base_url())).await;
+    assert!(error.is_none(), "{error:?}");
+    let restart = events
+        .iter()
+        .position(|e| *e == StreamEvent::Restart)
+        .expect("a restart");
+    assert_eq!(text_of(&events[..restart]), "First try ");
+    assert_eq!(text_of(&events[restart..]), "Second wording.");
 }
 
 #[tokio::test]
 async fn a_stream_closed_cleanly_without_finish_is_cut() {
     let server = MockServer::start().await.unwrap();
-    server.push(Reply::raw_sse(
+    server.repeat(Reply::raw_sse(
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n",
     ));
     let (_, error) = collect(&client(&server.base_url())).await;
@@ -304,16 +356,47 @@ async fn comments_and_unknown_fields_are_ignored_but_bad_json_is_reported() {
 }
 
 #[tokio::test]
-async fn an_error_inside_the_stream_is_reported() {
+async fn errors_inside_the_stream_are_typed() {
     let server = MockServer::start().await.unwrap();
     server.push(Reply::raw_sse(
-        "data: {\"error\":{\"message\":\"This model's maximum context length is 8192 tokens.\",\"type\":\"invalid_request_error\"}}\n\n",
+        "data: {\"error\":{\"message\":\"This model's maximum context length is 8192 tokens.\",\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}\n\n",
     ));
-    let (_, error) = collect(&client(&server.base_url())).await;
+    server.push(Reply::raw_sse(
+        "data: {\"error\":{\"message\":\"Invalid tool schema\",\"type\":\"invalid_request_error\"}}\n\n",
+    ));
+    let c = client(&server.base_url());
+    let (_, error) = collect(&c).await;
     match error {
-        Some(ProviderError::Api { message, .. }) => assert!(message.contains("context length")),
+        Some(e @ ProviderError::ContextLength { .. }) => {
+            assert!(
+                e.to_string()
+                    .contains("longer than the model's context window"),
+                "{e}"
+            );
+            assert!(e.hint().unwrap().contains("new session"));
+        }
         other => panic!("{other:?}"),
     }
+    let (_, error) = collect(&c).await;
+    assert!(
+        matches!(error, Some(ProviderError::Api { ref message, retryable: false, .. }) if message == "Invalid tool schema"),
+        "{error:?}"
+    );
+    assert_eq!(server.chat_requests().len(), 2, "neither is retried");
+}
+
+#[tokio::test]
+async fn a_context_length_400_is_typed() {
+    let server = MockServer::start().await.unwrap();
+    server.push(Reply::raw_error(
+        400,
+        r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+    ));
+    let (_, error) = collect(&client(&server.base_url())).await;
+    assert!(
+        matches!(error, Some(ProviderError::ContextLength { .. })),
+        "{error:?}"
+    );
 }
 
 #[tokio::test]

@@ -297,10 +297,24 @@ async fn final_failures_name_the_status_and_the_servers_message() {
 }
 
 #[tokio::test]
-async fn broken_streams_are_errors_not_short_replies() {
+async fn broken_streams_are_restarted_then_reported() {
     for wire in WIRES {
+        // Broken once: the restart completes the reply, text shown once.
         let server = MockServer::start().await.unwrap();
-        server.push(Reply::text("This reply will never finish").cut_after_events(3));
+        server
+            .push(
+                Reply::text("This reply restarts once")
+                    .chunk_chars(4)
+                    .cut_after_events(5),
+            )
+            .push(Reply::text("This reply restarts once").chunk_chars(4));
+        let (events, error) = collect(config(&server, wire), wire, request()).await;
+        assert!(error.is_none(), "{wire:?}: {error:?}");
+        assert_eq!(text_of(&events), "This reply restarts once", "{wire:?}");
+
+        // Broken every time: an error after the retry budget.
+        let server = MockServer::start().await.unwrap();
+        server.repeat(Reply::text("This reply will never finish").cut_after_events(3));
         let (events, error) = collect(config(&server, wire), wire, request()).await;
         assert!(
             matches!(error, Some(ProviderError::StreamCut { .. })),
@@ -312,17 +326,44 @@ async fn broken_streams_are_errors_not_short_replies() {
                 .any(|e| matches!(e, StreamEvent::Completed { .. }))
         );
 
-        server.push(Reply::text("stalls").hang_after_events(2));
+        let server = MockServer::start().await.unwrap();
+        server.repeat(Reply::text("stalls").hang_after_events(2));
         let (_, error) = collect(config(&server, wire), wire, request()).await;
         assert!(
             matches!(error, Some(ProviderError::StreamIdle { .. })),
             "{wire:?}: {error:?}"
         );
 
+        let server = MockServer::start().await.unwrap();
         server.push(Reply::raw_sse("event: x\ndata: {\"type\": \n\n"));
         let (_, error) = collect(config(&server, wire), wire, request()).await;
         assert!(
             matches!(error, Some(ProviderError::MalformedEvent { .. })),
+            "{wire:?}: {error:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_overloaded_stream_is_restarted_and_a_context_length_error_is_typed() {
+    let overloaded = "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}\n\n";
+    let server = MockServer::start().await.unwrap();
+    server
+        .push(Reply::raw_sse(overloaded))
+        .push(Reply::text("fine"));
+    let (events, error) = collect(config(&server, Wire::Messages), Wire::Messages, request()).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(text_of(&events), "fine");
+
+    for wire in WIRES {
+        let server = MockServer::start().await.unwrap();
+        server.push(Reply::error(
+            400,
+            "prompt is too long: 210000 tokens > 200000 maximum",
+        ));
+        let (_, error) = collect(config(&server, wire), wire, request()).await;
+        assert!(
+            matches!(error, Some(ProviderError::ContextLength { .. })),
             "{wire:?}: {error:?}"
         );
     }

@@ -159,8 +159,10 @@ async fn server_errors_after_retries() {
 async fn a_stream_cut_off_midway() {
     let env = TestEnv::new().await;
     env.server
-        .push(Reply::text("This answer is going to be long").cut_after_events(3));
-    let out = env.exec(&["hi"]).await;
+        .repeat(Reply::text("This answer is going to be long").cut_after_events(3));
+    let out = env
+        .exec(&["-c", "model_providers.mock.request_max_retries=1", "hi"])
+        .await;
     assert_error(
         &out,
         1,
@@ -168,6 +170,18 @@ async fn a_stream_cut_off_midway() {
         "the connection broke mid-reply",
     );
     assert_eq!(out.stdout, "", "a partial reply is not an answer");
+    assert!(
+        out.stderr.contains("the reply broke off"),
+        "the restart is shown: {}",
+        out.stderr
+    );
+    assert_eq!(
+        out.stderr.matches("This ans").count(),
+        1,
+        "no text twice: {}",
+        out.stderr
+    );
+    assert_eq!(env.server.chat_requests().len(), 2);
 }
 
 #[tokio::test]
