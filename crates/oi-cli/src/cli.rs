@@ -112,6 +112,15 @@ pub struct SessionOptions {
     )]
     pub max_turns: Option<u32>,
 
+    /// The most the session may spend on the model, in USD (`max_budget`).
+    #[arg(
+        long = "max-budget",
+        visible_alias = "max_budget",
+        global = true,
+        value_name = "USD"
+    )]
+    pub max_budget: Option<f64>,
+
     /// Characters of each run's output sent to the model (head and tail are kept).
     #[arg(
         long = "max-output",

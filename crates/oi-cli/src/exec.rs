@@ -42,7 +42,7 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
 
     let setup = session::setup(&options)?;
     let mut human = HumanRenderer::new(anstream::stderr());
-    session::report_notices(&setup.loaded, &mut human)?;
+    session::report_setup_notices(&setup, &mut human)?;
     let mut signals = Signals::install()?;
     let (ops, mut events) = Agent::spawn(setup.config, setup.client, setup.kernels);
     let _ = ops.send(Op::UserInput { text: prompt });
@@ -117,7 +117,9 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
                 reason: SkipReason::NoApprover,
                 ..
             } => needed_approval = true,
-            Event::Usage { total, .. } => total_usage = Some(total),
+            Event::Usage {
+                total, cost_usd, ..
+            } => total_usage = Some((total, cost_usd)),
             Event::TaskComplete {
                 reason,
                 final_message,
@@ -141,14 +143,8 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
         }));
     };
     if json.is_none() {
-        if let Some(usage) = total_usage {
-            human.line(
-                anstyle::Style::new().dimmed(),
-                &format!(
-                    "tokens: {} in, {} out",
-                    usage.input_tokens, usage.output_tokens
-                ),
-            )?;
+        if let Some((usage, cost)) = total_usage {
+            human.line(anstyle::Style::new().dimmed(), &usage_summary(&usage, cost))?;
         }
         let answer = final_message.unwrap_or_default();
         let already_seen = human.streamed_text
@@ -176,8 +172,25 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
         }
         StopReason::Done => exit::OK,
         StopReason::Failed => exit::FAILED,
-        StopReason::MaxTurns { .. } => exit::LIMIT,
+        StopReason::MaxTurns { .. } | StopReason::Budget { .. } => exit::LIMIT,
         StopReason::Interrupted => exit::INTERRUPTED,
     };
     Ok(ExitCode::from(code))
+}
+
+/// `tokens: 1234 in (800 cached), 56 out · $0.0021`
+pub fn usage_summary(usage: &oi_protocol::Usage, cost_usd: Option<f64>) -> String {
+    let cached = if usage.cached_input_tokens > 0 {
+        format!(" ({} cached)", usage.cached_input_tokens)
+    } else {
+        String::new()
+    };
+    let cost = match cost_usd {
+        Some(c) => format!(" · ${c:.4}"),
+        None => " · cost unknown".to_owned(),
+    };
+    format!(
+        "tokens: {} in{cached}, {} out{cost}",
+        usage.input_tokens, usage.output_tokens
+    )
 }

@@ -17,7 +17,7 @@ const HELP: &str = "Type a task and press Enter. The model proposes code; you an
 
 pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
     let setup = session::setup(&options)?;
-    session::report_notices(&setup.loaded, &mut HumanRenderer::new(anstream::stderr()))?;
+    session::report_setup_notices(&setup, &mut HumanRenderer::new(anstream::stderr()))?;
     let mut signals = Signals::install()?;
     let mut out = HumanRenderer::new(anstream::stdout());
     let dim = anstyle::Style::new().dimmed();

@@ -171,6 +171,20 @@ impl<W: Write> Render for HumanRenderer<W> {
                 Some("raise the limit with `--max-turns N`, or check whether the model is stuck in a loop"),
             )?,
             Event::TaskComplete {
+                reason:
+                    StopReason::Budget {
+                        limit_usd,
+                        spent_usd,
+                        next_usd,
+                    },
+                ..
+            } => self.error(
+                &format!(
+                    "stopped before the next model request: it would take the session past its budget of ${limit_usd:.2} (spent ${spent_usd:.4}, next request about ${next_usd:.4})"
+                ),
+                Some("raise the budget with `--max-budget USD` (config `max_budget`), or continue in a new session"),
+            )?,
+            Event::TaskComplete {
                 reason: StopReason::Interrupted,
                 ..
             } => self.line(YELLOW, "interrupted")?,

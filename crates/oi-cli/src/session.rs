@@ -12,7 +12,7 @@ use oi_config::{
 };
 use oi_core::{AgentConfig, ApprovalPolicy};
 use oi_kernels::{KernelManager, LanguageSpec, detect_languages};
-use oi_providers::{ModelClient, ProviderConfig, Wire};
+use oi_providers::{ModelClient, ModelInfo, ProviderConfig, Wire};
 
 use crate::cli::SessionOptions;
 use crate::error::CliError;
@@ -25,6 +25,8 @@ pub struct Setup {
     pub client: Arc<dyn ModelClient>,
     pub kernels: KernelManager,
     pub loaded: Loaded,
+    /// One-time notes to show before the session starts.
+    pub notes: Vec<String>,
 }
 
 /// Loads the configuration with every layer, including this command line.
@@ -48,6 +50,9 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
     if options.yes {
         flags.push(FlagSetting::new("--yes", "approval", "auto"));
     }
+    if let Some(usd) = options.max_budget {
+        flags.push(FlagSetting::new("--max-budget", "max_budget", usd));
+    }
     let loaded = oi_config::load(&LoadOptions {
         home,
         cwd,
@@ -58,6 +63,20 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
         env,
     })?;
     Ok(loaded)
+}
+
+/// Tells the user what they should know before the session starts.
+pub fn report_setup_notices<W: Write>(
+    setup: &Setup,
+    out: &mut HumanRenderer<W>,
+) -> std::io::Result<()> {
+    report_notices(&setup.loaded, out)?;
+    let yellow =
+        anstyle::Style::new().fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Yellow)));
+    for note in &setup.notes {
+        out.line(yellow, note)?;
+    }
+    Ok(())
 }
 
 /// Tells the user what they should know about the configuration: warnings,
@@ -95,8 +114,13 @@ pub fn report_notices<W: Write>(
 /// Whether the untrusted-project note for `root` has not been shown yet;
 /// remembers that it now has (in `$INTERPRETER_HOME/notices`).
 fn first_notice(home: &std::path::Path, root: &std::path::Path) -> bool {
+    once(home, &format!("untrusted {}", root.display()))
+}
+
+/// Whether the note `line` has not been shown yet; remembers that it now has
+/// (in `$INTERPRETER_HOME/notices`).
+fn once(home: &std::path::Path, line: &str) -> bool {
     let file = home.join("notices");
-    let line = format!("untrusted {}", root.display());
     let seen = fs_err::read_to_string(&file).unwrap_or_default();
     if seen.lines().any(|l| l == line) {
         return false;
@@ -191,12 +215,100 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     config.max_output = c.max_output;
     config.max_tokens = c.max_tokens;
     config.temperature = c.temperature;
-    config.context_window = c.context_window;
     config.custom_instructions = c.custom_instructions.clone();
+    let info = model_info(&loaded, &config.model)?;
+    config.context_window = c.context_window.or(info.context_window);
+    if wire == Wire::Messages && config.max_tokens.is_none() {
+        // The Messages API requires a limit; the model's own, within reason.
+        config.max_tokens = Some(
+            info.max_output_tokens
+                .unwrap_or(oi_providers::DEFAULT_MAX_TOKENS)
+                .min(16_384),
+        );
+    }
+    // Prices set in the configuration win; otherwise a model served on
+    // this machine is free, and others cost what the catalog says.
+    let configured = c
+        .models
+        .get(&config.model)
+        .is_some_and(|m| m.input_price.is_some() || m.output_price.is_some());
+    config.pricing = if !configured && oi_config::is_local_url(&c.provider.base_url) {
+        Some(oi_providers::Pricing::FREE)
+    } else {
+        info.pricing()
+    };
+    config.max_budget = c.max_budget;
+    let mut notes = Vec::new();
+    if config.pricing.is_none() {
+        if let Some(budget) = c.max_budget {
+            let origin = loaded
+                .origins
+                .get("max_budget")
+                .map(|o| format!("{o}: "))
+                .unwrap_or_default();
+            return Err(CliError::usage(
+                format!(
+                    "{origin}max_budget = {budget} cannot be kept: the price of `{}` is unknown",
+                    config.model
+                ),
+                format!(
+                    "tell oi the price (USD per million tokens): `[models.\"{}\"] input_price = …, output_price = …`",
+                    config.model
+                ),
+            ));
+        }
+        if once(&loaded.home, &format!("unknown model {}", config.model)) {
+            notes.push(format!(
+                "note: `{}` is not in oi's model catalog, so its cost is not known or shown. To tell oi: `[models.\"{}\"] input_price = …, output_price = …` (USD per million tokens) in the configuration (this note is shown once)",
+                config.model, config.model
+            ));
+        }
+    }
     Ok(Setup {
         config,
         client: oi_providers::client(provider, wire),
         kernels: KernelManager::new(languages, cwd),
         loaded,
+        notes,
     })
+}
+
+/// What is known about `model`: the catalog's entry, overridden field by
+/// field by `[models."<model>"]`.
+fn model_info(loaded: &Loaded, model: &str) -> Result<ModelInfo, CliError> {
+    let catalog = oi_providers::Catalog::builtin().map_err(|e| CliError::Usage {
+        message: e,
+        hint: None,
+    })?;
+    let mut info = catalog.lookup(model).cloned().unwrap_or_default();
+    if let Some(settings) = loaded.config.models.get(model) {
+        info = info.overridden_by(&ModelInfo {
+            id: model.to_owned(),
+            context_window: settings.context_window,
+            max_output_tokens: settings.max_output_tokens,
+            input_price: settings.input_price,
+            output_price: settings.output_price,
+            cached_input_price: settings.cached_input_price,
+            cache_write_price: settings.cache_write_price,
+            tools: settings.tools,
+            vision: settings.vision,
+            aliases: Vec::new(),
+        });
+    }
+    Ok(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_is_shown_once_per_subject() {
+        let home = tempfile::tempdir().unwrap();
+        assert!(once(home.path(), "unknown model x"));
+        assert!(!once(home.path(), "unknown model x"));
+        assert!(once(home.path(), "unknown model y"));
+        assert!(first_notice(home.path(), std::path::Path::new("/repo")));
+        assert!(!first_notice(home.path(), std::path::Path::new("/repo")));
+    }
 }

@@ -98,6 +98,21 @@ pub struct ProviderInfo {
     pub built_in: bool,
 }
 
+/// What the configuration says about one model (`[models."<id>"]`); it
+/// overrides oi's model catalog field by field.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelSettings {
+    pub context_window: Option<u32>,
+    pub max_output_tokens: Option<u32>,
+    /// USD per million input tokens.
+    pub input_price: Option<f64>,
+    pub output_price: Option<f64>,
+    pub cached_input_price: Option<f64>,
+    pub cache_write_price: Option<f64>,
+    pub tools: Option<bool>,
+    pub vision: Option<bool>,
+}
+
 /// The effective configuration after every layer was applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -118,6 +133,10 @@ pub struct Config {
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
     pub custom_instructions: Option<String>,
+    /// The most a session may spend, in USD.
+    pub max_budget: Option<f64>,
+    /// Model id → what the configuration says about it.
+    pub models: BTreeMap<String, ModelSettings>,
     /// Language name → the interpreter command that runs it.
     pub languages: BTreeMap<String, Vec<String>>,
     pub providers: BTreeMap<String, ProviderInfo>,

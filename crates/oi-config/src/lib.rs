@@ -16,10 +16,12 @@ mod providers;
 mod schema;
 mod show;
 
-pub use config::{Approval, Config, HarnessKind, ProviderInfo, SandboxMode, TrustLevel};
+pub use config::{
+    Approval, Config, HarnessKind, ModelSettings, ProviderInfo, SandboxMode, TrustLevel,
+};
 pub use credentials::Credentials;
 pub use error::ConfigError;
 pub use load::{FlagSetting, LoadOptions, Loaded, UntrustedProject, home_dir, load, project_root};
 pub use origin::{Origin, display_path};
-pub use providers::{API_BASE_PROVIDER, WireApi};
+pub use providers::{API_BASE_PROVIDER, WireApi, is_local_url};
 pub use show::{DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, show};

@@ -27,7 +27,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::config::{Approval, Config, HarnessKind, ProviderInfo, SandboxMode, TrustLevel};
+use crate::config::{
+    Approval, Config, HarnessKind, ModelSettings, ProviderInfo, SandboxMode, TrustLevel,
+};
 use crate::error::ConfigError;
 use crate::layers::{Entry, Layer, parse_override, parse_toml};
 use crate::origin::Origin;
@@ -503,9 +505,11 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         number(get(&mut origins, "max_tokens")).map(|n| n.min(u64::from(u32::MAX)) as u32);
     let temperature = get(&mut origins, "temperature").and_then(|(v, _)| v.as_f64());
     let custom_instructions = get(&mut origins, "custom_instructions").map(|(v, _)| as_string(&v));
+    let max_budget = get(&mut origins, "max_budget").and_then(|(v, _)| v.as_f64());
 
     let mut languages = BTreeMap::new();
     let mut projects = BTreeMap::new();
+    let mut models: BTreeMap<String, ModelSettings> = BTreeMap::new();
     for (path, (value, origin)) in &merged {
         match path.as_slice() {
             [section, name, field] if section == "languages" && field == "command" => {
@@ -514,6 +518,22 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
                     .map(|items| items.iter().map(as_string).collect())
                     .unwrap_or_default();
                 languages.insert(name.clone(), command);
+                origins.insert(path.join("."), origin.clone());
+            }
+            [section, id, field] if section == "models" => {
+                let settings = models.entry(id.clone()).or_default();
+                let int = || value.as_u64().map(|n| n.min(u64::from(u32::MAX)) as u32);
+                match field.as_str() {
+                    "context_window" => settings.context_window = int(),
+                    "max_output_tokens" => settings.max_output_tokens = int(),
+                    "input_price" => settings.input_price = value.as_f64(),
+                    "output_price" => settings.output_price = value.as_f64(),
+                    "cached_input_price" => settings.cached_input_price = value.as_f64(),
+                    "cache_write_price" => settings.cache_write_price = value.as_f64(),
+                    "tools" => settings.tools = value.as_bool(),
+                    "vision" => settings.vision = value.as_bool(),
+                    _ => {}
+                }
                 origins.insert(path.join("."), origin.clone());
             }
             [section, root, field] if section == "projects" && field == "trust_level" => {
@@ -543,6 +563,8 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             max_tokens,
             temperature,
             custom_instructions,
+            max_budget,
+            models,
             languages,
             providers,
             projects,

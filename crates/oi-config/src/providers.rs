@@ -121,7 +121,7 @@ pub(crate) const BUILT_IN: &[BuiltIn] = &[
 ];
 
 /// Whether a base URL points at this machine.
-pub(crate) fn is_local_url(url: &str) -> bool {
+pub fn is_local_url(url: &str) -> bool {
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))
@@ -131,7 +131,16 @@ pub(crate) fn is_local_url(url: &str) -> bool {
         Some(v6) => v6.split(']').next().unwrap_or(""),
         None => host.split(':').next().unwrap_or(""),
     };
-    matches!(host, "localhost" | "127.0.0.1" | "::1" | "0.0.0.0") || host.starts_with("127.")
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback() || ip.is_unspecified(),
+        Ok(std::net::IpAddr::V6(ip)) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        Err(_) => false,
+    }
 }
 
 #[cfg(test)]
@@ -145,6 +154,8 @@ mod tests {
             "http://127.0.0.1:8080/v1",
             "http://[::1]:1234/v1",
             "http://127.0.1.1/v1",
+            "http://[::ffff:127.0.0.1]:9/v1",
+            "http://0.0.0.0:8000/v1",
         ] {
             assert!(is_local_url(url), "{url}");
         }

@@ -22,6 +22,8 @@ pub(crate) enum Kind {
     StrMap,
     /// A table with keys of its own.
     Table,
+    /// `true` or `false`.
+    Bool,
 }
 
 impl Kind {
@@ -46,6 +48,7 @@ impl Kind {
             }
             Self::StrMap => "a table of NAME = \"value\" strings".to_owned(),
             Self::Table => "a table".to_owned(),
+            Self::Bool => "true or false".to_owned(),
         }
     }
 
@@ -64,6 +67,7 @@ impl Kind {
                     && items.iter().all(Value::is_string)
                     && items[0].as_str().is_some_and(|p| !p.is_empty())
             }),
+            Self::Bool => value.is_boolean(),
             Self::StrMap | Self::Table => false,
         }
     }
@@ -88,7 +92,9 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("max_tokens", Kind::Positive),
     ("temperature", Kind::Number(0.0, 2.0)),
     ("custom_instructions", Kind::Str),
+    ("max_budget", Kind::Number(0.0, 1e9)),
     ("model_providers", Kind::Table),
+    ("models", Kind::Table),
     ("languages", Kind::Table),
     ("profiles", Kind::Table),
     ("projects", Kind::Table),
@@ -105,6 +111,18 @@ pub(crate) const PROVIDER: &[(&str, Kind)] = &[
     ("query_params", Kind::StrMap),
     ("request_max_retries", Kind::NonNegative),
     ("stream_idle_timeout_ms", Kind::Positive),
+];
+
+/// Keys of `[models."<id>"]`: what oi should know about a model.
+pub(crate) const MODEL: &[(&str, Kind)] = &[
+    ("context_window", Kind::Positive),
+    ("max_output_tokens", Kind::Positive),
+    ("input_price", Kind::Number(0.0, 1e6)),
+    ("output_price", Kind::Number(0.0, 1e6)),
+    ("cached_input_price", Kind::Number(0.0, 1e6)),
+    ("cache_write_price", Kind::Number(0.0, 1e6)),
+    ("tools", Kind::Bool),
+    ("vision", Kind::Bool),
 ];
 
 /// Which file (or flag) a key comes from decides what it may set.
@@ -182,6 +200,7 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
             &[("command", Kind::Command)],
             "[languages.NAME]",
         ),
+        "models" => check_nested(path, value, MODEL, "[models.\"MODEL-ID\"]"),
         "projects" => check_nested(
             path,
             value,

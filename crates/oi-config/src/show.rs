@@ -133,6 +133,11 @@ pub fn show(loaded: &Loaded) -> String {
         "custom_instructions",
         c.custom_instructions.as_deref().map(toml_string),
     );
+    top(
+        &mut lines,
+        "max_budget",
+        c.max_budget.map(|n| n.to_string()),
+    );
 
     lines.text("");
     show_provider(loaded, &c.provider, &mut lines);
@@ -156,6 +161,40 @@ pub fn show(loaded: &Loaded) -> String {
                 Origin::Default,
             ),
         );
+    }
+    for (id, settings) in &c.models {
+        lines.text("");
+        lines.text(&format!("[models.{}]", toml_string(id)));
+        let fields: [(&str, Option<String>); 8] = [
+            (
+                "context_window",
+                settings.context_window.map(|n| n.to_string()),
+            ),
+            (
+                "max_output_tokens",
+                settings.max_output_tokens.map(|n| n.to_string()),
+            ),
+            ("input_price", settings.input_price.map(|n| n.to_string())),
+            ("output_price", settings.output_price.map(|n| n.to_string())),
+            (
+                "cached_input_price",
+                settings.cached_input_price.map(|n| n.to_string()),
+            ),
+            (
+                "cache_write_price",
+                settings.cache_write_price.map(|n| n.to_string()),
+            ),
+            ("tools", settings.tools.map(|b| b.to_string())),
+            ("vision", settings.vision.map(|b| b.to_string())),
+        ];
+        for (field, value) in fields {
+            if let Some(value) = value {
+                lines.row(
+                    format!("{field} = {value}"),
+                    origin_of(loaded, &format!("models.{id}.{field}"), Origin::Default),
+                );
+            }
+        }
     }
     for (root, level) in &c.projects {
         lines.text("");

@@ -591,7 +591,7 @@ fn errors_name_the_place_the_problem_and_the_fix() {
 fn config_show_prints_every_value_with_its_origin() {
     let f = Fixture::new();
     f.user(&format!(
-        "{SEED}http_headers = {{ Authorization = \"Bearer secret-token\", X-Team = \"core\" }}\n\n[profiles.cheap]\nmax_turns = 5\n\n[languages.python]\ncommand = [\"/venv/bin/python\"]\n"
+        "{SEED}http_headers = {{ Authorization = \"Bearer secret-token\", X-Team = \"core\" }}\n\n[profiles.cheap]\nmax_turns = 5\n\n[languages.python]\ncommand = [\"/venv/bin/python\"]\n\n[models.\"claude-sonnet-5\"]\ninput_price = 3.5\noutput_price = 17.5\n"
     ));
     let loaded = f
         .load_with(|o| {

@@ -63,6 +63,8 @@ impl Agent {
             next_run_id: 1,
             approve_all: false,
             total_usage: Usage::default(),
+            total_cost: 0.0,
+            requests_sent: 0,
         };
         tokio::spawn(session.run(work_rx));
         (op_tx, event_rx)
@@ -130,6 +132,10 @@ struct Session {
     next_run_id: u64,
     approve_all: bool,
     total_usage: Usage,
+    /// USD spent in this session (when the model's prices are known).
+    total_cost: f64,
+    /// Requests that completed, for the average reply size.
+    requests_sent: u32,
 }
 
 /// A complete reply of the model.
@@ -217,6 +223,13 @@ impl Session {
                 warned_context = true;
                 self.emit(Event::Warning { message });
             }
+            if let Some(stop) = self.over_budget(&request) {
+                self.emit(Event::TaskComplete {
+                    reason: stop,
+                    final_message: None,
+                });
+                return;
+            }
             let reply = match self.stream_reply(request, &cancel).await {
                 Ok(reply) => reply,
                 Err(ReplyError::Interrupted { partial }) => {
@@ -278,16 +291,41 @@ impl Session {
         }
     }
 
+    /// The stop reason when the next request would take the session past
+    /// its budget: its input is estimated at four characters per token, its
+    /// output at the session's average so far (at least 500 tokens).
+    fn over_budget(&self, request: &ModelRequest) -> Option<StopReason> {
+        let limit = self.config.max_budget?;
+        let pricing = self.config.pricing?;
+        let input = estimate_tokens(request);
+        let average = self
+            .total_usage
+            .output_tokens
+            .checked_div(u64::from(self.requests_sent))
+            .unwrap_or(0);
+        let mut output = average.max(500);
+        if let Some(max) = self.config.max_tokens {
+            output = output.min(u64::from(max));
+        }
+        let next = pricing.cost(&Usage {
+            input_tokens: input,
+            output_tokens: output,
+            ..Usage::default()
+        });
+        (self.total_cost + next > limit).then_some(StopReason::Budget {
+            limit_usd: limit,
+            spent_usd: self.total_cost,
+            next_usd: next,
+        })
+    }
+
     /// A warning when `request` likely does not fit the context window
     /// (estimated at four characters per token).
     fn context_warning(&self, request: &ModelRequest) -> Option<String> {
         let window = u64::from(self.config.context_window?);
         let reserved = u64::from(self.config.max_tokens.unwrap_or(0));
         let available = window.saturating_sub(reserved);
-        let chars = request.system.len()
-            + serde_json::to_string(&request.messages).map_or(0, |s| s.len())
-            + serde_json::to_string(&request.tools).map_or(0, |s| s.len());
-        let estimate = (chars / 4) as u64;
+        let estimate = estimate_tokens(request);
         (estimate > available).then(|| {
             format!(
                 "this request is about {estimate} tokens, more than the {available} the context window leaves (context_window = {window}, max_tokens = {reserved}); the server may reject it or forget the start of the conversation. Start a new session, or raise `context_window` if the model allows more"
@@ -335,11 +373,17 @@ impl Session {
                     finish_reason,
                     usage,
                 })) => {
+                    self.requests_sent += 1;
                     if let Some(usage) = usage {
                         self.total_usage += usage;
+                        let cost_usd = self.config.pricing.map(|p| {
+                            self.total_cost += p.cost(&usage);
+                            self.total_cost
+                        });
                         self.emit(Event::Usage {
                             last: usage,
                             total: self.total_usage,
+                            cost_usd,
                         });
                     }
                     return Ok(Reply {
@@ -593,4 +637,12 @@ impl Session {
             }
         }
     }
+}
+
+/// The size of a request in tokens, estimated at four characters per token.
+fn estimate_tokens(request: &ModelRequest) -> u64 {
+    let chars = request.system.len()
+        + serde_json::to_string(&request.messages).map_or(0, |s| s.len())
+        + serde_json::to_string(&request.tools).map_or(0, |s| s.len());
+    (chars / 4) as u64
 }

@@ -29,6 +29,10 @@ pub struct AgentConfig {
     pub temperature: Option<f64>,
     /// Added to the end of the system prompt.
     pub custom_instructions: Option<String>,
+    /// The model's prices; `None` when unknown (costs are then not reported).
+    pub pricing: Option<oi_providers::Pricing>,
+    /// The most the session may spend, in USD. Needs `pricing`.
+    pub max_budget: Option<f64>,
 }
 
 impl AgentConfig {
@@ -46,6 +50,8 @@ impl AgentConfig {
             context_window: None,
             temperature: None,
             custom_instructions: None,
+            pricing: None,
+            max_budget: None,
         }
     }
 }

@@ -17,7 +17,7 @@ impl std::fmt::Display for RunId {
 
 /// One event of the agent's stream. The JSON form (`{"type": "text_delta", …}`)
 /// is what `interpreter exec --json` prints, one event per line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The agent is ready; sent once, first.
@@ -82,8 +82,14 @@ pub enum Event {
     },
     /// The proposed code was not run; the model is told why.
     RunSkipped { id: RunId, reason: SkipReason },
-    /// Tokens used by the last request, and by the whole session so far.
-    Usage { last: Usage, total: Usage },
+    /// Tokens used by the last request, and by the whole session so far,
+    /// with the session's cost in USD when the model's prices are known.
+    Usage {
+        last: Usage,
+        total: Usage,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+    },
     /// Something the user should know that does not stop the task.
     Warning { message: String },
     /// The task failed; a `TaskComplete` with `StopReason::Failed` follows.
@@ -146,13 +152,19 @@ pub enum SkipReason {
 }
 
 /// Why a task ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StopReason {
     /// The model answered without proposing code.
     Done,
     /// The task reached `max_turns` model requests.
     MaxTurns { limit: u32 },
+    /// The next request would have taken the session past `max_budget`.
+    Budget {
+        limit_usd: f64,
+        spent_usd: f64,
+        next_usd: f64,
+    },
     /// An error stopped the task (see the preceding `Error` event).
     Failed,
     /// The user interrupted the task.

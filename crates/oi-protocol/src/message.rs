@@ -52,7 +52,16 @@ impl Message {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentPart {
-    Text { text: String },
+    Text {
+        text: String,
+    },
+    /// An image, e.g. a plot a run produced, for models that read images.
+    Image {
+        /// `image/png`, `image/jpeg` …
+        media_type: String,
+        /// The image bytes, base64-encoded.
+        data: String,
+    },
 }
 
 impl ContentPart {
@@ -64,6 +73,15 @@ impl ContentPart {
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Self::Text { text } => Some(text),
+            Self::Image { .. } => None,
+        }
+    }
+
+    /// A `data:` URL of this part, if it is an image.
+    pub fn image_data_url(&self) -> Option<String> {
+        match self {
+            Self::Image { media_type, data } => Some(format!("data:{media_type};base64,{data}")),
+            Self::Text { .. } => None,
         }
     }
 }

@@ -12,7 +12,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::{api_error, truncate_chars};
-use crate::transport::{Attempt, RetryBudget, send_with_retries, sse_events, with_restarts};
+use crate::transport::{
+    Attempt, RetryBudget, SseEvent, response_events, send_with_retries, sse_events, with_restarts,
+};
 use crate::{
     EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
     StreamEvent,
@@ -73,45 +75,74 @@ impl ChatClient {
                 }
             };
 
-            let provider = config.name.clone();
-            let events = sse_events(response, &config);
+            let events = decode(response_events(response, &config), config.name.clone());
             futures::pin_mut!(events);
-            let mut reply = ChatAccumulator::default();
-            let mut saw_done = false;
             while let Some(event) = events.next().await {
-                let event = event?;
-                let data = event.data.trim();
-                if data == "[DONE]" {
-                    saw_done = true;
-                    break;
-                }
-                if data.is_empty() {
-                    continue;
-                }
-                match reply.push(data) {
-                    Ok(Some(text)) => yield StreamEvent::TextDelta(text),
-                    Ok(None) => {}
-                    Err(ChunkError::Malformed(detail)) => Err(ProviderError::MalformedEvent {
-                        provider: provider.clone(),
-                        detail,
-                    })?,
-                    Err(ChunkError::Api(code, message)) => Err(api_error(&provider, &code, message))?,
-                }
+                yield event?;
             }
-            // Some servers close the stream right after the finish reason without
-            // `[DONE]`; that reply is complete. Without either it was cut short.
-            if !saw_done && reply.finish_reason.is_none() {
-                Err(ProviderError::StreamCut {
-                    provider: provider.clone(),
-                    detail: "the stream ended without a finish reason or `[DONE]`".to_owned(),
-                })?;
-            }
-            let (calls, finish_reason, usage) = reply.finish();
-            for call in calls {
-                yield StreamEvent::ToolCall(call);
-            }
-            yield StreamEvent::Completed { finish_reason, usage };
         })
+    }
+}
+
+/// Decodes a recorded Chat Completions SSE body (given in pieces as it
+/// arrived) into the events a client would yield.
+pub fn replay_chat_stream(chunks: Vec<bytes::Bytes>) -> EventStream {
+    let bytes = futures::stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
+    Box::pin(decode(
+        sse_events(
+            bytes,
+            "the recording".to_owned(),
+            std::time::Duration::from_secs(3600),
+        ),
+        "the recording".to_owned(),
+    ))
+}
+
+/// Turns the server-sent events of a chat stream into reply events.
+fn decode<S>(
+    events: S,
+    provider: String,
+) -> impl futures::Stream<Item = Result<StreamEvent, ProviderError>>
+where
+    S: futures::Stream<Item = Result<SseEvent, ProviderError>>,
+{
+    async_stream::try_stream! {
+        futures::pin_mut!(events);
+        let mut reply = ChatAccumulator::default();
+        let mut saw_done = false;
+        while let Some(event) = events.next().await {
+            let event = event?;
+            let data = event.data.trim();
+            if data == "[DONE]" {
+                saw_done = true;
+                break;
+            }
+            if data.is_empty() {
+                continue;
+            }
+            match reply.push(data) {
+                Ok(Some(text)) => yield StreamEvent::TextDelta(text),
+                Ok(None) => {}
+                Err(ChunkError::Malformed(detail)) => Err(ProviderError::MalformedEvent {
+                    provider: provider.clone(),
+                    detail,
+                })?,
+                Err(ChunkError::Api(code, message)) => Err(api_error(&provider, &code, message))?,
+            }
+        }
+        // Some servers close the stream right after the finish reason without
+        // `[DONE]`; that reply is complete. Without either it was cut short.
+        if !saw_done && reply.finish_reason.is_none() {
+            Err(ProviderError::StreamCut {
+                provider: provider.clone(),
+                detail: "the stream ended without a finish reason or `[DONE]`".to_owned(),
+            })?;
+        }
+        let (calls, finish_reason, usage) = reply.finish();
+        for call in calls {
+            yield StreamEvent::ToolCall(call);
+        }
+        yield StreamEvent::Completed { finish_reason, usage };
     }
 }
 
@@ -121,9 +152,15 @@ fn request_body(request: &ModelRequest) -> Value {
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
     }
+    // Tool messages carry text only on this wire: images from tool results
+    // follow them in a user message.
+    let mut pending_images: Vec<Value> = Vec::new();
     for message in &request.messages {
+        if !matches!(message, Message::Tool { .. }) && !pending_images.is_empty() {
+            messages.push(images_message(std::mem::take(&mut pending_images)));
+        }
         messages.push(match message {
-            Message::User { content } => json!({"role": "user", "content": join_text(content)}),
+            Message::User { content } => json!({"role": "user", "content": user_content(content)}),
             Message::Assistant {
                 text, tool_calls, ..
             } => {
@@ -148,9 +185,13 @@ fn request_body(request: &ModelRequest) -> Value {
                 m
             }
             Message::Tool { call_id, content } => {
+                pending_images.extend(image_parts(content));
                 json!({"role": "tool", "tool_call_id": call_id, "content": join_text(content)})
             }
         });
+    }
+    if !pending_images.is_empty() {
+        messages.push(images_message(pending_images));
     }
     let mut body = json!({
         "model": request.model,
@@ -184,6 +225,36 @@ fn request_body(request: &ModelRequest) -> Value {
         body["prompt_cache_key"] = json!(key);
     }
     body
+}
+
+/// A user message's content: a plain string, or parts when it has images.
+fn user_content(content: &[ContentPart]) -> Value {
+    if content.iter().all(|p| p.as_text().is_some()) {
+        return Value::String(join_text(content));
+    }
+    content
+        .iter()
+        .map(|part| match part {
+            ContentPart::Text { text } => json!({"type": "text", "text": text}),
+            ContentPart::Image { .. } => {
+                json!({"type": "image_url", "image_url": {"url": part.image_data_url()}})
+            }
+        })
+        .collect()
+}
+
+fn image_parts(content: &[ContentPart]) -> Vec<Value> {
+    content
+        .iter()
+        .filter_map(ContentPart::image_data_url)
+        .map(|url| json!({"type": "image_url", "image_url": {"url": url}}))
+        .collect()
+}
+
+fn images_message(images: Vec<Value>) -> Value {
+    let mut content = vec![json!({"type": "text", "text": "Images from the tool results above:"})];
+    content.extend(images);
+    json!({"role": "user", "content": content})
 }
 
 fn join_text(content: &[ContentPart]) -> String {
@@ -316,7 +387,10 @@ impl ChatAccumulator {
             }
             let Some(delta) = choice.delta else { continue };
             if let Some(content) = delta.content.filter(|c| !c.is_empty()) {
-                text.get_or_insert_with(String::new).push_str(&content);
+                match &mut text {
+                    Some(t) => t.push_str(&content),
+                    None => text = Some(content),
+                }
             }
             for call in delta.tool_calls.unwrap_or_default() {
                 self.push_call_delta(call);
@@ -481,6 +555,43 @@ mod tests {
                 "invalid_request_error".into(),
                 "context too long".into()
             ))
+        );
+    }
+
+    #[test]
+    fn images_of_tool_results_follow_in_a_user_message() {
+        let request = ModelRequest {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![
+                Message::Tool {
+                    call_id: "c1".into(),
+                    content: vec![
+                        ContentPart::text("saved plot.png"),
+                        ContentPart::Image {
+                            media_type: "image/png".into(),
+                            data: "iVBO".into(),
+                        },
+                    ],
+                },
+                Message::user("next"),
+            ],
+            tools: Vec::new(),
+            max_tokens: None,
+            temperature: None,
+            cache_key: None,
+        };
+        let body = request_body(&request);
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "tool", "tool_call_id": "c1", "content": "saved plot.png"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "Images from the tool results above:"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+                ]},
+                {"role": "user", "content": "next"},
+            ])
         );
     }
 

@@ -6,6 +6,7 @@
 //! requests happen inside the client and are reported as `Retrying` events, so
 //! the agent never needs to know which wire format it is talking to.
 
+mod catalog;
 mod chat;
 mod error;
 mod messages;
@@ -21,7 +22,8 @@ use futures::Stream;
 use oi_protocol::{Message, ToolCall, Usage};
 use serde::Serialize;
 
-pub use chat::ChatClient;
+pub use catalog::{Catalog, ModelInfo, Pricing};
+pub use chat::{ChatClient, replay_chat_stream};
 pub use error::ProviderError;
 pub use messages::{DEFAULT_MAX_TOKENS, MessagesClient};
 pub use models::list_models;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::error::{api_error, truncate_chars};
 use crate::models::ANTHROPIC_VERSION;
-use crate::transport::{Attempt, RetryBudget, send_with_retries, sse_events, with_restarts};
+use crate::transport::{Attempt, RetryBudget, response_events, send_with_retries, with_restarts};
 use crate::{
     EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
     StreamEvent, messages_endpoint,
@@ -77,7 +77,7 @@ impl MessagesClient {
                     })?,
                 }
             };
-            let events = sse_events(response, &config);
+            let events = response_events(response, &config);
             futures::pin_mut!(events);
             let mut reply = MessagesAccumulator::default();
             while let Some(event) = events.next().await {
@@ -132,7 +132,7 @@ fn request_body(request: &ModelRequest) -> Value {
     };
     for message in &request.messages {
         match message {
-            Message::User { content } => push("user", text_blocks(content)),
+            Message::User { content } => push("user", blocks(content)),
             Message::Assistant {
                 text,
                 tool_calls,
@@ -157,14 +157,12 @@ fn request_body(request: &ModelRequest) -> Value {
                 push("assistant", blocks);
             }
             Message::Tool { call_id, content } => {
-                let text = content
-                    .iter()
-                    .filter_map(ContentPart::as_text)
-                    .collect::<Vec<_>>()
-                    .join("\n");
+                let content = blocks(content);
                 push(
                     "user",
-                    vec![json!({"type": "tool_result", "tool_use_id": call_id, "content": text})],
+                    vec![
+                        json!({"type": "tool_result", "tool_use_id": call_id, "content": content}),
+                    ],
                 );
             }
         }
@@ -220,12 +218,18 @@ fn request_body(request: &ModelRequest) -> Value {
     body
 }
 
-fn text_blocks(content: &[ContentPart]) -> Vec<Value> {
+/// Text and image blocks (empty text is left out: the API refuses it).
+fn blocks(content: &[ContentPart]) -> Vec<Value> {
     content
         .iter()
-        .filter_map(ContentPart::as_text)
-        .filter(|t| !t.is_empty())
-        .map(|t| json!({"type": "text", "text": t}))
+        .filter_map(|part| match part {
+            ContentPart::Text { text } if text.is_empty() => None,
+            ContentPart::Text { text } => Some(json!({"type": "text", "text": text})),
+            ContentPart::Image { media_type, data } => Some(json!({
+                "type": "image",
+                "source": {"type": "base64", "media_type": media_type, "data": data},
+            })),
+        })
         .collect()
 }
 
@@ -511,7 +515,16 @@ mod tests {
                     reasoning: Vec::new(),
                 },
                 Message::tool("t1", "one"),
-                Message::tool("t2", "two"),
+                Message::Tool {
+                    call_id: "t2".into(),
+                    content: vec![
+                        ContentPart::text("two"),
+                        ContentPart::Image {
+                            media_type: "image/png".into(),
+                            data: "iVBO".into(),
+                        },
+                    ],
+                },
             ],
             tools: vec![ToolSpec {
                 name: "execute".into(),
@@ -536,8 +549,11 @@ mod tests {
                         {"type": "tool_use", "id": "t2", "name": "execute", "input": {"unparsed_arguments": "{broken"}},
                     ]},
                     {"role": "user", "content": [
-                        {"type": "tool_result", "tool_use_id": "t1", "content": "one"},
-                        {"type": "tool_result", "tool_use_id": "t2", "content": "two", "cache_control": {"type": "ephemeral"}},
+                        {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "one"}]},
+                        {"type": "tool_result", "tool_use_id": "t2", "content": [
+                            {"type": "text", "text": "two"},
+                            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+                        ], "cache_control": {"type": "ephemeral"}},
                     ]},
                 ],
                 "tools": [{"name": "execute", "description": "d", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],

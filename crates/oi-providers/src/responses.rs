@@ -13,7 +13,7 @@ use reqwest::header::ACCEPT;
 use serde_json::{Value, json};
 
 use crate::error::{api_error, truncate_chars};
-use crate::transport::{Attempt, RetryBudget, send_with_retries, sse_events, with_restarts};
+use crate::transport::{Attempt, RetryBudget, response_events, send_with_retries, with_restarts};
 use crate::{
     EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
     StreamEvent,
@@ -73,7 +73,7 @@ impl ResponsesClient {
                     })?,
                 }
             };
-            let events = sse_events(response, &config);
+            let events = response_events(response, &config);
             futures::pin_mut!(events);
             let mut reply = ResponsesAccumulator::default();
             while let Some(event) = events.next().await {
@@ -123,7 +123,7 @@ fn request_body(request: &ModelRequest) -> Value {
     for message in &request.messages {
         match message {
             Message::User { content } => {
-                input.push(json!({"role": "user", "content": join_text(content)}));
+                input.push(json!({"role": "user", "content": input_content(content)}));
             }
             Message::Assistant {
                 text,
@@ -150,7 +150,7 @@ fn request_body(request: &ModelRequest) -> Value {
             Message::Tool { call_id, content } => input.push(json!({
                 "type": "function_call_output",
                 "call_id": call_id,
-                "output": join_text(content),
+                "output": input_content(content),
             })),
         }
     }
@@ -187,6 +187,22 @@ fn request_body(request: &ModelRequest) -> Value {
         body["prompt_cache_key"] = json!(key);
     }
     body
+}
+
+/// Text as a plain string; text with images as `input_text`/`input_image` parts.
+fn input_content(content: &[ContentPart]) -> Value {
+    if content.iter().all(|p| p.as_text().is_some()) {
+        return Value::String(join_text(content));
+    }
+    content
+        .iter()
+        .map(|part| match part {
+            ContentPart::Text { text } => json!({"type": "input_text", "text": text}),
+            ContentPart::Image { .. } => {
+                json!({"type": "input_image", "image_url": part.image_data_url()})
+            }
+        })
+        .collect()
 }
 
 fn join_text(content: &[ContentPart]) -> String {
@@ -462,6 +478,25 @@ mod tests {
             json!({"type": "response.incomplete", "response": {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}}),
         ]);
         assert_eq!(acc.finished, Some(FinishReason::Length));
+    }
+
+    #[test]
+    fn images_go_in_as_input_images() {
+        let content = vec![
+            ContentPart::text("plot"),
+            ContentPart::Image {
+                media_type: "image/png".into(),
+                data: "iVBO".into(),
+            },
+        ];
+        assert_eq!(
+            input_content(&content),
+            json!([
+                {"type": "input_text", "text": "plot"},
+                {"type": "input_image", "image_url": "data:image/png;base64,iVBO"},
+            ])
+        );
+        assert_eq!(input_content(&[ContentPart::text("a")]), json!("a"));
     }
 
     #[test]

@@ -152,35 +152,41 @@ pub(crate) struct SseEvent {
     pub data: String,
 }
 
-/// The events of a streamed response. A stream silent for the provider's
-/// idle timeout, or broken off, ends in an error.
-pub(crate) fn sse_events(
-    response: reqwest::Response,
-    config: &ProviderConfig,
-) -> impl Stream<Item = Result<SseEvent, ProviderError>> + '_ {
+/// The events of a streamed body. A stream silent for `idle`, or broken
+/// off, ends in an error naming `provider`.
+pub(crate) fn sse_events<S, B, E>(
+    bytes: S,
+    provider: String,
+    idle: std::time::Duration,
+) -> impl Stream<Item = Result<SseEvent, ProviderError>>
+where
+    S: Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    E: std::error::Error + 'static,
+{
     async_stream::stream! {
-        let mut events = response.bytes_stream().eventsource();
+        let mut events = bytes.eventsource();
         loop {
-            let next = tokio::time::timeout(config.stream_idle_timeout, events.next()).await;
+            let next = tokio::time::timeout(idle, events.next()).await;
             match next {
                 Err(_) => {
                     yield Err(ProviderError::StreamIdle {
-                        provider: config.name.clone(),
-                        secs: config.stream_idle_timeout.as_secs(),
+                        provider: provider.clone(),
+                        secs: idle.as_secs(),
                     });
                     return;
                 }
                 Ok(None) => return,
                 Ok(Some(Err(EventStreamError::Transport(e)))) => {
                     yield Err(ProviderError::StreamCut {
-                        provider: config.name.clone(),
+                        provider: provider.clone(),
                         detail: describe_transport_error(&e),
                     });
                     return;
                 }
                 Ok(Some(Err(e))) => {
                     yield Err(ProviderError::MalformedEvent {
-                        provider: config.name.clone(),
+                        provider: provider.clone(),
                         detail: e.to_string(),
                     });
                     return;
@@ -189,6 +195,18 @@ pub(crate) fn sse_events(
             }
         }
     }
+}
+
+/// The events of a streamed HTTP response.
+pub(crate) fn response_events(
+    response: reqwest::Response,
+    config: &ProviderConfig,
+) -> impl Stream<Item = Result<SseEvent, ProviderError>> + use<> {
+    sse_events(
+        response.bytes_stream(),
+        config.name.clone(),
+        config.stream_idle_timeout,
+    )
 }
 
 /// Restarts a reply whose stream broke or stalled, or that the server

@@ -61,19 +61,25 @@ impl RecordedRequest {
         if let Some(output) = last.get("output").and_then(Value::as_str) {
             return output.to_owned();
         }
-        match last.get("content") {
-            Some(Value::String(text)) => text.clone(),
-            Some(Value::Array(blocks)) => blocks
-                .last()
-                .and_then(|b| {
-                    b.get("content")
-                        .and_then(Value::as_str)
-                        .or_else(|| b.get("text").and_then(Value::as_str))
-                })
+        text_of(last.get("content"))
+    }
+}
+
+/// The text of a content value: a string, or the text of its last block
+/// (whose own `content` may again be a string or blocks).
+fn text_of(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => match blocks.last() {
+            Some(block) if block.get("content").is_some() => text_of(block.get("content")),
+            Some(block) => block
+                .get("text")
+                .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned(),
-            _ => String::new(),
-        }
+            None => String::new(),
+        },
+        _ => String::new(),
     }
 }
 

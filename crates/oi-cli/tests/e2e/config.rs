@@ -301,3 +301,98 @@ async fn slash_model_switches_and_saves_the_model_and_slash_debug_config_shows_i
         out.stdout
     );
 }
+
+fn priced_config(env: &TestEnv) -> String {
+    format!(
+        "model_provider = \"mock\"\nmodel = \"mock-model\"\n[model_providers.mock]\nbase_url = \"{}\"\n\n[models.\"mock-model\"]\ninput_price = 1000.0\noutput_price = 2000.0\n",
+        env.server.base_url()
+    )
+}
+
+#[tokio::test]
+async fn the_cost_of_a_task_is_shown_at_the_end() {
+    let env = TestEnv::new().await;
+    env.write_config(&priced_config(&env));
+    env.server
+        .push(Reply::text("done").usage(1000, 500).cached(0, 0));
+    let out = env.exec(&["hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    // 1000 in × $1000/M + 500 out × $2000/M
+    assert!(
+        out.stderr.contains("tokens: 1000 in, 500 out · $2.0000"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn max_budget_stops_a_task_before_it_spends_too_much() {
+    let env = TestEnv::new().await;
+    env.write_config(&priced_config(&env));
+    env.server
+        .repeat(Reply::execute("python", "print(1)").usage(1000, 100));
+    let out = env.exec(&["-y", "--max-budget", "3", "spend"]).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        out.stderr.contains("stopped before the next model request: it would take the session past its budget of $3.00 (spent $2.4000"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("hint: raise the budget with `--max-budget USD`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        env.server.chat_requests().len(),
+        2,
+        "each request costs $1.20"
+    );
+}
+
+#[tokio::test]
+async fn a_budget_cannot_be_set_for_a_model_of_unknown_price() {
+    let env = TestEnv::new().await;
+    let out = env
+        .exec(&[
+            "--api-base",
+            "https://api.example.com/v1",
+            "--model",
+            "mystery-1",
+            "--max-budget",
+            "1",
+            "hi",
+        ])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("max_budget = 1 cannot be kept: the price of `mystery-1` is unknown"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("[models.\"mystery-1\"] input_price"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_local_model_missing_from_the_catalog_costs_nothing_and_needs_no_note() {
+    let env = TestEnv::new().await;
+    env.server.repeat(Reply::text("ok").usage(100, 10));
+    let out = env.exec(&["--model", "mystery-local", "hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        !out.stderr.contains("is not in oi's model catalog"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("tokens: 100 in, 10 out · $0.0000"),
+        "{}",
+        out.stderr
+    );
+}
