@@ -130,6 +130,16 @@ pub struct SessionOptions {
     )]
     pub max_output: Option<usize>,
 
+    /// Seconds a run of code may take before it is stopped (`run_timeout`;
+    /// 0: no limit).
+    #[arg(
+        long = "run-timeout",
+        visible_alias = "run_timeout",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub run_timeout: Option<u64>,
+
     /// How the model is asked to run code: `native` (a function tool),
     /// `markdown` (fenced code blocks) or `auto`.
     #[arg(long, global = true, value_name = "HARNESS")]

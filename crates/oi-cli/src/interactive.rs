@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use oi_core::Agent;
-use oi_protocol::{Event, Op};
+use oi_protocol::{Event, Op, RunId};
 
 use crate::approve;
 use crate::cli::SessionOptions;
@@ -16,7 +16,9 @@ use crate::signals::{Request, Signals};
 const HELP: &str = "Type a task and press Enter. The model proposes code; you answer y (run it), n (don't), a (run this and everything after without asking) or e (edit it first).\nCtrl-C stops a running task. /exit or Ctrl-D leaves.\n\n/model [NAME]   show the models of the provider, or switch to NAME (saved as your default)\n/debug-config   show the effective configuration and where each value came from\n/help           this help\n/exit           leave\n";
 
 pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
-    let setup = session::setup(&options)?;
+    let mut setup = session::setup(&options)?;
+    // A person is here to type what a program asks for.
+    setup.config.user_input = true;
     session::report_setup_notices(&setup, &mut HumanRenderer::new(anstream::stderr()))?;
     let mut signals = Signals::install()?;
     let mut out = HumanRenderer::new(anstream::stdout());
@@ -108,7 +110,9 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
         let _ = ops.send(Op::UserInput {
             text: text.to_owned(),
         });
-        // Show the task's events until it completes.
+        // Show the task's events until it completes. While a program waits
+        // for input, a typed line goes to it.
+        let mut waiting_for_input: Option<RunId> = None;
         loop {
             let event = tokio::select! {
                 event = events.recv() => event,
@@ -116,6 +120,15 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
                     match request {
                         Request::Interrupt => { let _ = ops.send(Op::Interrupt); }
                         Request::Terminate => break 'session,
+                    }
+                    continue;
+                }
+                line = input.next_line(), if waiting_for_input.is_some() => {
+                    let Some(id) = waiting_for_input.take() else { continue };
+                    match line? {
+                        Some(text) => { let _ = ops.send(Op::Input { id, text }); }
+                        // End of input (Ctrl-D): the program cannot get any.
+                        None => { let _ = ops.send(Op::Interrupt); }
                     }
                     continue;
                 }
@@ -138,6 +151,10 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
                         }
                     };
                     let _ = ops.send(Op::Approve { id, decision });
+                }
+                Event::InputRequested { id, .. } => waiting_for_input = Some(id),
+                Event::RunFinished { id, .. } if waiting_for_input == Some(id) => {
+                    waiting_for_input = None;
                 }
                 Event::TaskComplete { .. } => break,
                 _ => {}

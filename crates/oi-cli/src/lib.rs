@@ -25,6 +25,10 @@ use crate::render::HumanRenderer;
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Processes that code starts and leaves behind (daemons, `nohup` jobs)
+    // become this process's children when their parent exits, so the
+    // session can end them when it ends.
+    oi_kernels::become_subreaper();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

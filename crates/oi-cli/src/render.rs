@@ -24,6 +24,9 @@ const CYAN: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::C
 pub struct HumanRenderer<W: Write> {
     out: W,
     at_line_start: bool,
+    /// Keeps the running code's output from driving the terminal, one per
+    /// stream (stdout, stderr).
+    filters: [TerminalFilter; 2],
     /// Whether any reply text was shown (so `exec` knows the answer was seen).
     pub streamed_text: bool,
 }
@@ -33,6 +36,7 @@ impl<W: Write> HumanRenderer<W> {
         Self {
             out,
             at_line_start: true,
+            filters: [TerminalFilter::default(), TerminalFilter::default()],
             streamed_text: false,
         }
     }
@@ -102,23 +106,51 @@ impl<W: Write> Render for HumanRenderer<W> {
                 text.push_str(&format!("{DIM}{}{DIM:#}\n", "─".repeat(40)));
                 self.write_raw(&text)?;
             }
-            Event::RunStarted { .. } => {}
+            Event::RunStarted { .. } => {
+                self.filters = [TerminalFilter::default(), TerminalFilter::default()];
+            }
             Event::OutputDelta { stream, text, .. } => match stream {
-                OutputStream::Stdout => self.write_raw(text)?,
+                OutputStream::Stdout => {
+                    let text = self.filters[0].filter(text);
+                    self.write_raw(&text)?;
+                }
                 OutputStream::Stderr => {
-                    let styled = format!("{RED}{text}{RED:#}");
-                    self.write_raw(&styled)?;
-                    self.at_line_start = text.ends_with('\n');
+                    let text = self.filters[1].filter(text);
+                    if !text.is_empty() {
+                        let styled = format!("{RED}{text}{RED:#}");
+                        self.write_raw(&styled)?;
+                        self.at_line_start = text.ends_with('\n');
+                    }
                 }
             },
+            Event::OutputSkipped { bytes, .. } => self.line(
+                DIM,
+                &format!(
+                    "[… {} of output skipped here: it came faster than it can be shown …]",
+                    human_bytes(*bytes)
+                ),
+            )?,
+            Event::InputRequested { .. } => {
+                self.line(
+                    YELLOW,
+                    "(the program waits for input: type a line and press Enter; Ctrl-C stops it)",
+                )?;
+            }
+            Event::Image { path, .. } => self.line(CYAN, &format!("image: {path}"))?,
             Event::RunFinished {
                 status,
                 duration_ms,
+                output_bytes,
                 ..
             } => {
                 let secs = *duration_ms as f64 / 1000.0;
+                let size = if *output_bytes >= 1024 * 1024 {
+                    format!(", {} of output", human_bytes(*output_bytes))
+                } else {
+                    String::new()
+                };
                 match status {
-                    RunStatus::Ok => self.line(DIM, &format!("✓ ran in {secs:.1} s"))?,
+                    RunStatus::Ok => self.line(DIM, &format!("✓ ran in {secs:.1} s{size}"))?,
                     RunStatus::Failed {
                         exit_code: Some(code),
                         ..
@@ -132,6 +164,21 @@ impl<W: Write> Render for HumanRenderer<W> {
                         &format!("✗ {reason}; its state was lost (the next run starts afresh)"),
                     )?,
                     RunStatus::Interrupted => self.line(YELLOW, "✗ interrupted")?,
+                    RunStatus::TimedOut {
+                        seconds,
+                        kernel_restarted,
+                    } => self.line(
+                        YELLOW,
+                        &if *kernel_restarted {
+                            format!("✗ stopped after {seconds} s (run_timeout); it did not respond, so its kernel was restarted and its state lost")
+                        } else {
+                            format!("✗ stopped after {seconds} s (run_timeout)")
+                        },
+                    )?,
+                    RunStatus::WaitingForInput { .. } => self.line(
+                        YELLOW,
+                        "✗ stopped: the program waited for input, which nobody can type here (the model is told)",
+                    )?,
                 }
             }
             Event::RunSkipped { reason, .. } => {
@@ -200,6 +247,112 @@ impl<W: Write> Render for HumanRenderer<W> {
     }
 }
 
+/// `512 B`, `3.4 KB`, `200.0 MB`, `1.2 GB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1000.0;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// Makes program output safe to print on a terminal: colours (SGR escape
+/// sequences) pass, other escape sequences (cursor moves, screen clears,
+/// window titles, OSC commands) are dropped, and control characters other
+/// than newline, tab, carriage return and backspace are shown as visible
+/// symbols (`␛`, `␇` …). Sequences split between pieces are handled.
+#[derive(Debug, Default)]
+pub struct TerminalFilter {
+    state: FilterState,
+}
+
+#[derive(Debug, Default)]
+enum FilterState {
+    #[default]
+    Text,
+    /// After ESC.
+    Escape,
+    /// Inside `ESC [`, with the parameters so far.
+    Csi(String),
+    /// Inside `ESC ]` (an operating system command), with its length so far.
+    Osc(usize),
+    /// ESC inside an OSC: `ESC \` ends it.
+    OscEscape(usize),
+}
+
+impl TerminalFilter {
+    /// Longest escape sequence followed; longer ones are dropped as text.
+    const MAX_CSI: usize = 64;
+    const MAX_OSC: usize = 4096;
+
+    pub fn filter(&mut self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        for c in text.chars() {
+            self.state = match std::mem::take(&mut self.state) {
+                FilterState::Text => Self::text(c, &mut out),
+                FilterState::Escape => match c {
+                    '[' => FilterState::Csi(String::new()),
+                    ']' => FilterState::Osc(0),
+                    // Any other escape (a reset, a charset switch) is dropped.
+                    _ => FilterState::Text,
+                },
+                FilterState::Csi(mut params) => match c {
+                    '0'..='9' | ';' | ':' | '<' | '=' | '>' | '?' | ' '..='/' => {
+                        params.push(c);
+                        if params.len() > Self::MAX_CSI {
+                            FilterState::Text
+                        } else {
+                            FilterState::Csi(params)
+                        }
+                    }
+                    '@'..='~' => {
+                        if c == 'm' && params.chars().all(|p| p.is_ascii_digit() || p == ';') {
+                            out.push_str("\x1b[");
+                            out.push_str(&params);
+                            out.push('m');
+                        }
+                        FilterState::Text
+                    }
+                    // Not a sequence after all.
+                    _ => Self::text(c, &mut out),
+                },
+                FilterState::Osc(n) | FilterState::OscEscape(n) if n > Self::MAX_OSC => {
+                    Self::text(c, &mut out)
+                }
+                FilterState::Osc(n) => match c {
+                    '\x07' => FilterState::Text,
+                    '\x1b' => FilterState::OscEscape(n + 1),
+                    _ => FilterState::Osc(n + 1),
+                },
+                FilterState::OscEscape(n) => match c {
+                    '\\' => FilterState::Text,
+                    _ => FilterState::Osc(n + 1),
+                },
+            };
+        }
+        out
+    }
+
+    fn text(c: char, out: &mut String) -> FilterState {
+        match c {
+            '\x1b' => return FilterState::Escape,
+            '\n' | '\t' | '\r' | '\x08' => out.push(c),
+            '\0'..='\x1f' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
+            '\x7f' => out.push('\u{2421}'),
+            // C1 controls: some terminals act on them as escapes.
+            '\u{80}'..='\u{9f}' => out.push('\u{fffd}'),
+            _ => out.push(c),
+        }
+        FilterState::Text
+    }
+}
+
 /// One JSON object per event per line: the stable form of `oi_protocol::Event`.
 #[derive(Debug)]
 pub struct JsonRenderer<W: Write> {
@@ -263,6 +416,7 @@ mod tests {
                     error: None,
                 },
                 duration_ms: 1500,
+                output_bytes: 1,
             },
         ]);
         let expected = format!(
@@ -271,6 +425,57 @@ mod tests {
             line = "─".repeat(40)
         );
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn output_cannot_drive_the_terminal() {
+        let mut f = TerminalFilter::default();
+        // Colours pass; clearing the screen, moving the cursor, setting the
+        // title and ringing the bell do not.
+        assert_eq!(
+            f.filter("\x1b[31mred\x1b[0m \x1b[2J\x1b[H\x1b]0;pwned\x07ok\x07\n"),
+            "\x1b[31mred\x1b[0m ok\u{2407}\n"
+        );
+        // A sequence split between pieces is still recognised.
+        assert_eq!(f.filter("a\x1b["), "a");
+        assert_eq!(f.filter("1;32"), "");
+        assert_eq!(f.filter("mgreen\x1b]8;;http://x\x1b"), "\x1b[1;32mgreen");
+        assert_eq!(f.filter("\\link"), "link");
+        // Binary bytes (decoded lossily upstream) become visible symbols.
+        assert_eq!(
+            f.filter("\0\x01\u{fffd}\x7f\u{9b}2J"),
+            "\u{2400}\u{2401}\u{fffd}\u{2421}\u{fffd}2J"
+        );
+        // Progress bars keep their carriage returns and backspaces.
+        assert_eq!(f.filter("10%\r20%\x08\t|\n"), "10%\r20%\x08\t|\n");
+    }
+
+    #[test]
+    fn skipped_output_and_big_runs_are_summarised() {
+        let id = RunId(1);
+        let text = render(&[
+            Event::OutputSkipped {
+                id,
+                bytes: 123_456_789,
+            },
+            Event::RunFinished {
+                id,
+                status: RunStatus::Ok,
+                duration_ms: 2000,
+                output_bytes: 200_000_000,
+            },
+        ]);
+        assert!(
+            text.contains("[… 123.5 MB of output skipped here"),
+            "{text}"
+        );
+        assert!(
+            text.contains("✓ ran in 2.0 s, 200.0 MB of output"),
+            "{text}"
+        );
+        assert_eq!(human_bytes(999), "999 B");
+        assert_eq!(human_bytes(1_500), "1.5 KB");
+        assert_eq!(human_bytes(2_000_000_000), "2.0 GB");
     }
 
     #[test]

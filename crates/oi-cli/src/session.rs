@@ -11,7 +11,7 @@ use oi_config::{
     LoadOptions, Loaded, WireApi,
 };
 use oi_core::{AgentConfig, ApprovalPolicy};
-use oi_kernels::{KernelManager, LanguageSpec, detect_languages};
+use oi_kernels::{KernelManager, LanguageSpec, detect_languages, known_languages};
 use oi_providers::{ModelClient, ModelInfo, ProviderConfig, Wire};
 
 use crate::cli::SessionOptions;
@@ -46,6 +46,9 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
     }
     if let Some(n) = options.max_output {
         flags.push(FlagSetting::new("--max-output", "max_output", n as u64));
+    }
+    if let Some(seconds) = options.run_timeout {
+        flags.push(FlagSetting::new("--run-timeout", "run_timeout", seconds));
     }
     if options.yes {
         flags.push(FlagSetting::new("--yes", "approval", "auto"));
@@ -172,31 +175,7 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     };
     let (provider, wire) = provider_config(&loaded, options.api_key.as_deref())?;
 
-    let mut languages = detect_languages();
-    for (name, command) in &c.languages {
-        let replacement = match languages.iter().position(|l| l.answers_to(name)) {
-            Some(i) => languages.remove(i).with_command(command),
-            None => match name.as_str() {
-                "python" => LanguageSpec::python(PathBuf::new()).with_command(command),
-                "shell" | "bash" => LanguageSpec::shell(PathBuf::new()).with_command(command),
-                _ => {
-                    let origin = loaded
-                        .origins
-                        .get(&format!("languages.{name}.command"))
-                        .map(|o| format!("{o}: "))
-                        .unwrap_or_default();
-                    return Err(CliError::usage(
-                        format!(
-                            "{origin}[languages.{name}]: oi has no kernel for `{name}` in this version"
-                        ),
-                        "oi runs `python` and `shell`; `[languages.python] command = [\"/path/to/python\"]` picks the interpreter",
-                    ));
-                }
-            },
-        };
-        languages.push(replacement);
-    }
-    languages.sort_by_key(|l| l.name != "python");
+    let languages = languages(&loaded)?;
     if languages.is_empty() {
         return Err(CliError::usage(
             "no language can run here: neither `python3` nor `bash` is on PATH",
@@ -204,6 +183,12 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         ));
     }
     let cwd = std::env::current_dir()?;
+    let session_id = oi_core::new_session_id();
+    let images = loaded
+        .home
+        .join("sessions")
+        .join(&session_id)
+        .join("images");
 
     let mut config = AgentConfig::new(model);
     config.harness = c.harness;
@@ -212,12 +197,14 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         Approval::Ask => ApprovalPolicy::Ask,
     };
     config.max_turns = c.max_turns;
+    config.run_timeout = (c.run_timeout > 0).then(|| Duration::from_secs(c.run_timeout));
     config.max_output = c.max_output;
     config.max_tokens = c.max_tokens;
     config.temperature = c.temperature;
     config.custom_instructions = c.custom_instructions.clone();
     let info = model_info(&loaded, &config.model)?;
     config.context_window = c.context_window.or(info.context_window);
+    config.vision = info.vision.unwrap_or(false);
     if wire == Wire::Messages && config.max_tokens.is_none() {
         // The Messages API requires a limit; the model's own, within reason.
         config.max_tokens = Some(
@@ -267,9 +254,54 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     Ok(Setup {
         config,
         client: oi_providers::client(provider, wire),
-        kernels: KernelManager::new(languages, cwd),
+        kernels: KernelManager::new(languages, cwd).with_image_dir(images),
         loaded,
         notes,
+    })
+}
+
+/// The languages of this machine, with the interpreters the configuration
+/// names (`[languages.<name>] command`), Python first.
+fn languages(loaded: &Loaded) -> Result<Vec<LanguageSpec>, CliError> {
+    let mut languages = detect_languages();
+    for (name, command) in &loaded.config.languages {
+        let found = languages
+            .iter()
+            .position(|l| l.name.eq_ignore_ascii_case(name))
+            .or_else(|| languages.iter().position(|l| l.answers_to(name)));
+        let replacement = match found {
+            Some(i) => languages.remove(i).with_command(command),
+            None => match known_spec(name) {
+                Some(spec) => spec.with_command(command),
+                None => {
+                    let origin = loaded
+                        .origins
+                        .get(&format!("languages.{name}.command"))
+                        .map(|o| format!("{o}: "))
+                        .unwrap_or_default();
+                    return Err(CliError::usage(
+                        format!("{origin}[languages.{name}]: oi has no kernel for `{name}`"),
+                        format!(
+                            "the languages oi can run are {}; e.g. `[languages.python] command = [\"/path/to/venv/bin/python\"]` picks the interpreter",
+                            known_languages().join(", ")
+                        ),
+                    ));
+                }
+            },
+        };
+        languages.push(replacement);
+    }
+    languages.sort_by_key(|l| l.name != "python");
+    Ok(languages)
+}
+
+/// The spec of a known language by its name or one of its aliases.
+fn known_spec(name: &str) -> Option<LanguageSpec> {
+    LanguageSpec::known(name, PathBuf::new()).or_else(|| {
+        known_languages()
+            .into_iter()
+            .filter_map(|known| LanguageSpec::known(known, PathBuf::new()))
+            .find(|spec| spec.answers_to(name))
     })
 }
 

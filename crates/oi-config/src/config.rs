@@ -129,6 +129,8 @@ pub struct Config {
     pub sandbox: SandboxMode,
     pub max_output: usize,
     pub max_turns: u32,
+    /// Seconds a run may take before it is stopped; 0 means no limit.
+    pub run_timeout: u64,
     pub context_window: Option<u32>,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
@@ -147,4 +149,5 @@ pub struct Config {
 impl Config {
     pub const DEFAULT_MAX_OUTPUT: usize = 4000;
     pub const DEFAULT_MAX_TURNS: u32 = 50;
+    pub const DEFAULT_RUN_TIMEOUT: u64 = 600;
 }

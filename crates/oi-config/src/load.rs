@@ -499,6 +499,8 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
     let max_turns = number(get(&mut origins, "max_turns"))
         .map(|n| n.min(u64::from(u32::MAX)) as u32)
         .unwrap_or(Config::DEFAULT_MAX_TURNS);
+    let run_timeout =
+        number(get(&mut origins, "run_timeout")).unwrap_or(Config::DEFAULT_RUN_TIMEOUT);
     let context_window =
         number(get(&mut origins, "context_window")).map(|n| n.min(u64::from(u32::MAX)) as u32);
     let max_tokens =
@@ -559,6 +561,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             sandbox,
             max_output,
             max_turns,
+            run_timeout,
             context_window,
             max_tokens,
             temperature,

@@ -88,6 +88,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("sandbox", Kind::OneOf(SANDBOX_VALUES)),
     ("max_output", Kind::Positive),
     ("max_turns", Kind::Positive),
+    ("run_timeout", Kind::NonNegative),
     ("context_window", Kind::Positive),
     ("max_tokens", Kind::Positive),
     ("temperature", Kind::Number(0.0, 2.0)),

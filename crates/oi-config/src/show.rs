@@ -113,6 +113,7 @@ pub fn show(loaded: &Loaded) -> String {
     );
     top(&mut lines, "max_output", Some(c.max_output.to_string()));
     top(&mut lines, "max_turns", Some(c.max_turns.to_string()));
+    top(&mut lines, "run_timeout", Some(c.run_timeout.to_string()));
     top(
         &mut lines,
         "context_window",

@@ -1,13 +1,15 @@
 //! The session task: takes ops, runs tasks, emits events.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use base64::Engine as _;
 use futures::StreamExt;
-use oi_kernels::KernelManager;
+use oi_kernels::{KernelManager, RunControl, RunEvent};
 use oi_protocol::{
-    Event, Message, Op, OutputStream, ReviewDecision, RunId, RunStatus, SkipReason, StopReason,
-    ToolCall, Usage,
+    ContentPart, Event, Message, Op, OutputStream, ReviewDecision, RunId, RunStatus, SkipReason,
+    StopReason, ToolCall, Usage,
 };
 use oi_providers::{FinishReason, ModelClient, ModelRequest, ProviderError, StreamEvent};
 use tokio::sync::mpsc;
@@ -16,7 +18,18 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{AgentConfig, ApprovalPolicy};
 use crate::environment;
 use crate::harness::{Action, Harness, PromptEnv, ProposedRun, Report, language};
-use crate::output::{HeadTail, describe_run};
+use crate::output::{DisplayPacer, HeadTail, Shown, describe_run};
+
+/// Images kept in the conversation: older ones are replaced by a note, so
+/// a session that plots a lot does not pay for every plot on every request.
+const MAX_IMAGES_IN_HISTORY: usize = 3;
+/// Images of one run sent to the model (the last ones made).
+const MAX_IMAGES_PER_RUN: usize = 3;
+/// Larger image files are not sent (providers refuse them).
+const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
+
+/// Where `Op::Input` text goes: the run waiting for it, if any.
+type InputTarget = Arc<Mutex<Option<(RunId, mpsc::UnboundedSender<String>)>>>;
 
 /// Starts sessions. See the crate docs.
 #[derive(Debug)]
@@ -36,7 +49,14 @@ impl Agent {
         let (work_tx, work_rx) = mpsc::unbounded_channel();
         let (approval_tx, approval_rx) = mpsc::unbounded_channel();
         let current = Arc::new(Mutex::new(CancellationToken::new()));
-        tokio::spawn(route_ops(op_rx, work_tx, approval_tx, Arc::clone(&current)));
+        let input_target: InputTarget = Arc::new(Mutex::new(None));
+        tokio::spawn(route_ops(
+            op_rx,
+            work_tx,
+            approval_tx,
+            Arc::clone(&current),
+            Arc::clone(&input_target),
+        ));
 
         let languages: Vec<String> = kernels.languages().iter().map(|l| l.name.clone()).collect();
         let harness = Harness::new(config.harness);
@@ -59,6 +79,7 @@ impl Agent {
             events: event_tx,
             approvals: approval_rx,
             current,
+            input_target,
             session_id: format!("oi-{:016x}", fastrand::u64(..)),
             next_run_id: 1,
             approve_all: false,
@@ -85,6 +106,7 @@ async fn route_ops(
     work: mpsc::UnboundedSender<Work>,
     approvals: mpsc::UnboundedSender<(RunId, ReviewDecision)>,
     current: Arc<Mutex<CancellationToken>>,
+    input_target: InputTarget,
 ) {
     let cancel_current = || {
         if let Ok(token) = current.lock() {
@@ -98,6 +120,14 @@ async fn route_ops(
             }
             Op::Approve { id, decision } => {
                 let _ = approvals.send((id, decision));
+            }
+            Op::Input { id, text } => {
+                if let Ok(target) = input_target.lock()
+                    && let Some((waiting, input)) = target.as_ref()
+                    && *waiting == id
+                {
+                    let _ = input.send(text);
+                }
             }
             Op::Interrupt => cancel_current(),
             Op::SetModel { model } => {
@@ -127,6 +157,7 @@ struct Session {
     events: mpsc::UnboundedSender<Event>,
     approvals: mpsc::UnboundedReceiver<(RunId, ReviewDecision)>,
     current: Arc<Mutex<CancellationToken>>,
+    input_target: InputTarget,
     /// Random per session; sent as the prompt cache key.
     session_id: String,
     next_run_id: u64,
@@ -281,6 +312,7 @@ impl Session {
             let (reports, halt) = self.execute(actions, &cancel).await;
             let results = self.harness.results(reports);
             self.history.extend(results);
+            bound_images(&mut self.history, MAX_IMAGES_IN_HISTORY);
             if halt == Some(Halt::Interrupted) {
                 self.emit(Event::TaskComplete {
                     reason: StopReason::Interrupted,
@@ -421,6 +453,7 @@ impl Session {
                         call_id,
                         language: String::new(),
                         text: message,
+                        images: Vec::new(),
                     });
                     continue;
                 }
@@ -437,6 +470,7 @@ impl Session {
                 call_id: call_id.clone(),
                 language: language.to_owned(),
                 text,
+                images: Vec::new(),
             };
 
             let asked = language
@@ -535,7 +569,7 @@ impl Session {
                 }
             };
 
-            let (status, text) = self.run_code(id, &language, &code, cancel).await;
+            let (status, text, images) = self.run_code(id, &language, &code, cancel).await;
             let text = if edited {
                 format!(
                     "The user edited the code before running it. It ran as:\n```\n{code}\n```\n{text}"
@@ -543,7 +577,10 @@ impl Session {
             } else {
                 text
             };
-            reports.push(report(&language, text));
+            reports.push(Report {
+                images,
+                ..report(&language, text)
+            });
             if status == Some(RunStatus::Interrupted) || cancel.is_cancelled() {
                 return (reports, Some(Halt::Interrupted));
             }
@@ -580,15 +617,16 @@ impl Session {
         }
     }
 
-    /// Runs approved code, streaming its output as events; returns its status
-    /// (None if the kernel could not be used) and the result for the model.
+    /// Runs approved code, streaming its output as events; returns its
+    /// status (None if the kernel could not be used), the result for the
+    /// model, and the images it made (for a model that reads them).
     async fn run_code(
         &mut self,
         id: RunId,
         language: &str,
         code: &str,
         cancel: &CancellationToken,
-    ) -> (Option<RunStatus>, String) {
+    ) -> (Option<RunStatus>, String, Vec<ContentPart>) {
         if let Err(error) = self.kernels.start(language).await {
             let message = error.to_string();
             self.emit(Event::RunSkipped {
@@ -597,7 +635,7 @@ impl Session {
                     message: message.clone(),
                 },
             });
-            return (None, format!("Not run: {message}"));
+            return (None, format!("Not run: {message}"), Vec::new());
         }
         self.emit(Event::RunStarted {
             id,
@@ -605,35 +643,143 @@ impl Session {
             code: code.to_owned(),
         });
         let started = Instant::now();
+        // Stops this run alone (the task goes on), e.g. when it waits for
+        // input nobody can give.
+        let run_cancel = cancel.child_token();
+        let (input_tx, mut input_rx) = mpsc::unbounded_channel();
+        let user_input = self.config.user_input;
+        if user_input && let Ok(mut target) = self.input_target.lock() {
+            *target = Some((id, input_tx));
+        }
         let mut collected = HeadTail::new(self.config.max_output);
+        let mut pacer = DisplayPacer::new(started);
+        let mut images: Vec<(PathBuf, String)> = Vec::new();
+        let mut waiting: Option<String> = None;
+        let mut last_stream = OutputStream::Stdout;
         let events = self.events.clone();
-        let mut sink = |stream: OutputStream, text: String| {
-            collected.push(&text);
-            let _ = events.send(Event::OutputDelta { id, stream, text });
-        };
-        let result = self.kernels.run(language, code, &mut sink, cancel).await;
-        match result {
-            Ok(status) => {
-                self.emit(Event::RunFinished {
-                    id,
-                    status: status.clone(),
-                    duration_ms: started.elapsed().as_millis() as u64,
-                });
-                let text = describe_run(language, &collected, &status);
-                (Some(status), text)
+        let show = |events: &mpsc::UnboundedSender<Event>, stream, shown: Vec<Shown>| {
+            for piece in shown {
+                let event = match piece {
+                    Shown::Text(text) => Event::OutputDelta { id, stream, text },
+                    Shown::Skipped(bytes) => Event::OutputSkipped { id, bytes },
+                };
+                let _ = events.send(event);
             }
+        };
+        let mut sink = |event: RunEvent| match event {
+            RunEvent::Output { stream, text } => {
+                collected.push(&text);
+                last_stream = stream;
+                show(&events, stream, pacer.offer(&text, Instant::now()));
+            }
+            RunEvent::InputWritten { text } => collected.push(&text),
+            RunEvent::WaitingForInput { prompt } => {
+                if user_input {
+                    let _ = events.send(Event::InputRequested { id, prompt });
+                } else if waiting.is_none() {
+                    waiting = Some(prompt);
+                    run_cancel.cancel();
+                }
+            }
+            RunEvent::Image { path, media_type } => {
+                let _ = events.send(Event::Image {
+                    id,
+                    path: path.display().to_string(),
+                    media_type: media_type.clone(),
+                });
+                images.push((path, media_type));
+            }
+        };
+        let control = RunControl {
+            cancel: &run_cancel,
+            timeout: self.config.run_timeout,
+            input: user_input.then_some(&mut input_rx),
+        };
+        let result = self.kernels.run(language, code, &mut sink, control).await;
+        if let Ok(mut target) = self.input_target.lock() {
+            *target = None;
+        }
+        show(&events, last_stream, pacer.finish());
+        let (mut status, output_bytes) = match result {
+            Ok(outcome) => (outcome.status, outcome.output_bytes),
             // The kernel was started just above, so this is rare: a kernel
             // that died between runs and failed to restart.
-            Err(error) => {
-                let reason = error.to_string();
-                let status = RunStatus::Crashed { reason };
-                self.emit(Event::RunFinished {
-                    id,
-                    status: status.clone(),
-                    duration_ms: started.elapsed().as_millis() as u64,
-                });
-                let text = describe_run(language, &collected, &status);
-                (Some(status), text)
+            Err(error) => (
+                RunStatus::Crashed {
+                    reason: error.to_string(),
+                },
+                0,
+            ),
+        };
+        if let Some(prompt) = waiting
+            && status == RunStatus::Interrupted
+            && !cancel.is_cancelled()
+        {
+            status = RunStatus::WaitingForInput { prompt };
+        }
+        self.emit(Event::RunFinished {
+            id,
+            status: status.clone(),
+            duration_ms: started.elapsed().as_millis() as u64,
+            output_bytes,
+        });
+        let mut text = if images.is_empty() || status != RunStatus::Ok || !collected.is_empty() {
+            describe_run(language, &collected, &status)
+        } else {
+            String::new()
+        };
+        for (path, _) in &images {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("[image saved: {}]", path.display()));
+        }
+        let mut parts = Vec::new();
+        if self.config.vision {
+            let first = images.len().saturating_sub(MAX_IMAGES_PER_RUN);
+            for (path, media_type) in &images[first..] {
+                match image_part(path, media_type) {
+                    Ok(part) => parts.push(part),
+                    Err(problem) => {
+                        text.push_str(&format!("\n[{} not sent: {problem}]", path.display()));
+                    }
+                }
+            }
+        }
+        (Some(status), text, parts)
+    }
+}
+
+/// An image file as message content.
+fn image_part(path: &Path, media_type: &str) -> Result<ContentPart, String> {
+    let size = fs_err::metadata(path).map_err(|e| e.to_string())?.len();
+    if size > MAX_IMAGE_BYTES {
+        return Err(format!(
+            "it is {size} bytes, more than the {MAX_IMAGE_BYTES} a model accepts"
+        ));
+    }
+    let bytes = fs_err::read(path).map_err(|e| e.to_string())?;
+    Ok(ContentPart::Image {
+        media_type: media_type.to_owned(),
+        data: base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}
+
+/// Replaces all but the last `keep` images of the conversation with a note.
+fn bound_images(history: &mut [Message], keep: usize) {
+    let mut seen = 0;
+    for message in history.iter_mut().rev() {
+        let (Message::User { content } | Message::Tool { content, .. }) = message else {
+            continue;
+        };
+        for part in content.iter_mut().rev() {
+            if matches!(part, ContentPart::Image { .. }) {
+                seen += 1;
+                if seen > keep {
+                    *part = ContentPart::text(
+                        "[an image shown earlier was removed from the conversation to save tokens]",
+                    );
+                }
             }
         }
     }
@@ -645,4 +791,65 @@ fn estimate_tokens(request: &ModelRequest) -> u64 {
         + serde_json::to_string(&request.messages).map_or(0, |s| s.len())
         + serde_json::to_string(&request.tools).map_or(0, |s| s.len());
     (chars / 4) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn image(n: u8) -> ContentPart {
+        ContentPart::Image {
+            media_type: "image/png".into(),
+            data: format!("{n}"),
+        }
+    }
+
+    #[test]
+    fn only_the_last_images_stay_in_the_conversation() {
+        let mut history = vec![
+            Message::User {
+                content: vec![ContentPart::text("plot"), image(1), image(2)],
+            },
+            Message::Tool {
+                call_id: "c".into(),
+                content: vec![ContentPart::text("out"), image(3), image(4)],
+            },
+        ];
+        bound_images(&mut history, 3);
+        let removed = ContentPart::text(
+            "[an image shown earlier was removed from the conversation to save tokens]",
+        );
+        assert_eq!(
+            history,
+            vec![
+                Message::User {
+                    content: vec![ContentPart::text("plot"), removed, image(2)],
+                },
+                Message::Tool {
+                    call_id: "c".into(),
+                    content: vec![ContentPart::text("out"), image(3), image(4)],
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn image_files_become_base64_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.png");
+        fs_err::write(&path, b"\x89PNG").unwrap();
+        assert_eq!(
+            image_part(&path, "image/png").unwrap(),
+            ContentPart::Image {
+                media_type: "image/png".into(),
+                data: "iVBORw==".into(),
+            }
+        );
+        assert!(
+            image_part(&dir.path().join("missing.png"), "image/png")
+                .unwrap_err()
+                .contains("missing.png")
+        );
+    }
 }

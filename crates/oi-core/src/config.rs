@@ -1,5 +1,7 @@
 //! The settings a session runs with, already resolved from flags and files.
 
+use std::time::Duration;
+
 use crate::HarnessKind;
 
 /// When the user is asked before code runs.
@@ -33,11 +35,21 @@ pub struct AgentConfig {
     pub pricing: Option<oi_providers::Pricing>,
     /// The most the session may spend, in USD. Needs `pricing`.
     pub max_budget: Option<f64>,
+    /// How long one run may take before it is stopped; `None`: no limit.
+    pub run_timeout: Option<Duration>,
+    /// Whether the model reads images: plots a run makes go to it with the
+    /// run's result.
+    pub vision: bool,
+    /// Whether the front end answers `InputRequested` with `Op::Input` (a
+    /// person is there to type). Otherwise a program that waits for input
+    /// is stopped at once, and the model is told why.
+    pub user_input: bool,
 }
 
 impl AgentConfig {
     pub const DEFAULT_MAX_TURNS: u32 = 50;
     pub const DEFAULT_MAX_OUTPUT: usize = 4000;
+    pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
 
     pub fn new(model: impl Into<String>) -> Self {
         Self {
@@ -52,6 +64,9 @@ impl AgentConfig {
             custom_instructions: None,
             pricing: None,
             max_budget: None,
+            run_timeout: Some(Self::DEFAULT_RUN_TIMEOUT),
+            vision: false,
+            user_input: false,
         }
     }
 }

@@ -34,6 +34,24 @@ pub(crate) fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// A new session's id: its start time (UTC) and a random suffix, e.g.
+/// `20261130-142501-3fa9`. Ids sort by time and name the session's folder.
+pub fn new_session_id() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let t = secs % 86_400;
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}-{:04x}",
+        t / 3600,
+        t / 60 % 60,
+        t % 60,
+        fastrand::u16(..)
+    )
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01.
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -58,6 +76,13 @@ mod tests {
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
         assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+    }
+
+    #[test]
+    fn session_ids_start_with_the_time() {
+        let id = new_session_id();
+        assert_eq!(id.len(), 20, "{id}");
+        assert!(id.starts_with(&today().replace('-', "")), "{id}");
     }
 
     #[test]

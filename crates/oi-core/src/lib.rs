@@ -15,4 +15,5 @@ mod output;
 
 pub use agent::Agent;
 pub use config::{AgentConfig, ApprovalPolicy};
+pub use environment::new_session_id;
 pub use harness::HarnessKind;

@@ -97,7 +97,7 @@ async fn the_session_announces_itself_and_shuts_down_cleanly() {
     let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
     let first = h.next().await;
     assert!(
-        matches!(&first, Event::SessionConfigured { languages, harness, .. } if languages == &["python", "shell"] && harness == "native"),
+        matches!(&first, Event::SessionConfigured { languages, harness, .. } if languages[..2] == ["python", "shell"] && languages.iter().any(|l| l == "javascript") && harness == "native"),
         "{first:?}"
     );
     h.ops.send(Op::Shutdown).unwrap();
@@ -329,5 +329,224 @@ async fn a_request_too_big_for_the_context_window_is_warned_about() {
     assert!(
         warning.contains("more than the 200 the context window leaves"),
         "{warning}"
+    );
+}
+
+fn finished(events: &[Event]) -> Vec<(RunStatus, u64)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::RunFinished {
+                status,
+                output_bytes,
+                ..
+            } => Some((status.clone(), *output_bytes)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_program_waiting_for_input_nobody_can_give_is_stopped_and_explained() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::execute(
+            "python",
+            "kept = 7\nname = input('Your name? ')\nprint('hi', name)",
+        ))
+        .push(Reply::execute("python", "print(kept)"))
+        .push(Reply::text("ok"));
+    h.input("greet me");
+    let events = h.task_end().await;
+    assert_eq!(completion(&events), StopReason::Done);
+    let runs = finished(&events);
+    assert_eq!(
+        runs[0].0,
+        RunStatus::WaitingForInput {
+            prompt: "Your name? ".into()
+        },
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::InputRequested { .. })),
+        "nobody to ask: {events:?}"
+    );
+    let requests = h.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("wait for input on stdin") && told.contains("\"Your name?\""),
+        "{told}"
+    );
+    // Only the run was stopped: the kernel kept its state.
+    assert_eq!(requests[2].last_message_text(), "7\n");
+}
+
+#[tokio::test]
+async fn the_user_can_answer_a_program_waiting_for_input() {
+    let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
+        c.user_input = true;
+    })
+    .await;
+    h.server
+        .push(Reply::execute(
+            "python",
+            "name = input('Your name? ')\nprint('hi', name)",
+        ))
+        .push(Reply::text("done"));
+    h.input("greet me");
+    let events = h.until(|e| matches!(e, Event::InputRequested { .. })).await;
+    let Some(Event::InputRequested { id, prompt }) = events.last().cloned() else {
+        unreachable!()
+    };
+    assert_eq!(prompt, "Your name? ");
+    // Input for another run goes nowhere.
+    h.ops
+        .send(Op::Input {
+            id: oi_protocol::RunId(id.0 + 1),
+            text: "Mallory\n".into(),
+        })
+        .unwrap();
+    h.ops
+        .send(Op::Input {
+            id,
+            text: "Ada\n".into(),
+        })
+        .unwrap();
+    let events = h.task_end().await;
+    assert_eq!(finished(&events)[0].0, RunStatus::Ok, "{events:?}");
+    // The model sees the exchange as on a terminal.
+    assert_eq!(
+        h.server.chat_requests()[1].last_message_text(),
+        "Your name? Ada\nhi Ada\n"
+    );
+}
+
+#[tokio::test]
+async fn a_run_over_its_time_limit_is_stopped_and_the_model_told() {
+    let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
+        c.run_timeout = Some(Duration::from_secs(1));
+    })
+    .await;
+    h.server
+        .push(Reply::execute(
+            "python",
+            "kept = 5\nimport time\ntime.sleep(60)",
+        ))
+        .push(Reply::execute("python", "print(kept)"))
+        .push(Reply::text("ok"));
+    h.input("wait");
+    let events = h.task_end().await;
+    assert_eq!(
+        finished(&events)[0].0,
+        RunStatus::TimedOut {
+            seconds: 1,
+            kernel_restarted: false
+        }
+    );
+    let requests = h.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(told.contains("stopped after 1 s"), "{told}");
+    assert_eq!(requests[2].last_message_text(), "5\n");
+}
+
+#[tokio::test]
+async fn a_flood_of_output_is_paced_for_the_user_and_cut_for_the_model() {
+    let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
+        c.max_output = 1000;
+    })
+    .await;
+    h.server
+        .push(Reply::execute(
+            "python",
+            "import sys\nsys.stdout.write('first line\\n')\nfor i in range(200_000):\n    sys.stdout.write('%099d\\n' % i)\nprint('last line')",
+        ))
+        .push(Reply::text("ok"));
+    h.input("flood");
+    let events = h.task_end().await;
+    let shown: usize = events
+        .iter()
+        .map(|e| match e {
+            Event::OutputDelta { text, .. } => text.len(),
+            _ => 0,
+        })
+        .sum();
+    let skipped: u64 = events
+        .iter()
+        .map(|e| match e {
+            Event::OutputSkipped { bytes, .. } => *bytes,
+            _ => 0,
+        })
+        .sum();
+    let total = 11 + 200_000 * 100 + 10;
+    let runs = finished(&events);
+    assert_eq!(runs[0], (RunStatus::Ok, total));
+    assert!(shown < 2 * 1024 * 1024, "{shown} bytes shown");
+    assert_eq!(shown as u64 + skipped, total);
+    // The end of the output is always shown.
+    let last_delta = events
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::OutputDelta { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(last_delta.ends_with("last line\n"), "{last_delta:?}");
+    let told = h.server.chat_requests()[1].last_message_text();
+    assert!(told.starts_with("first line\n"), "{told:.200}");
+    assert!(told.ends_with("last line\n"), "{told:.200}");
+    assert!(told.contains("characters of output cut"));
+    assert!(told.len() < 1200, "{}", told.len());
+}
+
+#[tokio::test]
+async fn images_reach_a_vision_model_and_only_the_last_few_stay() {
+    let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
+        c.vision = true;
+    })
+    .await;
+    let plot = "class Png:\n    def _repr_png_(self):\n        return b'\\x89PNG\\r\\n\\x1a\\n' + bytes([@])\ndisplay(Png())";
+    for n in 1..=4 {
+        h.server
+            .push(Reply::execute("python", &plot.replace('@', &n.to_string())));
+    }
+    h.server.push(Reply::text("four plots"));
+    h.input("plot four times");
+    let events = h.task_end().await;
+    let images: Vec<&String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Image {
+                path, media_type, ..
+            } if media_type == "image/png" => Some(path),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(images.len(), 4, "{events:?}");
+    for (n, path) in images.iter().enumerate() {
+        let bytes = fs_err::read(path).unwrap();
+        assert_eq!(bytes[8] as usize, n + 1);
+    }
+    let requests = h.server.chat_requests();
+    let image_urls = |i: usize| -> Vec<String> {
+        requests[i]
+            .messages()
+            .iter()
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter_map(|p| p["image_url"]["url"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(image_urls(1), ["data:image/png;base64,iVBORw0KGgoB"]);
+    // After the fourth plot, only the last three are still sent.
+    assert_eq!(
+        image_urls(4),
+        [
+            "data:image/png;base64,iVBORw0KGgoC",
+            "data:image/png;base64,iVBORw0KGgoD",
+            "data:image/png;base64,iVBORw0KGgoE",
+        ]
     );
 }

@@ -3,19 +3,22 @@
 //! A kernel is a long-lived interpreter running a small driver (see
 //! `drivers/`). The parent sends requests on the child's fd 3 and reads
 //! replies (JSON lines) from its fd 4; the child's stdout and stderr are pipes
-//! read as raw bytes and forwarded live. User code can print anything without
-//! disturbing the protocol. After each run the driver writes a marker holding
-//! a random per-kernel token and the run id to stdout and stderr, then sends
-//! `done`: a run is over once `done` and both markers have arrived, so no
-//! output is lost or attributed to the wrong run.
+//! read as raw bytes and forwarded live, and its stdin is a pipe the parent
+//! writes to when a program asks for input. User code can print anything
+//! without disturbing the protocol. Per run the driver says `started` when
+//! the user's code begins, then writes a marker holding a random per-kernel
+//! token and the run id to stdout and stderr, then sends `done`: a run is
+//! over once `done` and both markers have arrived, so no output is lost or
+//! attributed to the wrong run.
 //!
 //! Each kernel leads its own session (`setsid`): it has no controlling
 //! terminal (a program that wants to prompt on `/dev/tty` fails instead of
 //! hanging), Ctrl-C in the user's terminal does not reach it, and its whole
-//! process group can be signalled at once.
+//! process group can be signalled at once. It also dies with its parent
+//! (`PR_SET_PDEATHSIG`), even if the parent is killed outright.
 
 use std::os::fd::OwnedFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -26,24 +29,87 @@ use oi_protocol::{OutputStream, RunStatus};
 use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::unix::pipe;
-use tokio::process::{Child, ChildStderr, ChildStdout, Command};
-use tokio_util::sync::CancellationToken;
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use crate::output::{MarkerScanner, Utf8Decoder};
-use crate::{KernelError, KernelKind, LanguageSpec};
+use crate::{KernelError, KernelKind, LanguageSpec, RunControl, RunEvent, RunOutcome};
 
 /// How long a kernel may take to report that it is ready.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// After an interrupt, how long the code has to stop before the kernel is
 /// killed and restarted.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(3);
+/// After an interrupt, when it is sent again if the code has not stopped (a
+/// runtime may have swallowed the first, as Node's script watchdog can).
+const INTERRUPT_AGAIN: Duration = Duration::from_secs(1);
 /// After `done`, how long to wait for the end markers with no output arriving
 /// (only reached when user code closed the kernel's own copies of stdout/stderr).
 const MARKER_GRACE: Duration = Duration::from_secs(2);
+/// How often a running kernel is checked for a program waiting for input.
+const INPUT_POLL: Duration = Duration::from_millis(100);
 const READ_BUF: usize = 64 * 1024;
 
 const PYTHON_DRIVER: &str = include_str!("drivers/python_driver.py");
 const BASH_DRIVER: &str = include_str!("drivers/bash_driver.sh");
+const ZSH_DRIVER: &str = include_str!("drivers/zsh_driver.zsh");
+const NODE_DRIVER: &str = include_str!("drivers/node_driver.js");
+const RUBY_DRIVER: &str = include_str!("drivers/ruby_driver.rb");
+const R_DRIVER: &str = include_str!("drivers/r_driver.R");
+const PERL_DRIVER: &str = include_str!("drivers/perl_driver.pl");
+const LUA_DRIVER: &str = include_str!("drivers/lua_driver.lua");
+const PHP_DRIVER: &str = include_str!("drivers/php_driver.php");
+
+/// How a driver reads its requests.
+enum Framing {
+    /// `{"type": "run", "id": N, "code": "…"}` lines.
+    JsonLines,
+    /// `N\0code\0` (bash and zsh `read -d ''`; NUL bytes cannot be in code).
+    Nul,
+    /// A line `N BYTES`, then the code (for languages without JSON built in).
+    LengthPrefixed,
+}
+
+impl KernelKind {
+    fn framing(self) -> Framing {
+        match self {
+            Self::Python | Self::Node | Self::Ruby | Self::Perl | Self::Php => Framing::JsonLines,
+            Self::Bash | Self::Zsh => Framing::Nul,
+            Self::R | Self::Lua => Framing::LengthPrefixed,
+        }
+    }
+
+    /// The arguments that make the interpreter run oi's driver.
+    fn driver_args(self) -> Vec<&'static str> {
+        match self {
+            Self::Python => vec!["-u", "-c", PYTHON_DRIVER],
+            Self::Bash => vec!["--noprofile", "--norc", "-c", BASH_DRIVER, "bash"],
+            Self::Zsh => vec!["-f", "-c", ZSH_DRIVER, "zsh"],
+            Self::Node => vec!["--no-warnings", "-e", NODE_DRIVER],
+            Self::Ruby => vec!["-e", RUBY_DRIVER],
+            Self::R => vec!["--vanilla", "-e", R_DRIVER],
+            Self::Perl => vec!["-e", PERL_DRIVER],
+            Self::Lua => vec!["-e", LUA_DRIVER],
+            Self::Php => vec!["-r", PHP_DRIVER],
+        }
+    }
+
+    fn encode(self, id: u64, code: &str) -> Vec<u8> {
+        match self.framing() {
+            Framing::JsonLines => {
+                let mut line =
+                    serde_json::json!({"type": "run", "id": id, "code": code}).to_string();
+                line.push('\n');
+                line.into_bytes()
+            }
+            Framing::Nul => format!("{id}\0{}\0", code.replace('\0', "")).into_bytes(),
+            Framing::LengthPrefixed => {
+                let mut bytes = format!("{id} {}\n", code.len()).into_bytes();
+                bytes.extend_from_slice(code.as_bytes());
+                bytes
+            }
+        }
+    }
+}
 
 /// A reply line from the driver.
 #[derive(Debug, Deserialize)]
@@ -52,15 +118,20 @@ struct Reply {
     kind: String,
     #[serde(default)]
     id: Option<u64>,
-    /// Python: `ok`, `error` or `interrupted`.
+    /// `ok`, `error` or `interrupted`.
     #[serde(default)]
     status: Option<String>,
-    /// Python: the exception, e.g. `NameError: name 'x' is not defined`.
+    /// The exception, e.g. `NameError: name 'x' is not defined`.
     #[serde(default)]
     error: Option<String>,
-    /// Shell: the exit status of the run.
+    /// Shells: the exit status of the run.
     #[serde(default)]
     exit_code: Option<i32>,
+    /// Images: the file and its type.
+    #[serde(default)]
+    path: Option<PathBuf>,
+    #[serde(default)]
+    media_type: Option<String>,
 }
 
 /// A running kernel process.
@@ -71,6 +142,7 @@ pub(crate) struct Kernel {
     pgid: Pid,
     requests: Option<pipe::Sender>,
     replies: Lines<BufReader<pipe::Receiver>>,
+    stdin: Option<ChildStdin>,
     stdout: ChildStdout,
     stderr: ChildStderr,
     stdout_open: bool,
@@ -78,11 +150,27 @@ pub(crate) struct Kernel {
     token: String,
     next_id: u64,
     dead: bool,
+    /// Whether the kernel process was reaped. Until then its (zombie)
+    /// process keeps the process group id reserved, so signalling the group
+    /// cannot reach an unrelated process that reused the id; after, the group
+    /// is never signalled again.
+    reaped: bool,
+}
+
+/// Why a run is being stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Interrupt,
+    Timeout,
 }
 
 impl Kernel {
     /// Starts the kernel for `spec` in `cwd` and waits until its driver is ready.
-    pub(crate) async fn start(spec: &LanguageSpec, cwd: &Path) -> Result<Self, KernelError> {
+    pub(crate) async fn start(
+        spec: &LanguageSpec,
+        cwd: &Path,
+        image_dir: Option<&Path>,
+    ) -> Result<Self, KernelError> {
         let spawn_error = |source: std::io::Error| KernelError::Spawn {
             language: spec.name.clone(),
             program: spec.program.display().to_string(),
@@ -93,13 +181,10 @@ impl Kernel {
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
 
         let mut cmd = Command::new(&spec.program);
-        cmd.args(&spec.args);
-        match spec.kind {
-            KernelKind::Python => cmd.args(["-u", "-c", PYTHON_DRIVER]),
-            KernelKind::Bash => cmd.args(["--noprofile", "--norc", "-c", BASH_DRIVER, "bash"]),
-        };
-        cmd.current_dir(cwd)
-            .stdin(Stdio::null())
+        cmd.args(&spec.args)
+            .args(spec.kind.driver_args())
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .env("OI_KERNEL_TOKEN", &token)
@@ -109,6 +194,9 @@ impl Kernel {
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0")
             .kill_on_drop(true);
+        if let Some(dir) = image_dir {
+            cmd.env("OI_IMAGE_DIR", dir);
+        }
         cmd.fd_mappings(vec![
             FdMapping {
                 parent_fd: request_read,
@@ -120,7 +208,7 @@ impl Kernel {
             },
         ])
         .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?;
-        new_session(&mut cmd);
+        prepare_child(&mut cmd);
         let mut child = cmd.spawn().map_err(spawn_error)?;
         // The command owns the child's ends of the pipes: close them here, so
         // that the reply pipe reaches end-of-file when the kernel dies.
@@ -137,9 +225,11 @@ impl Kernel {
         let requests = pipe::Sender::from_owned_fd(request_write).map_err(io)?;
         let replies =
             BufReader::new(pipe::Receiver::from_owned_fd(reply_read).map_err(io)?).lines();
-        let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
             return Err(io(std::io::Error::other(
-                "the kernel's output pipes are missing",
+                "the kernel's standard streams are missing",
             )));
         };
         let mut kernel = Self {
@@ -148,6 +238,7 @@ impl Kernel {
             pgid,
             requests: Some(requests),
             replies,
+            stdin: Some(stdin),
             stdout,
             stderr,
             stdout_open: true,
@@ -155,6 +246,7 @@ impl Kernel {
             token,
             next_id: 1,
             dead: false,
+            reaped: false,
         };
         let ready = tokio::time::timeout(STARTUP_TIMEOUT, kernel.replies.next_line()).await;
         match ready {
@@ -176,7 +268,7 @@ impl Kernel {
 
     async fn startup_failure(&mut self, spec: &LanguageSpec, problem: String) -> KernelError {
         self.kill();
-        let status = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
+        let status = self.reap().await;
         let mut stderr = Vec::new();
         let _ = tokio::time::timeout(
             Duration::from_secs(1),
@@ -184,8 +276,8 @@ impl Kernel {
         )
         .await;
         let status = match status {
-            Ok(Ok(status)) => format!(" ({})", describe_exit(status)),
-            _ => String::new(),
+            Some(status) => format!(" ({})", describe_exit(status)),
+            None => String::new(),
         };
         KernelError::StartupFailed {
             language: spec.name.clone(),
@@ -200,103 +292,121 @@ impl Kernel {
         self.dead
     }
 
-    /// Runs `code`, passing output to `sink` as it arrives, until the run ends.
-    /// Cancelling `cancel` interrupts the run (SIGINT to the kernel's process
-    /// group); code that ignores the interrupt is killed with its kernel and
-    /// reported as `Crashed`.
+    /// Runs `code`, passing events to `sink` as they happen, until the run
+    /// ends. Cancelling `control.cancel` interrupts the run (SIGINT to the
+    /// kernel's process group) and so does reaching `control.timeout`; code
+    /// that ignores the interrupt is killed with its kernel.
     pub(crate) async fn run(
         &mut self,
         code: &str,
-        sink: &mut (dyn FnMut(OutputStream, String) + Send),
-        cancel: &CancellationToken,
-    ) -> RunStatus {
+        sink: &mut (dyn FnMut(RunEvent) + Send),
+        control: RunControl<'_>,
+    ) -> RunOutcome {
+        let RunControl {
+            cancel,
+            timeout,
+            mut input,
+        } = control;
         let id = self.next_id;
         self.next_id += 1;
-        let request = match self.kind {
-            KernelKind::Python => {
-                let mut line =
-                    serde_json::json!({"type": "run", "id": id, "code": code}).to_string();
-                line.push('\n');
-                line.into_bytes()
-            }
-            // Bash variables cannot hold NUL bytes, and NUL ends each field.
-            KernelKind::Bash => format!("{id}\0{}\0", code.replace('\0', "")).into_bytes(),
-        };
+        let request = self.kind.encode(id, code);
+        let mut streams = [
+            StreamState::new(OutputStream::Stdout, "", self.stdout_open),
+            StreamState::new(OutputStream::Stderr, "", self.stderr_open),
+        ];
         let Some(requests) = self.requests.as_mut() else {
-            return RunStatus::Crashed {
-                reason: "the kernel was shut down".to_owned(),
-            };
+            return outcome(
+                RunStatus::Crashed {
+                    reason: "the kernel was shut down".to_owned(),
+                },
+                &streams,
+            );
         };
         if requests.write_all(&request).await.is_err() {
-            return self.crashed(sink).await;
+            let status = self.crashed(sink, &mut streams).await;
+            return outcome(status, &streams);
         }
 
         let marker = format!("\x1b]oi;{};{id}\x07", self.token);
-        let mut streams = [
-            StreamState::new(OutputStream::Stdout, &marker, self.stdout_open),
-            StreamState::new(OutputStream::Stderr, &marker, self.stderr_open),
-        ];
+        for s in &mut streams {
+            s.scanner = MarkerScanner::new(marker.as_bytes());
+        }
         let mut out_buf = vec![0u8; READ_BUF];
         let mut err_buf = vec![0u8; READ_BUF];
         let mut done: Option<Reply> = None;
         // The driver says `started` when the code itself begins; SIGINT is
         // sent only after that, so it never hits the driver's own work.
         let mut started = false;
-        let mut interrupted_at: Option<Instant> = None;
+        let mut stop: Option<(Stop, Instant)> = None;
         let mut signalled = false;
+        let mut signalled_again = false;
+        let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+        let pgid = self.pgid;
+        // Whether the current wait for input was reported already.
+        let mut waiting_reported = false;
+        let mut input_open = input.is_some();
 
         loop {
             if done.is_some() && streams.iter().all(|s| s.finished) {
                 break;
             }
-            let grace_end =
-                interrupted_at.map(|t| tokio::time::Instant::from_std(t + INTERRUPT_GRACE));
+            let grace_end = stop.map(|(_, t)| tokio::time::Instant::from_std(t + INTERRUPT_GRACE));
+            let again_at = stop
+                .filter(|_| signalled && !signalled_again)
+                .map(|(_, t)| tokio::time::Instant::from_std(t + INTERRUPT_AGAIN));
+            let stop_now = |why: Stop, started: bool, signalled: &mut bool| {
+                if started && !*signalled {
+                    *signalled = true;
+                    let _ = killpg(pgid, Signal::SIGINT);
+                }
+                Some((why, Instant::now()))
+            };
+            // Replies first: a `done` already waiting must be seen before a
+            // timer sends another interrupt, which would otherwise land in
+            // the next run.
             tokio::select! {
+                biased;
                 line = self.replies.next_line(), if done.is_none() => match line {
                     Ok(Some(line)) => {
-                        if let Ok(reply) = serde_json::from_str::<Reply>(&line)
-                            && reply.id == Some(id)
-                        {
-                            match reply.kind.as_str() {
-                                "started" => {
-                                    started = true;
-                                    if interrupted_at.is_some() && !signalled {
-                                        signalled = true;
-                                        let _ = killpg(self.pgid, Signal::SIGINT);
-                                    }
+                        let Ok(reply) = serde_json::from_str::<Reply>(&line) else { continue };
+                        if reply.id != Some(id) && reply.kind != "image" {
+                            continue;
+                        }
+                        match reply.kind.as_str() {
+                            "started" => {
+                                started = true;
+                                if stop.is_some() && !signalled {
+                                    signalled = true;
+                                    let _ = killpg(self.pgid, Signal::SIGINT);
                                 }
-                                "done" => done = Some(reply),
-                                _ => {}
                             }
+                            "image" => {
+                                if let Some(path) = reply.path {
+                                    let media_type = reply.media_type.unwrap_or_else(|| "image/png".to_owned());
+                                    sink(RunEvent::Image { path, media_type });
+                                }
+                            }
+                            "done" => done = Some(reply),
+                            _ => {}
                         }
                     }
                     Ok(None) | Err(_) => {
                         for s in &mut streams {
                             s.flush(sink);
                         }
-                        return self.crashed(sink).await;
+                        let status = self.crashed(sink, &mut streams).await;
+                        return outcome(status, &streams);
                     }
                 },
-                read = self.stdout.read(&mut out_buf), if !streams[0].finished => {
-                    let n = read.unwrap_or(0);
-                    if n == 0 {
-                        self.stdout_open = false;
-                    }
-                    streams[0].feed(&out_buf[..n], sink);
+                () = cancel.cancelled(), if stop.is_none() && done.is_none() => {
+                    stop = stop_now(Stop::Interrupt, started, &mut signalled);
                 }
-                read = self.stderr.read(&mut err_buf), if !streams[1].finished => {
-                    let n = read.unwrap_or(0);
-                    if n == 0 {
-                        self.stderr_open = false;
-                    }
-                    streams[1].feed(&err_buf[..n], sink);
+                () = sleep_until_opt(deadline), if deadline.is_some() && stop.is_none() && done.is_none() => {
+                    stop = stop_now(Stop::Timeout, started, &mut signalled);
                 }
-                () = cancel.cancelled(), if interrupted_at.is_none() && done.is_none() => {
-                    interrupted_at = Some(Instant::now());
-                    if started {
-                        signalled = true;
-                        let _ = killpg(self.pgid, Signal::SIGINT);
-                    }
+                () = sleep_until_opt(again_at), if again_at.is_some() && done.is_none() => {
+                    signalled_again = true;
+                    let _ = killpg(pgid, Signal::SIGINT);
                 }
                 () = sleep_until_opt(grace_end), if grace_end.is_some() && done.is_none() => {
                     for s in &mut streams {
@@ -304,13 +414,55 @@ impl Kernel {
                     }
                     self.kill();
                     self.dead = true;
-                    let _ = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
-                    return RunStatus::Crashed {
-                        reason: format!(
-                            "the code did not stop within {} s of the interrupt, so the kernel was killed",
-                            INTERRUPT_GRACE.as_secs()
-                        ),
+                    let _ = self.reap().await;
+                    let status = match stop {
+                        Some((Stop::Timeout, _)) => RunStatus::TimedOut {
+                            seconds: timeout.map_or(0, |t| t.as_secs()),
+                            kernel_restarted: true,
+                        },
+                        _ => RunStatus::Crashed {
+                            reason: format!(
+                                "the code did not stop within {} s of the interrupt, so the kernel was killed",
+                                INTERRUPT_GRACE.as_secs()
+                            ),
+                        },
                     };
+                    return outcome(status, &streams);
+                }
+                read = self.stdout.read(&mut out_buf), if !streams[0].finished => {
+                    let n = read.unwrap_or(0);
+                    if n == 0 {
+                        self.stdout_open = false;
+                    }
+                    waiting_reported = false;
+                    streams[0].feed(&out_buf[..n], sink);
+                }
+                read = self.stderr.read(&mut err_buf), if !streams[1].finished => {
+                    let n = read.unwrap_or(0);
+                    if n == 0 {
+                        self.stderr_open = false;
+                    }
+                    waiting_reported = false;
+                    streams[1].feed(&err_buf[..n], sink);
+                }
+                text = recv_input(&mut input), if input_open && done.is_none() => match text {
+                    Some(text) => {
+                        waiting_reported = false;
+                        if let Some(stdin) = self.stdin.as_mut() {
+                            let _ = stdin.write_all(text.as_bytes()).await;
+                            let _ = stdin.flush().await;
+                        }
+                        sink(RunEvent::InputWritten { text });
+                    }
+                    None => input_open = false,
+                },
+                () = tokio::time::sleep(INPUT_POLL), if started && done.is_none() && !waiting_reported && stop.is_none() => {
+                    if waiting_for_input(self.pgid) {
+                        waiting_reported = true;
+                        sink(RunEvent::WaitingForInput {
+                            prompt: streams[0].last_line(),
+                        });
+                    }
                 }
                 () = tokio::time::sleep(MARKER_GRACE), if done.is_some() => {
                     break;
@@ -326,41 +478,42 @@ impl Kernel {
             status: None,
             error: None,
             exit_code: None,
+            path: None,
+            media_type: None,
         });
-        match (reply.status.as_deref(), reply.exit_code) {
-            (Some("interrupted"), _) => RunStatus::Interrupted,
+        let stopped_by = stop.map(|(why, _)| why);
+        let status = match (reply.status.as_deref(), reply.exit_code) {
+            (Some("interrupted"), _) => interrupted_status(stopped_by, timeout),
+            (_, Some(130)) if stopped_by.is_some() => interrupted_status(stopped_by, timeout),
             (Some("error"), code) => RunStatus::Failed {
                 exit_code: code,
                 error: reply.error,
             },
-            (_, Some(code)) if code != 0 => {
-                if interrupted_at.is_some() && code == 130 {
-                    RunStatus::Interrupted
-                } else {
-                    RunStatus::Failed {
-                        exit_code: Some(code),
-                        error: None,
-                    }
-                }
-            }
+            (_, Some(code)) if code != 0 => RunStatus::Failed {
+                exit_code: Some(code),
+                error: None,
+            },
             _ => RunStatus::Ok,
-        }
+        };
+        outcome(status, &streams)
     }
 
     /// The kernel died: reap it, kill what it left behind, forward the output
     /// that was still in the pipes, and say how it ended.
-    async fn crashed(&mut self, sink: &mut (dyn FnMut(OutputStream, String) + Send)) -> RunStatus {
+    async fn crashed(
+        &mut self,
+        sink: &mut (dyn FnMut(RunEvent) + Send),
+        streams: &mut [StreamState; 2],
+    ) -> RunStatus {
         self.dead = true;
-        let status = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
         // Background processes of the dead kernel would keep the pipes open.
+        // (The kernel is not reaped yet, so its group id is still its own.)
         self.kill();
-        for (stream, reader) in [
-            (
-                OutputStream::Stdout,
-                &mut self.stdout as &mut (dyn tokio::io::AsyncRead + Unpin + Send),
-            ),
-            (OutputStream::Stderr, &mut self.stderr),
-        ] {
+        let status = self.reap().await;
+        for (state, reader) in streams.iter_mut().zip([
+            &mut self.stdout as &mut (dyn tokio::io::AsyncRead + Unpin + Send),
+            &mut self.stderr,
+        ]) {
             let mut rest = Vec::new();
             let _ = tokio::time::timeout(
                 Duration::from_secs(1),
@@ -368,34 +521,85 @@ impl Kernel {
             )
             .await;
             if !rest.is_empty() {
-                sink(stream, String::from_utf8_lossy(&rest).into_owned());
+                state.bytes_seen += rest.len() as u64;
+                sink(RunEvent::Output {
+                    stream: state.stream,
+                    text: String::from_utf8_lossy(&rest).into_owned(),
+                });
             }
         }
         let reason = match status {
-            Ok(Ok(status)) => format!("the kernel exited ({})", describe_exit(status)),
-            _ => "the kernel stopped responding and was killed".to_owned(),
+            Some(status) => format!("the kernel exited ({})", describe_exit(status)),
+            None => "the kernel stopped responding and was killed".to_owned(),
         };
         RunStatus::Crashed { reason }
     }
 
     /// Kills the kernel's whole process group: the interpreter and everything
-    /// it started that did not leave the group.
+    /// it started that did not leave the group. Never after it was reaped.
     fn kill(&self) {
-        let _ = killpg(self.pgid, Signal::SIGKILL);
+        if !self.reaped {
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+        }
     }
 
-    /// Asks the kernel to exit (its driver ends when the request pipe closes),
-    /// then kills whatever is left of its process group.
+    /// Waits (briefly) for the kernel process to end and collects its status.
+    async fn reap(&mut self) -> Option<ExitStatus> {
+        if self.reaped {
+            return None;
+        }
+        let status = tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await;
+        match status {
+            Ok(Ok(status)) => {
+                self.reaped = true;
+                Some(status)
+            }
+            _ => None,
+        }
+    }
+
+    /// Asks the kernel to exit (its driver ends when the request pipe
+    /// closes), waits briefly for it to close its reply pipe, then kills
+    /// whatever is left of its process group and reaps it.
     pub(crate) async fn shutdown(mut self) {
         self.requests = None;
-        let _ = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
+        self.stdin = None;
+        let exited = async { while let Ok(Some(_)) = self.replies.next_line().await {} };
+        let _ = tokio::time::timeout(Duration::from_millis(500), exited).await;
         self.kill();
+        let _ = self.reap().await;
     }
 }
 
 impl Drop for Kernel {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+fn interrupted_status(stopped_by: Option<Stop>, timeout: Option<Duration>) -> RunStatus {
+    match stopped_by {
+        Some(Stop::Timeout) => RunStatus::TimedOut {
+            seconds: timeout.map_or(0, |t| t.as_secs()),
+            kernel_restarted: false,
+        },
+        _ => RunStatus::Interrupted,
+    }
+}
+
+fn outcome(status: RunStatus, streams: &[StreamState; 2]) -> RunOutcome {
+    RunOutcome {
+        status,
+        output_bytes: streams.iter().map(|s| s.bytes_seen).sum(),
+    }
+}
+
+async fn recv_input(
+    input: &mut Option<&mut tokio::sync::mpsc::UnboundedReceiver<String>>,
+) -> Option<String> {
+    match input {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -406,6 +610,10 @@ struct StreamState {
     decoder: Utf8Decoder,
     finished: bool,
     bytes: Vec<u8>,
+    bytes_seen: u64,
+    /// The end of the output so far (for the prompt of a program waiting
+    /// for input).
+    recent: String,
 }
 
 impl StreamState {
@@ -416,11 +624,13 @@ impl StreamState {
             decoder: Utf8Decoder::default(),
             finished: !open,
             bytes: Vec::new(),
+            bytes_seen: 0,
+            recent: String::new(),
         }
     }
 
     /// Takes a read; an empty read means end-of-file.
-    fn feed(&mut self, data: &[u8], sink: &mut (dyn FnMut(OutputStream, String) + Send)) {
+    fn feed(&mut self, data: &[u8], sink: &mut (dyn FnMut(RunEvent) + Send)) {
         self.bytes.clear();
         if data.is_empty() {
             self.bytes.extend(self.scanner.take_held());
@@ -428,19 +638,47 @@ impl StreamState {
         } else if self.scanner.feed(data, &mut self.bytes) {
             self.finished = true;
         }
+        self.bytes_seen += self.bytes.len() as u64;
         let text = self.decoder.decode(&self.bytes);
-        if !text.is_empty() {
-            sink(self.stream, text);
-        }
+        self.emit(text, sink);
     }
 
-    fn flush(&mut self, sink: &mut (dyn FnMut(OutputStream, String) + Send)) {
-        let mut rest = self.scanner.take_held();
-        let mut text = self.decoder.decode(&std::mem::take(&mut rest));
-        text.push_str(&self.decoder.finish());
-        if !text.is_empty() {
-            sink(self.stream, text);
+    fn emit(&mut self, text: String, sink: &mut (dyn FnMut(RunEvent) + Send)) {
+        if text.is_empty() {
+            return;
         }
+        self.recent.push_str(&text);
+        if self.recent.len() > 4096 {
+            let cut = self.recent.len() - 2048;
+            let cut = (cut..self.recent.len())
+                .find(|i| self.recent.is_char_boundary(*i))
+                .unwrap_or(self.recent.len());
+            self.recent.drain(..cut);
+        }
+        sink(RunEvent::Output {
+            stream: self.stream,
+            text,
+        });
+    }
+
+    fn flush(&mut self, sink: &mut (dyn FnMut(RunEvent) + Send)) {
+        let rest = self.scanner.take_held();
+        self.bytes_seen += rest.len() as u64;
+        let mut text = self.decoder.decode(&rest);
+        text.push_str(&self.decoder.finish());
+        self.emit(text, sink);
+    }
+
+    /// The last line of output (without its line break), e.g. a prompt.
+    fn last_line(&self) -> String {
+        let trimmed = self.recent.trim_end_matches(['\n', '\r']);
+        trimmed
+            .rsplit(['\n', '\r'])
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(200)
+            .collect()
     }
 }
 
@@ -456,21 +694,90 @@ fn cloexec_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Makes the child the leader of a new session (and process group) with no
-/// controlling terminal.
-fn new_session(cmd: &mut Command) {
+/// controlling terminal, which is killed when its parent dies.
+fn prepare_child(cmd: &mut Command) {
     #[expect(
         unsafe_code,
-        reason = "pre_exec is unsafe; the closure only calls setsid(2), which is async-signal-safe"
+        reason = "pre_exec is unsafe; the closure only calls setsid(2) and prctl(2), which are async-signal-safe"
     )]
-    // SAFETY: runs in the forked child before exec; setsid allocates nothing and
-    // takes no locks.
+    // SAFETY: runs in the forked child before exec; setsid and prctl allocate
+    // nothing and take no locks.
     unsafe {
         cmd.pre_exec(|| {
-            nix::unistd::setsid()
-                .map(|_| ())
-                .map_err(std::io::Error::from)
+            nix::unistd::setsid().map_err(std::io::Error::from)?;
+            #[cfg(target_os = "linux")]
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
+            Ok(())
         });
     }
+}
+
+/// Whether a process of the kernel's group is blocked reading its standard
+/// input (a prompt such as Python's `input()` or the shell's `read`), which
+/// only this process could feed.
+fn waiting_for_input(pgid: Pid) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(stdin) = std::fs::read_link(format!("/proc/{pgid}/fd/0")) else {
+            return false;
+        };
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return false;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
+                continue;
+            };
+            if process_group(pid) != Some(pgid.as_raw()) {
+                continue;
+            }
+            if std::fs::read_link(format!("/proc/{pid}/fd/0"))
+                .ok()
+                .as_ref()
+                != Some(&stdin)
+            {
+                continue;
+            }
+            if blocked_reading_stdin(pid) {
+                return true;
+            }
+        }
+        false
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pgid;
+        false
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn process_group(pid: i32) -> Option<i32> {
+    let stat = fs_err::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid pgrp …`; comm may contain spaces and parentheses.
+    let after = stat.rsplit_once(')')?.1;
+    after.split_whitespace().nth(2)?.parse().ok()
+}
+
+/// Whether `pid` sits in `read(0, …)` (`/proc/PID/syscall` starts with the
+/// syscall number and its first argument, the fd).
+#[cfg(target_os = "linux")]
+fn blocked_reading_stdin(pid: i32) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    const READS: &[&str] = &["0", "19", "17"]; // read, readv, pread64
+    #[cfg(target_arch = "aarch64")]
+    const READS: &[&str] = &["63", "65", "67"]; // read, readv, pread64
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    const READS: &[&str] = &[];
+    let Ok(syscall) = fs_err::read_to_string(format!("/proc/{pid}/syscall")) else {
+        return false;
+    };
+    let mut fields = syscall.split_whitespace();
+    let (Some(number), Some(fd)) = (fields.next(), fields.next()) else {
+        return false;
+    };
+    READS.contains(&number) && fd == "0x0"
 }
 
 /// How a process ended, in words: `exit code 3`, `killed by signal 11 (SIGSEGV)`.
@@ -480,10 +787,17 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
         return format!("exit code {code}");
     }
     match status.signal() {
-        Some(sig) => match Signal::try_from(sig) {
-            Ok(name) => format!("killed by signal {sig} ({})", name.as_str()),
-            Err(_) => format!("killed by signal {sig}"),
-        },
+        Some(sig) => {
+            let name = match Signal::try_from(sig) {
+                Ok(name) => format!("killed by signal {sig} ({})", name.as_str()),
+                Err(_) => format!("killed by signal {sig}"),
+            };
+            if sig == Signal::SIGKILL as i32 {
+                format!("{name}; perhaps it ran out of memory")
+            } else {
+                name
+            }
+        }
         None => "ended for an unknown reason".to_owned(),
     }
 }

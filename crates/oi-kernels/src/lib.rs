@@ -7,16 +7,69 @@
 //! ([`RunStatus`]), and restarts a kernel that died. See `kernel.rs` for the
 //! protocol spoken with each kernel process.
 
+mod cleanup;
 mod kernel;
+mod languages;
 mod output;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use oi_protocol::{OutputStream, RunStatus};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use kernel::Kernel;
+
+pub use cleanup::{become_subreaper, kill_orphans};
+pub use languages::{detect_languages, install_hint, known_languages};
+
+/// Something that happens during a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunEvent {
+    /// Output, as it arrives.
+    Output { stream: OutputStream, text: String },
+    /// A process of the kernel is blocked reading its standard input;
+    /// `prompt` is the last line it printed. Text sent on the run's input
+    /// channel goes to that input.
+    WaitingForInput { prompt: String },
+    /// Text from the run's input channel was written to the program's
+    /// standard input (it is not echoed: stdin is a pipe, not a terminal).
+    InputWritten { text: String },
+    /// The code produced an image file (a plot).
+    Image { path: PathBuf, media_type: String },
+}
+
+/// How a run may be stopped or fed.
+#[derive(Debug)]
+pub struct RunControl<'a> {
+    /// Cancelled: interrupt the run.
+    pub cancel: &'a CancellationToken,
+    /// Stop the run after this long.
+    pub timeout: Option<Duration>,
+    /// Text to write to the program's standard input.
+    pub input: Option<&'a mut mpsc::UnboundedReceiver<String>>,
+}
+
+impl<'a> RunControl<'a> {
+    /// A run stopped only by `cancel`.
+    pub fn cancel(cancel: &'a CancellationToken) -> Self {
+        Self {
+            cancel,
+            timeout: None,
+            input: None,
+        }
+    }
+}
+
+/// How a run ended, and how much it printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    /// Bytes of output (stdout and stderr).
+    pub output_bytes: u64,
+}
 
 /// Which driver a language uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,6 +78,16 @@ pub enum KernelKind {
     Python,
     /// bash running oi's shell driver.
     Bash,
+    /// zsh running the shell driver.
+    Zsh,
+    /// Node.js.
+    Node,
+    Ruby,
+    /// R (`Rscript`).
+    R,
+    Perl,
+    Lua,
+    Php,
 }
 
 /// A language oi can run, and the interpreter that runs it.
@@ -43,27 +106,11 @@ pub struct LanguageSpec {
 
 impl LanguageSpec {
     pub fn python(program: impl Into<PathBuf>) -> Self {
-        Self {
-            name: "python".into(),
-            kind: KernelKind::Python,
-            program: program.into(),
-            args: Vec::new(),
-            aliases: ["py", "python3", "ipython", "jupyter", "pycon"]
-                .map(String::from)
-                .to_vec(),
-        }
+        Self::known("python", program).unwrap_or_else(|| unreachable_spec(KernelKind::Python))
     }
 
     pub fn shell(program: impl Into<PathBuf>) -> Self {
-        Self {
-            name: "shell".into(),
-            kind: KernelKind::Bash,
-            program: program.into(),
-            args: Vec::new(),
-            aliases: ["bash", "sh", "zsh", "console", "terminal", "shell-session"]
-                .map(String::from)
-                .to_vec(),
-        }
+        Self::known("shell", program).unwrap_or_else(|| unreachable_spec(KernelKind::Bash))
     }
 
     /// The same language run by `command` (the program, then its arguments).
@@ -82,17 +129,16 @@ impl LanguageSpec {
     }
 }
 
-/// The languages whose interpreters are on `PATH`: Python (`python3`) and the
-/// shell (`bash`).
-pub fn detect_languages() -> Vec<LanguageSpec> {
-    let mut languages = Vec::new();
-    if let Ok(python) = which::which("python3") {
-        languages.push(LanguageSpec::python(python));
+/// `python` and `shell` are in the table of known languages; this is never
+/// reached, and keeps the constructors free of panics.
+fn unreachable_spec(kind: KernelKind) -> LanguageSpec {
+    LanguageSpec {
+        name: format!("{kind:?}").to_ascii_lowercase(),
+        kind,
+        program: PathBuf::new(),
+        args: Vec::new(),
+        aliases: Vec::new(),
     }
-    if let Ok(bash) = which::which("bash") {
-        languages.push(LanguageSpec::shell(bash));
-    }
-    languages
 }
 
 /// Why a kernel could not be used.
@@ -116,8 +162,15 @@ pub enum KernelError {
         language: String,
         source: std::io::Error,
     },
-    #[error("no kernel for `{language}`; available: {available}")]
+    #[error("no kernel for `{language}`{}; available: {available}", install_note(.language))]
     UnknownLanguage { language: String, available: String },
+}
+
+fn install_note(language: &str) -> String {
+    match install_hint(language) {
+        Some(install) => format!(" (it is not installed here: install {install})"),
+        None => String::new(),
+    }
 }
 
 fn stderr_note(stderr: &str) -> String {
@@ -133,6 +186,7 @@ fn stderr_note(stderr: &str) -> String {
 pub struct KernelManager {
     languages: Vec<LanguageSpec>,
     cwd: PathBuf,
+    image_dir: Option<PathBuf>,
     kernels: HashMap<String, Kernel>,
 }
 
@@ -142,8 +196,15 @@ impl KernelManager {
         Self {
             languages,
             cwd: cwd.into(),
+            image_dir: None,
             kernels: HashMap::new(),
         }
+    }
+
+    /// Where kernels save the images (plots) that code produces.
+    pub fn with_image_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.image_dir = Some(dir.into());
+        self
     }
 
     pub fn languages(&self) -> &[LanguageSpec] {
@@ -154,10 +215,14 @@ impl KernelManager {
         &self.cwd
     }
 
-    /// The language a model means by `name` (`py` → python, `bash` → shell).
+    /// The language a model means by `name` (`py` → python, `bash` → shell);
+    /// a language's own name wins over another's alias (`zsh`).
     pub fn resolve(&self, name: &str) -> Option<&LanguageSpec> {
         let name = name.trim();
-        self.languages.iter().find(|l| l.answers_to(name))
+        self.languages
+            .iter()
+            .find(|l| l.name.eq_ignore_ascii_case(name))
+            .or_else(|| self.languages.iter().find(|l| l.answers_to(name)))
     }
 
     /// Starts the kernel of `language` (a name or alias) unless it is running.
@@ -166,18 +231,18 @@ impl KernelManager {
     }
 
     /// Runs `code` in the kernel of `language` (a name or alias), starting the
-    /// kernel if needed. Output goes to `sink` as it arrives. A kernel that dies
-    /// during the run is reported as [`RunStatus::Crashed`] and replaced by a
-    /// fresh one on the next run.
+    /// kernel if needed. Events (output, waits for input, images) go to
+    /// `sink` as they happen. A kernel that dies during the run is reported
+    /// as [`RunStatus::Crashed`] and replaced by a fresh one on the next run.
     pub async fn run(
         &mut self,
         language: &str,
         code: &str,
-        sink: &mut (dyn FnMut(OutputStream, String) + Send),
-        cancel: &CancellationToken,
-    ) -> Result<RunStatus, KernelError> {
+        sink: &mut (dyn FnMut(RunEvent) + Send),
+        control: RunControl<'_>,
+    ) -> Result<RunOutcome, KernelError> {
         let kernel = self.kernel(language).await?;
-        Ok(kernel.run(code, sink, cancel).await)
+        Ok(kernel.run(code, sink, control).await)
     }
 
     /// The live kernel of `language`, started (or restarted) as needed.
@@ -201,15 +266,18 @@ impl KernelManager {
         Ok(match self.kernels.entry(spec.name.clone()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(Kernel::start(&spec, &self.cwd).await?)
+                e.insert(Kernel::start(&spec, &self.cwd, self.image_dir.as_deref()).await?)
             }
         })
     }
 
-    /// Stops every kernel and everything they started.
+    /// Stops every kernel and everything they started, including processes
+    /// that left the kernels' process groups (when this process is a child
+    /// subreaper, see [`become_subreaper`]).
     pub async fn shutdown(&mut self) {
         for (_, kernel) in self.kernels.drain() {
             kernel.shutdown().await;
         }
+        kill_orphans();
     }
 }

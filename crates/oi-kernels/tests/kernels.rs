@@ -5,13 +5,16 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::disallowed_methods,
-    reason = "test code: a panic is a test failure"
+    clippy::print_stderr,
+    reason = "test code: a panic is a test failure; skips are explained on stderr"
 )]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oi_kernels::{KernelError, KernelManager, LanguageSpec, detect_languages};
+use oi_kernels::{
+    KernelError, KernelManager, LanguageSpec, RunControl, RunEvent, detect_languages,
+};
 use oi_protocol::{OutputStream, RunStatus};
 use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
@@ -33,7 +36,10 @@ fn manager() -> (KernelManager, tempfile::TempDir) {
 async fn run(kernels: &mut KernelManager, language: &str, code: &str) -> (RunStatus, Captured) {
     let captured = Arc::new(Mutex::new(Captured::default()));
     let sink_captured = Arc::clone(&captured);
-    let mut sink = move |stream: OutputStream, text: String| {
+    let mut sink = move |event: RunEvent| {
+        let RunEvent::Output { stream, text } = event else {
+            return;
+        };
         let mut c = sink_captured.lock().unwrap();
         match stream {
             OutputStream::Stdout => c.stdout.push_str(&text),
@@ -43,13 +49,18 @@ async fn run(kernels: &mut KernelManager, language: &str, code: &str) -> (RunSta
     };
     let status = tokio::time::timeout(
         Duration::from_secs(60),
-        kernels.run(language, code, &mut sink, &CancellationToken::new()),
+        kernels.run(
+            language,
+            code,
+            &mut sink,
+            RunControl::cancel(&CancellationToken::new()),
+        ),
     )
     .await
     .expect("the run must end")
     .unwrap();
     let captured = captured.lock().unwrap().clone();
-    (status, captured)
+    (status.status, captured)
 }
 
 #[tokio::test]
@@ -170,7 +181,10 @@ async fn output_streams_while_the_code_runs() {
     let flag_for_sink = flag.clone();
     let seen = Arc::new(Mutex::new(String::new()));
     let seen_in_sink = Arc::clone(&seen);
-    let mut sink = move |_: OutputStream, text: String| {
+    let mut sink = move |event: RunEvent| {
+        let RunEvent::Output { text, .. } = event else {
+            return;
+        };
         if text.contains("waiting") {
             std::fs::File::create(&flag_for_sink).unwrap();
         }
@@ -178,11 +192,17 @@ async fn output_streams_while_the_code_runs() {
     };
     let status = tokio::time::timeout(
         Duration::from_secs(60),
-        k.run("python", &code, &mut sink, &CancellationToken::new()),
+        k.run(
+            "python",
+            &code,
+            &mut sink,
+            RunControl::cancel(&CancellationToken::new()),
+        ),
     )
     .await
     .expect("output must stream live")
-    .unwrap();
+    .unwrap()
+    .status;
     assert_eq!(status, RunStatus::Ok);
     assert_eq!(*seen.lock().unwrap(), "waiting\ndone\n");
     k.shutdown().await;
@@ -343,7 +363,10 @@ async fn interrupting_a_sleeping_python_raises_keyboard_interrupt() {
     let cancel_in_sink = cancel.clone();
     let stderr = Arc::new(Mutex::new(String::new()));
     let stderr_in_sink = Arc::clone(&stderr);
-    let mut sink = move |stream: OutputStream, text: String| {
+    let mut sink = move |event: RunEvent| {
+        let RunEvent::Output { stream, text } = event else {
+            return;
+        };
         if text.contains("sleeping") {
             cancel_in_sink.cancel();
         }
@@ -357,10 +380,11 @@ async fn interrupting_a_sleeping_python_raises_keyboard_interrupt() {
             "python",
             "import time\nprint('sleeping', flush=True)\nwhile True:\n    time.sleep(0.01)",
             &mut sink,
-            &cancel,
+            RunControl::cancel(&cancel),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .status;
     assert_eq!(status, RunStatus::Interrupted);
     let stderr = stderr.lock().unwrap().clone();
     assert!(
@@ -380,14 +404,18 @@ async fn an_interrupt_before_the_code_starts_still_stops_it_and_keeps_state() {
     for language in ["python", "shell"] {
         let cancel = CancellationToken::new();
         cancel.cancel();
-        let mut sink = |_: OutputStream, _: String| {};
+        let mut sink = |_: RunEvent| {};
         let code = if language == "python" {
             "while True:\n    pass"
         } else {
             "sleep 1000"
         };
         let started = std::time::Instant::now();
-        let status = k.run(language, code, &mut sink, &cancel).await.unwrap();
+        let status = k
+            .run(language, code, &mut sink, RunControl::cancel(&cancel))
+            .await
+            .unwrap()
+            .status;
         assert_eq!(status, RunStatus::Interrupted, "{language}");
         assert!(
             started.elapsed() < std::time::Duration::from_secs(3),
@@ -406,7 +434,10 @@ async fn interrupting_a_shell_loop_stops_the_rest_of_the_code_and_keeps_state() 
     let cancel_in_sink = cancel.clone();
     let seen = Arc::new(Mutex::new(String::new()));
     let seen_in_sink = Arc::clone(&seen);
-    let mut sink = move |_: OutputStream, text: String| {
+    let mut sink = move |event: RunEvent| {
+        let RunEvent::Output { text, .. } = event else {
+            return;
+        };
         if text.contains("looping") {
             cancel_in_sink.cancel();
         }
@@ -415,11 +446,12 @@ async fn interrupting_a_shell_loop_stops_the_rest_of_the_code_and_keeps_state() 
     let code = "kept=yes\ncd /tmp\necho looping\nwhile true; do sleep 0.01; done\necho not-reached";
     let status = tokio::time::timeout(
         Duration::from_secs(60),
-        k.run("shell", code, &mut sink, &cancel),
+        k.run("shell", code, &mut sink, RunControl::cancel(&cancel)),
     )
     .await
     .unwrap()
-    .unwrap();
+    .unwrap()
+    .status;
     assert_eq!(status, RunStatus::Interrupted);
     assert!(!seen.lock().unwrap().contains("not-reached"));
     let (status, out) = run(&mut k, "shell", "echo $kept $(pwd)").await;
@@ -433,7 +465,10 @@ async fn interrupting_python_keeps_its_state() {
     run(&mut k, "python", "x = 7").await;
     let cancel = CancellationToken::new();
     let cancel_in_sink = cancel.clone();
-    let mut sink = move |_: OutputStream, text: String| {
+    let mut sink = move |event: RunEvent| {
+        let RunEvent::Output { text, .. } = event else {
+            return;
+        };
         if text.contains("looping") {
             cancel_in_sink.cancel();
         }
@@ -444,12 +479,13 @@ async fn interrupting_python_keeps_its_state() {
             "python",
             "print('looping', flush=True)\nwhile True:\n    pass",
             &mut sink,
-            &cancel,
+            RunControl::cancel(&cancel),
         ),
     )
     .await
     .unwrap()
-    .unwrap();
+    .unwrap()
+    .status;
     assert_eq!(status, RunStatus::Interrupted);
     let (status, out) = run(&mut k, "python", "print(x)").await;
     assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "7\n"));
@@ -458,14 +494,18 @@ async fn interrupting_python_keeps_its_state() {
 
 #[tokio::test]
 async fn unknown_languages_and_broken_interpreters_are_clear_errors() {
-    let (mut k, _dir) = manager();
-    let mut sink = |_: OutputStream, _: String| {};
+    let dir = tempfile::tempdir().unwrap();
+    let mut k = KernelManager::new(
+        vec![LanguageSpec::python("python3"), LanguageSpec::shell("bash")],
+        dir.path(),
+    );
+    let mut sink = |_: RunEvent| {};
     let err = k
         .run(
             "cobol",
             "DISPLAY 'HI'.",
             &mut sink,
-            &CancellationToken::new(),
+            RunControl::cancel(&CancellationToken::new()),
         )
         .await
         .unwrap_err();
@@ -478,7 +518,12 @@ async fn unknown_languages_and_broken_interpreters_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let mut broken = KernelManager::new(vec![LanguageSpec::python("/bin/false")], dir.path());
     let err = broken
-        .run("python", "1", &mut sink, &CancellationToken::new())
+        .run(
+            "python",
+            "1",
+            &mut sink,
+            RunControl::cancel(&CancellationToken::new()),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, KernelError::StartupFailed { .. }), "{err:?}");
@@ -487,7 +532,12 @@ async fn unknown_languages_and_broken_interpreters_are_clear_errors() {
     let mut missing =
         KernelManager::new(vec![LanguageSpec::python("/no/such/python3")], dir.path());
     let err = missing
-        .run("py", "1", &mut sink, &CancellationToken::new())
+        .run(
+            "py",
+            "1",
+            &mut sink,
+            RunControl::cancel(&CancellationToken::new()),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, KernelError::Spawn { .. }), "{err:?}");
@@ -558,13 +608,20 @@ async fn code_that_ignores_interrupts_is_killed_and_reported() {
     let (mut k, _dir) = manager();
     let cancel = CancellationToken::new();
     let cancel_in_sink = cancel.clone();
-    let mut sink = move |_: OutputStream, text: String| {
+    let mut sink = move |event: RunEvent| {
+        let RunEvent::Output { text, .. } = event else {
+            return;
+        };
         if text.contains("stubborn") {
             cancel_in_sink.cancel();
         }
     };
     let code = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('stubborn', flush=True)\nwhile True:\n    time.sleep(0.05)";
-    let status = k.run("python", code, &mut sink, &cancel).await.unwrap();
+    let status = k
+        .run("python", code, &mut sink, RunControl::cancel(&cancel))
+        .await
+        .unwrap()
+        .status;
     assert_eq!(
         status,
         RunStatus::Crashed {
@@ -574,5 +631,255 @@ async fn code_that_ignores_interrupts_is_killed_and_reported() {
     );
     let (status, out) = run(&mut k, "python", "print('fresh')").await;
     assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "fresh\n"));
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_run_that_reaches_its_timeout_is_stopped_and_the_state_kept_when_possible() {
+    let (mut k, _dir) = manager();
+    run(&mut k, "python", "kept = 'yes'").await;
+    let cancel = CancellationToken::new();
+    let mut sink = |_: RunEvent| {};
+    let control = RunControl {
+        cancel: &cancel,
+        timeout: Some(Duration::from_millis(300)),
+        input: None,
+    };
+    let outcome = k
+        .run(
+            "python",
+            "import time\nwhile True:\n    time.sleep(0.01)",
+            &mut sink,
+            control,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.status,
+        RunStatus::TimedOut {
+            seconds: 0,
+            kernel_restarted: false
+        }
+    );
+    let (_, out) = run(&mut k, "python", "print(kept)").await;
+    assert_eq!(
+        out.stdout, "yes\n",
+        "the interrupt stopped it; the kernel lives"
+    );
+
+    // Code that ignores the interrupt costs the kernel.
+    let control = RunControl {
+        cancel: &cancel,
+        timeout: Some(Duration::from_millis(300)),
+        input: None,
+    };
+    let code = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.01)";
+    let outcome = k.run("python", code, &mut sink, control).await.unwrap();
+    assert_eq!(
+        outcome.status,
+        RunStatus::TimedOut {
+            seconds: 0,
+            kernel_restarted: true
+        }
+    );
+    let (_, out) = run(&mut k, "python", "print('kept' in globals())").await;
+    assert_eq!(out.stdout, "False\n", "a fresh kernel");
+    k.shutdown().await;
+}
+
+/// Runs `code`, answering the first wait for input with `answer` (or, with
+/// `None`, interrupting it), and returns the prompt seen and the output.
+async fn run_with_input(
+    k: &mut KernelManager,
+    language: &str,
+    code: &str,
+    answer: Option<&str>,
+) -> (RunStatus, Vec<String>, String) {
+    let cancel = CancellationToken::new();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let stdout = Arc::new(Mutex::new(String::new()));
+    let (p, o, c) = (Arc::clone(&prompts), Arc::clone(&stdout), cancel.clone());
+    let answer = answer.map(str::to_owned);
+    let mut sink = move |event: RunEvent| match event {
+        RunEvent::WaitingForInput { prompt } => {
+            p.lock().unwrap().push(prompt);
+            match &answer {
+                Some(text) => tx.send(format!("{text}\n")).unwrap(),
+                None => c.cancel(),
+            }
+        }
+        RunEvent::Output {
+            stream: OutputStream::Stdout,
+            text,
+        } => o.lock().unwrap().push_str(&text),
+        _ => {}
+    };
+    let control = RunControl {
+        cancel: &cancel,
+        timeout: None,
+        input: Some(&mut rx),
+    };
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(60),
+        k.run(language, code, &mut sink, control),
+    )
+    .await
+    .expect("the run must end")
+    .unwrap();
+    let prompts = prompts.lock().unwrap().clone();
+    let stdout = stdout.lock().unwrap().clone();
+    (outcome.status, prompts, stdout)
+}
+
+#[tokio::test]
+async fn a_program_waiting_for_input_is_noticed_and_can_be_answered() {
+    let (mut k, _dir) = manager();
+    let (status, prompts, stdout) = run_with_input(
+        &mut k,
+        "python",
+        "name = input('Your name? ')\nprint('Hello', name)",
+        Some("Ada"),
+    )
+    .await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(prompts, ["Your name? "]);
+    assert_eq!(stdout, "Your name? Hello Ada\n");
+
+    let (status, prompts, _) = run_with_input(
+        &mut k,
+        "shell",
+        "read -p 'Continue? ' answer\necho \"got $answer\"",
+        None,
+    )
+    .await;
+    assert_eq!(status, RunStatus::Interrupted, "stopped instead of hanging");
+    assert_eq!(prompts.len(), 1);
+
+    // A child process reading the kernel's stdin counts too.
+    let (status, prompts, stdout) =
+        run_with_input(&mut k, "shell", "echo start; head -n 1", Some("piped line")).await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(prompts, ["start"]);
+    assert_eq!(stdout, "start\npiped line\n");
+    k.shutdown().await;
+}
+
+/// Images a run announced, with its stdout.
+async fn run_collecting_images(
+    k: &mut KernelManager,
+    code: &str,
+) -> (RunStatus, Vec<std::path::PathBuf>, String) {
+    let images = Arc::new(Mutex::new(Vec::new()));
+    let stdout = Arc::new(Mutex::new(String::new()));
+    let (i, o) = (Arc::clone(&images), Arc::clone(&stdout));
+    let mut sink = move |event: RunEvent| match event {
+        RunEvent::Image { path, media_type } => {
+            assert_eq!(media_type, "image/png");
+            i.lock().unwrap().push(path);
+        }
+        RunEvent::Output {
+            stream: OutputStream::Stdout,
+            text,
+        } => o.lock().unwrap().push_str(&text),
+        _ => {}
+    };
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(120),
+        k.run(
+            "python",
+            code,
+            &mut sink,
+            RunControl::cancel(&CancellationToken::new()),
+        ),
+    )
+    .await
+    .expect("the run must end")
+    .unwrap();
+    let images = images.lock().unwrap().clone();
+    let stdout = stdout.lock().unwrap().clone();
+    (outcome.status, images, stdout)
+}
+
+fn assert_png(path: &std::path::Path) {
+    let bytes = std::fs::read(path).unwrap();
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "{} is not a PNG",
+        path.display()
+    );
+}
+
+#[tokio::test]
+async fn display_saves_images_and_prints_everything_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let images_dir = dir.path().join("images");
+    let mut k = KernelManager::new(vec![LanguageSpec::python("python3")], dir.path())
+        .with_image_dir(&images_dir);
+    let code = r#"
+import struct, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+class Dot:
+    def _repr_png_(self):
+        header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
+        return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b"")
+display(Dot())
+from IPython.display import display as ipy_display
+ipy_display({"rows": 3})
+"#;
+    let (status, images, stdout) = run_collecting_images(&mut k, code).await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(images.len(), 1);
+    assert!(
+        images[0].starts_with(&images_dir),
+        "{}",
+        images[0].display()
+    );
+    assert_png(&images[0]);
+    assert_eq!(
+        stdout, "{'rows': 3}\n",
+        "non-images are printed, images are not"
+    );
+    k.shutdown().await;
+}
+
+/// A Python with matplotlib: `$OI_TEST_MATPLOTLIB_PYTHON`, else `python3` if it
+/// has it. CI sets the variable (and `OI_REQUIRE_MATPLOTLIB`) so this runs there.
+fn matplotlib_python() -> Option<String> {
+    let candidate = std::env::var("OI_TEST_MATPLOTLIB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has = std::process::Command::new(&candidate)
+        .args(["-c", "import matplotlib"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if has {
+        return Some(candidate);
+    }
+    assert!(
+        std::env::var_os("OI_REQUIRE_MATPLOTLIB").is_none(),
+        "OI_REQUIRE_MATPLOTLIB is set but `{candidate}` cannot import matplotlib"
+    );
+    eprintln!("skipped: no Python with matplotlib (set OI_TEST_MATPLOTLIB_PYTHON)");
+    None
+}
+
+#[tokio::test]
+async fn matplotlib_figures_become_png_files() {
+    let Some(python) = matplotlib_python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut k = KernelManager::new(vec![LanguageSpec::python(python)], dir.path())
+        .with_image_dir(dir.path().join("images"));
+    // Shown figures, in order, and a figure left open at the end of the cell.
+    let code = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\nplt.figure()\nplt.bar(['a', 'b'], [3, 4])\nplt.show()\nfig = plt.figure()\nplt.scatter([1], [1])";
+    let (status, images, _) = run_collecting_images(&mut k, code).await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(images.len(), 3, "{images:?}");
+    for image in &images {
+        assert_png(image);
+    }
+    let (_, images, _) = run_collecting_images(&mut k, "print(len(plt.get_fignums()))").await;
+    assert!(images.is_empty(), "figures are closed once saved");
     k.shutdown().await;
 }

@@ -74,11 +74,28 @@ pub enum Event {
         stream: OutputStream,
         text: String,
     },
+    /// Output came faster than it can usefully be shown, so `bytes` of it
+    /// were skipped here (the model still gets the start and the end, and
+    /// the end of the run's output is always shown).
+    OutputSkipped { id: RunId, bytes: u64 },
     /// The run has ended.
     RunFinished {
         id: RunId,
         status: RunStatus,
         duration_ms: u64,
+        /// Bytes of output the run produced (all of it, though the model and
+        /// the screen may get less).
+        #[serde(default)]
+        output_bytes: u64,
+    },
+    /// The running program waits for input on stdin: answer with
+    /// `Op::Input` (or `Op::Interrupt`). `prompt` is the last line it printed.
+    InputRequested { id: RunId, prompt: String },
+    /// The run produced an image file (a plot).
+    Image {
+        id: RunId,
+        path: String,
+        media_type: String,
     },
     /// The proposed code was not run; the model is told why.
     RunSkipped { id: RunId, reason: SkipReason },
@@ -136,6 +153,15 @@ pub enum RunStatus {
     Crashed { reason: String },
     /// The run was stopped by the user.
     Interrupted,
+    /// The run reached its time limit (`run_timeout`) and was stopped; if it
+    /// did not stop, its kernel was killed and restarted (state lost).
+    TimedOut {
+        seconds: u64,
+        kernel_restarted: bool,
+    },
+    /// The program waited for input on stdin that nobody could give, so the
+    /// run was stopped; `prompt` is the last line it printed.
+    WaitingForInput { prompt: String },
 }
 
 /// Why proposed code was not run.
@@ -186,6 +212,7 @@ mod tests {
                     error: None,
                 },
                 duration_ms: 12,
+                output_bytes: 0,
             },
             Event::TaskComplete {
                 reason: StopReason::MaxTurns { limit: 5 },
@@ -203,7 +230,7 @@ mod tests {
         assert_eq!(
             lines,
             [
-                r#"{"type":"run_finished","id":3,"status":{"status":"failed","exit_code":1},"duration_ms":12}"#,
+                r#"{"type":"run_finished","id":3,"status":{"status":"failed","exit_code":1},"duration_ms":12,"output_bytes":0}"#,
                 r#"{"type":"task_complete","reason":{"kind":"max_turns","limit":5}}"#,
                 r#"{"type":"run_skipped","id":1,"reason":{"reason":"no_approver"}}"#,
             ]

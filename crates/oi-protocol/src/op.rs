@@ -12,6 +12,9 @@ pub enum Op {
     UserInput { text: String },
     /// Answer an `ApprovalRequested` event.
     Approve { id: RunId, decision: ReviewDecision },
+    /// Text for the standard input of the running program (after an
+    /// `InputRequested` event); a line break is not added.
+    Input { id: RunId, text: String },
     /// Stop the running task: the model request or the running code.
     Interrupt,
     /// Use another model from the next request on (same provider).

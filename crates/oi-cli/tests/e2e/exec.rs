@@ -4,7 +4,7 @@ use oi_testkit::{MockToolCall, Reply};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use crate::support::{TestEnv, last_message_text};
+use crate::support::{TestEnv, alive, last_message_text, signal_when};
 
 #[tokio::test]
 async fn a_two_step_task_runs_python_and_prints_the_answer() {
@@ -46,6 +46,12 @@ async fn requests_carry_the_execute_tool_and_a_system_prompt() {
     assert_eq!(out.code, 0, "{out:?}");
     let request = &env.server.chat_requests()[0];
     assert_eq!(request.body["model"], "test-model");
+    // The languages of this machine (python and shell first).
+    let languages: Vec<String> = oi_kernels::detect_languages()
+        .into_iter()
+        .map(|l| l.name)
+        .collect();
+    assert_eq!(languages[..2], ["python", "shell"]);
     assert_eq!(
         request.body["tools"],
         json!([{
@@ -56,7 +62,7 @@ async fn requests_carry_the_execute_tool_and_a_system_prompt() {
                 "parameters": {
                     "type": "object",
                     "properties": {
-                        "language": {"type": "string", "enum": ["python", "shell"], "description": "The language of the code."},
+                        "language": {"type": "string", "enum": languages, "description": "The language of the code."},
                         "code": {"type": "string", "description": "The code to run."},
                     },
                     "required": ["language", "code"],
@@ -70,7 +76,7 @@ async fn requests_carry_the_execute_tool_and_a_system_prompt() {
         system.contains(&env.cwd.path().display().to_string()),
         "{system}"
     );
-    assert!(system.contains("python, shell"), "{system}");
+    assert!(system.contains(&languages.join(", ")), "{system}");
 }
 
 #[tokio::test]
@@ -376,61 +382,6 @@ async fn on_a_terminal_exec_asks_before_running() {
         last_message_text(&env.server, 3),
         "The user declined to run this code."
     );
-}
-
-/// Starts `interpreter ARGS…`, waits until its stderr has the line `ready`, then
-/// sends it `signal`; returns its exit code and all of its stderr.
-async fn signal_when(env: &TestEnv, args: &[&str], ready: &str, signal: &str) -> (i32, String) {
-    use tokio::io::AsyncBufReadExt;
-    let mut cmd = env.command(args);
-    cmd.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let pid = child.id().unwrap().to_string();
-    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut stderr = String::new();
-    let wait_ready = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            stderr.push_str(&line);
-            stderr.push('\n');
-            if line == ready {
-                return;
-            }
-        }
-        panic!("interpreter ended before `{ready}`:\n{stderr}");
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(60), wait_ready)
-        .await
-        .expect("never ready");
-    let status = std::process::Command::new("kill")
-        .args([signal, &pid])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let rest = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            stderr.push_str(&line);
-            stderr.push('\n');
-        }
-        child.wait().await.unwrap()
-    };
-    let status = tokio::time::timeout(std::time::Duration::from_secs(60), rest)
-        .await
-        .expect("interpreter did not exit after the signal");
-    (status.code().unwrap_or(-1), stderr)
-}
-
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z'),
-        Err(_) => false,
-    }
 }
 
 #[tokio::test]

@@ -116,3 +116,26 @@ async fn yes_skips_the_questions_and_exit_ends_the_session() {
     assert!(!out.stdout.contains("Run this"), "{}", out.stdout);
     assert_eq!(env.server.chat_requests().len(), 2);
 }
+
+#[tokio::test]
+async fn a_program_waiting_for_input_gets_the_line_the_user_types() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute(
+            "python",
+            "name = input('Your name? ')\nprint('hello', name)",
+        ))
+        .push(Reply::text("Greeted."));
+    let out = env.run(&["-y"], Some("greet me\nAda\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("the program waits for input"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("hello Ada\n"), "{}", out.stdout);
+    assert_eq!(
+        last_message_text(&env.server, 1),
+        "Your name? Ada\nhello Ada\n"
+    );
+}

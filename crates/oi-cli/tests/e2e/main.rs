@@ -5,11 +5,13 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::disallowed_methods,
-    reason = "test code: a panic is a test failure"
+    clippy::print_stderr,
+    reason = "test code: a panic is a test failure; skips are explained on stderr"
 )]
 
 mod config;
 mod errors;
 mod exec;
 mod interactive;
+mod kernels;
 mod support;

@@ -50,7 +50,25 @@ impl TestEnv {
 
     /// The binary with a clean environment and the test's own home.
     pub(crate) fn command(&self, args: &[&str]) -> tokio::process::Command {
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_interpreter"));
+        self.command_wrapped(&[], args)
+    }
+
+    /// The binary run by `wrapper` (a program and its arguments, before the
+    /// binary's path), with the same environment as [`Self::command`].
+    pub(crate) fn command_wrapped(
+        &self,
+        wrapper: &[&str],
+        args: &[&str],
+    ) -> tokio::process::Command {
+        let binary = env!("CARGO_BIN_EXE_interpreter");
+        let mut cmd = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut cmd = tokio::process::Command::new(program);
+                cmd.args(rest).arg(binary);
+                cmd
+            }
+            None => tokio::process::Command::new(binary),
+        };
         cmd.args(args)
             .current_dir(self.cwd.path())
             .env_remove("OPENAI_API_KEY")
@@ -103,4 +121,64 @@ pub(crate) async fn run_command(mut cmd: tokio::process::Command, stdin: Option<
 /// The text the model was sent as the result of its last call or code block.
 pub(crate) fn last_message_text(server: &MockServer, request: usize) -> String {
     server.model_requests()[request].last_message_text()
+}
+
+/// Starts `interpreter ARGS…`, waits until its stderr has the line `ready`, then
+/// sends it `signal`; returns its exit code and all of its stderr.
+pub(crate) async fn signal_when(
+    env: &TestEnv,
+    args: &[&str],
+    ready: &str,
+    signal: &str,
+) -> (i32, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut cmd = env.command(args);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let pid = child.id().unwrap().to_string();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut stderr = String::new();
+    let wait_ready = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            stderr.push_str(&line);
+            stderr.push('\n');
+            if line == ready {
+                return;
+            }
+        }
+        panic!("interpreter ended before `{ready}`:\n{stderr}");
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), wait_ready)
+        .await
+        .expect("never ready");
+    let status = std::process::Command::new("kill")
+        .args([signal, &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let rest = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            stderr.push_str(&line);
+            stderr.push('\n');
+        }
+        child.wait().await.unwrap()
+    };
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), rest)
+        .await
+        .expect("interpreter did not exit after the signal");
+    (status.code().unwrap_or(-1), stderr)
+}
+
+pub(crate) fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
 }

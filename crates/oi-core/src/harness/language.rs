@@ -30,14 +30,16 @@ pub(crate) fn guess(code: &str) -> Option<&'static str> {
 /// The language to run `code` in, given that the model said `declared`
 /// (a canonical name). Switches only when the code is clearly the other
 /// language: every meaningful line looks like it and none like `declared`.
-pub(crate) fn correct(declared: &str, code: &str) -> &'static str {
+/// Other languages are left as declared.
+pub(crate) fn correct<'a>(declared: &'a str, code: &str) -> &'a str {
+    if declared != "python" && declared != "shell" {
+        return declared;
+    }
     let (py, sh) = scores(code);
     match declared {
         "shell" if py > 0 && sh == 0 => "python",
         "python" if sh > 0 && py == 0 && !parses_as_simple_python(code) => "shell",
-        "python" => "python",
-        "shell" => "shell",
-        _ => "python",
+        _ => declared,
     }
 }
 
@@ -141,5 +143,12 @@ mod tests {
         );
         assert_eq!(correct("python", "find(a)"), "python");
         assert_eq!(correct("shell", "python3 script.py"), "shell");
+    }
+
+    #[test]
+    fn leaves_other_languages_alone() {
+        assert_eq!(correct("javascript", "const x = 40"), "javascript");
+        assert_eq!(correct("ruby", "import os"), "ruby");
+        assert_eq!(correct("zsh", "print(1)"), "zsh");
     }
 }

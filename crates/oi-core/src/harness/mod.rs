@@ -50,6 +50,8 @@ pub(crate) struct Report {
     pub call_id: Option<String>,
     pub language: String,
     pub text: String,
+    /// Images the run made, for a model that reads them.
+    pub images: Vec<ContentPart>,
 }
 
 /// Facts about the machine that the system prompt tells the model.
@@ -355,7 +357,14 @@ impl Harness {
         if reports.iter().all(|r| r.call_id.is_some()) {
             return reports
                 .into_iter()
-                .map(|r| Message::tool(r.call_id.unwrap_or_default(), r.text))
+                .map(|r| {
+                    let mut content = vec![ContentPart::text(r.text)];
+                    content.extend(r.images);
+                    Message::Tool {
+                        call_id: r.call_id.unwrap_or_default(),
+                        content,
+                    }
+                })
                 .collect();
         }
         let runs = reports.iter().filter(|r| !r.language.is_empty()).count();
@@ -378,9 +387,9 @@ impl Harness {
             text.push_str(&format!("{fence}\n{}\n{fence}\n\n", report.text.trim_end()));
         }
         text.push_str("If the task is done, reply with the answer and no code block. Otherwise continue with the next step.");
-        vec![Message::User {
-            content: vec![ContentPart::text(text)],
-        }]
+        let mut content = vec![ContentPart::text(text)];
+        content.extend(reports.into_iter().flat_map(|r| r.images));
+        vec![Message::User { content }]
     }
 }
 
@@ -578,6 +587,7 @@ mod tests {
             call_id: None,
             language: String::new(),
             text: "Error: no.".into(),
+            images: Vec::new(),
         }]);
         let Message::User { content } = &messages[0] else {
             panic!()
@@ -630,6 +640,7 @@ mod tests {
             call_id: Some("a".into()),
             language: "python".into(),
             text: "42".into(),
+            images: Vec::new(),
         }]);
         assert_eq!(messages, vec![Message::tool("a", "42")]);
 
@@ -639,11 +650,13 @@ mod tests {
                 call_id: None,
                 language: "python".into(),
                 text: "42\n".into(),
+                images: Vec::new(),
             },
             Report {
                 call_id: None,
                 language: "shell".into(),
                 text: "has ``` fence".into(),
+                images: Vec::new(),
             },
         ]);
         let Message::User { content } = &messages[0] else {
@@ -651,6 +664,43 @@ mod tests {
         };
         let text = content[0].as_text().unwrap();
         assert!(text.starts_with("Code block 1 (python):\n```\n42\n```\n\nCode block 2 (shell):\n````\nhas ``` fence\n````\n"), "{text}");
+    }
+
+    #[test]
+    fn images_of_a_run_follow_its_text() {
+        let image = ContentPart::Image {
+            media_type: "image/png".into(),
+            data: "iVBORw0KGgo=".into(),
+        };
+        let report = |call_id: Option<&str>| Report {
+            call_id: call_id.map(str::to_owned),
+            language: "python".into(),
+            text: "[image saved: /tmp/p.png]".into(),
+            images: vec![image.clone()],
+        };
+        let native = Harness::new(HarnessKind::Native).results(vec![report(Some("c1"))]);
+        assert_eq!(
+            native,
+            vec![Message::Tool {
+                call_id: "c1".into(),
+                content: vec![
+                    ContentPart::text("[image saved: /tmp/p.png]"),
+                    image.clone()
+                ],
+            }]
+        );
+        let markdown = Harness::new(HarnessKind::Markdown).results(vec![report(None)]);
+        let Message::User { content } = &markdown[0] else {
+            panic!("{markdown:?}")
+        };
+        assert_eq!(content.len(), 2);
+        assert!(
+            content[0]
+                .as_text()
+                .unwrap()
+                .contains("[image saved: /tmp/p.png]")
+        );
+        assert_eq!(content[1], image);
     }
 
     #[test]

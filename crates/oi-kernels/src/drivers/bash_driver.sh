@@ -26,6 +26,8 @@ while IFS= read -r -d '' __oi_id <&3 && IFS= read -r -d '' __oi_code <&3; do
     printf '{"type":"started","id":%s}\n' "$__oi_id" >&4
     source /dev/fd/7 7<<<"[ -z \"\$__oi_int\" ] || return 130; $__oi_code" 3<&- 4>&- 5>&- 6>&-
     __oi_rc=$?
+    # An interrupt ends the run with 130, whatever `return` reported.
+    [ -n "$__oi_int" ] && __oi_rc=130
     __oi_in=
     printf '\033]oi;%s;%s\007' "$__oi_token" "$__oi_id" >&5
     printf '\033]oi;%s;%s\007' "$__oi_token" "$__oi_id" >&6

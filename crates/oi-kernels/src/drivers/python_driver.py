@@ -15,6 +15,7 @@ import traceback
 import types
 
 _TOKEN = os.environ.pop("OI_KERNEL_TOKEN", "")
+_IMAGE_DIR = os.environ.pop("OI_IMAGE_DIR", "")
 _CTRL_IN = 3
 _CTRL_OUT = 4
 _DRIVER_FILE = sys._getframe().f_code.co_filename
@@ -184,6 +185,177 @@ def _run_cell(code, cell_id, namespace):
         _running = False
 
 
+# ── Images ─────────────────────────────────────────────────────────────
+# Plots become PNG files in the session's image folder, announced on the
+# control channel: figures shown with `plt.show()`, figures still open at the
+# end of a cell, and images passed to `display()`.
+_images = {"count": 0}
+
+
+def _image_path():
+    directory = _IMAGE_DIR or os.path.join(os.getcwd(), ".oi-images")
+    os.makedirs(directory, exist_ok=True)
+    _images["count"] += 1
+    return os.path.join(directory, "image-%d-%d.png" % (os.getpid(), _images["count"]))
+
+
+def _announce(path):
+    # Output written so far comes first, as it did in the program.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    _send({"type": "image", "path": path, "media_type": "image/png"})
+
+
+def _save_open_figures():
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return
+    for number in list(pyplot.get_fignums()):
+        figure = pyplot.figure(number)
+        path = _image_path()
+        try:
+            figure.savefig(path, format="png", bbox_inches="tight")
+        except Exception as exc:
+            sys.stderr.write("could not save figure %d: %s\n" % (number, exc))
+            continue
+        finally:
+            pyplot.close(figure)
+        _announce(path)
+
+
+_BACKEND_SOURCE = """
+from matplotlib.backends.backend_agg import FigureCanvasAgg as FigureCanvas
+from matplotlib.backend_bases import FigureManagerBase as FigureManager
+
+
+def show(*args, **kwargs):
+    _oi_save()
+"""
+
+
+class _BackendFinder:
+    """Provides `oi_matplotlib`, the matplotlib backend the kernel uses
+    (`MPLBACKEND=module://oi_matplotlib`): it draws with Agg, and `show()`
+    saves the open figures instead of opening windows."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "oi_matplotlib":
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_loader(name, self)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        module._oi_save = _save_open_figures
+        exec(_BACKEND_SOURCE, module.__dict__)
+
+
+def display(*objects, **kwargs):
+    """Shows objects as a notebook would: images are saved and announced,
+    anything else is printed."""
+    for obj in objects:
+        png = None
+        if hasattr(obj, "savefig") and hasattr(obj, "get_axes"):
+            path = _image_path()
+            obj.savefig(path, format="png", bbox_inches="tight")
+            _announce(path)
+            continue
+        repr_png = getattr(obj, "_repr_png_", None)
+        if callable(repr_png):
+            try:
+                png = repr_png()
+            except Exception:
+                png = None
+        if isinstance(png, (bytes, bytearray)):
+            path = _image_path()
+            with open(path, "wb") as f:
+                f.write(png)
+            _announce(path)
+        else:
+            print(obj)
+
+
+_IPYTHON_STANDIN = """
+import os as _os
+
+version_info = (8, 24, 0, "oi")
+__version__ = "8.24.0"
+
+
+def get_ipython():
+    return None
+"""
+
+_IPYTHON_DISPLAY_STANDIN = """
+import os as _os
+
+
+class Image:
+    def __init__(self, data=None, url=None, filename=None, **kwargs):
+        if filename is None and isinstance(data, str) and _os.path.exists(data):
+            filename, data = data, None
+        if filename is not None:
+            with open(filename, "rb") as f:
+                data = f.read()
+        self.data = data
+
+    def _repr_png_(self):
+        return self.data
+
+
+class _Text:
+    def __init__(self, data=None, **kwargs):
+        self.data = data
+
+    def __repr__(self):
+        return str(self.data)
+
+
+HTML = Markdown = Pretty = _Text
+
+
+def clear_output(*args, **kwargs):
+    return None
+"""
+
+
+class _IPythonStandIn:
+    """Stands in for `IPython` and `IPython.display` when IPython is not
+    installed, so notebook-style code (`from IPython.display import display,
+    Image`) runs. It sits at the end of `sys.meta_path`: a real IPython is
+    always found first, and nothing is imported until the code asks."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in ("IPython", "IPython.display"):
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_loader(
+            name, self, is_package=(name == "IPython")
+        )
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        if module.__name__ == "IPython":
+            exec(_IPYTHON_STANDIN, module.__dict__)
+        else:
+            exec(_IPYTHON_DISPLAY_STANDIN, module.__dict__)
+            module.display = display
+
+
+def _install_display():
+    builtins.display = display
+    sys.meta_path.append(_IPythonStandIn())
+
+
 def _main():
     global _pending_interrupt
     os.set_inheritable(_CTRL_IN, False)
@@ -194,6 +366,10 @@ def _main():
     err_fd = os.dup(2)
     requests = os.fdopen(_CTRL_IN, "rb")
     signal.signal(signal.SIGINT, _on_sigint)
+
+    sys.meta_path.insert(0, _BackendFinder())
+    os.environ["MPLBACKEND"] = "module://oi_matplotlib"
+    _install_display()
 
     main = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = builtins
@@ -216,6 +392,10 @@ def _main():
             break
         cell_id = request["id"]
         reply = _run_cell(request["code"], cell_id, main.__dict__)
+        try:
+            _save_open_figures()
+        except Exception as exc:
+            sys.stderr.write("could not save the figures: %s\n" % exc)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -1,0 +1,282 @@
+//! Kernels through the binary: floods of output, programs waiting for
+//! input, time limits, other languages, plots, and cleanup on SIGTERM.
+
+use oi_testkit::Reply;
+use serde_json::Value;
+
+use crate::support::{Output, TestEnv, alive, last_message_text, run_command, signal_when};
+
+/// Runs `interpreter ARGS…` under a Python wrapper that reports the peak
+/// resident memory of the binary (from `wait4`), in KiB.
+async fn exec_measuring_memory(env: &TestEnv, args: &[&str]) -> (Output, u64) {
+    const WRAPPER: &str = "import os, sys\npid = os.fork()\nif pid == 0:\n    os.execv(sys.argv[1], sys.argv[1:])\n_, status, usage = os.wait4(pid, 0)\nsys.stderr.write('\\npeak-rss-kib=%d\\n' % usage.ru_maxrss)\nsys.exit(os.waitstatus_to_exitcode(status))\n";
+    let mut all = vec!["exec"];
+    all.extend_from_slice(args);
+    let out = run_command(env.command_wrapped(&["python3", "-c", WRAPPER], &all), None).await;
+    let peak = out
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("peak-rss-kib="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no peak RSS reported: {out:?}"));
+    (out, peak)
+}
+
+#[tokio::test]
+async fn printing_200_mb_keeps_memory_bounded_and_sends_the_model_head_and_tail() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute(
+            "python",
+            "import sys\nline = 'x' * 99 + '\\n'\nprint('first')\nfor _ in range(2_000_000):\n    sys.stdout.write(line)\nprint('the end')",
+        ))
+        .push(Reply::text("That was a lot."));
+    let (out, peak_kib) = exec_measuring_memory(&env, &["-y", "flood"]).await;
+    assert_eq!(
+        out.code,
+        0,
+        "{}",
+        &out.stderr[out.stderr.len().saturating_sub(2000)..]
+    );
+    // 200 MB went through; the binary never held more than a small part.
+    assert!(
+        peak_kib < 100 * 1024,
+        "peak RSS {peak_kib} KiB while streaming 200 MB"
+    );
+    assert!(
+        out.stderr.contains("of output skipped here"),
+        "the terminal was spared most of it"
+    );
+    assert!(
+        out.stderr.contains("200.0 MB of output"),
+        "the size is reported"
+    );
+    assert!(out.stderr.len() < 4 * 1024 * 1024, "{}", out.stderr.len());
+    assert!(out.stderr.contains("the end\n"), "the end is always shown");
+    let told = last_message_text(&env.server, 1);
+    assert!(told.starts_with("first\nxxx"), "{told:.100}");
+    assert!(told.ends_with("the end\n"), "{told:.100}");
+    assert!(told.contains("characters of output cut"), "{told:.100}");
+    assert!(told.len() < 4500, "{}", told.len());
+}
+
+#[tokio::test]
+async fn a_program_waiting_for_input_is_stopped_at_once_in_exec() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute(
+            "python",
+            "answer = input('Proceed? [y/N] ')",
+        ))
+        .push(Reply::text("It wanted input."));
+    let started = std::time::Instant::now();
+    let out = env.exec(&["-y", "ask me"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "detected, not timed out"
+    );
+    assert!(
+        out.stderr
+            .contains("waited for input, which nobody can type here"),
+        "{}",
+        out.stderr
+    );
+    let told = last_message_text(&env.server, 1);
+    assert!(
+        told.contains("wait for input on stdin") && told.contains("Proceed? [y/N]"),
+        "{told}"
+    );
+}
+
+#[tokio::test]
+async fn run_timeout_stops_a_long_run_and_the_model_is_told() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("shell", "echo working; sleep 100"))
+        .push(Reply::text("Too slow."));
+    let out = env.exec(&["-y", "--run-timeout", "1", "wait"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("stopped after 1 s (run_timeout)"),
+        "{}",
+        out.stderr
+    );
+    let told = last_message_text(&env.server, 1);
+    assert!(told.starts_with("working\n"), "{told}");
+    assert!(told.contains("stopped after 1 s"), "{told}");
+
+    // The configuration key does the same.
+    env.server
+        .push(Reply::execute("python", "import time\ntime.sleep(100)"))
+        .push(Reply::text("Too slow."));
+    let out = env.exec(&["-y", "-c", "run_timeout=1", "wait"]).await;
+    assert!(
+        out.stderr.contains("stopped after 1 s (run_timeout)"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn javascript_keeps_its_state_between_runs() {
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: node is not installed");
+        return;
+    }
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("javascript", "const base = 40"))
+        .push(Reply::execute(
+            "js",
+            "const add = async (n) => base + n;\nawait add(2)",
+        ))
+        .push(Reply::text("42"));
+    let out = env.exec(&["-y", "add"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(last_message_text(&env.server, 2), "42\n");
+}
+
+#[tokio::test]
+async fn a_configured_interpreter_replaces_the_detected_one_and_unknown_ones_are_refused() {
+    let env = TestEnv::new().await;
+    let fake = env.cwd.path().join("mypython");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nexport OI_FROM_CONFIG=yes\nexec python3 \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n\n[languages.python]\ncommand = [\"{}\"]\n",
+        env.server.base_url(),
+        fake.display()
+    ));
+    env.server
+        .push(Reply::execute(
+            "python",
+            "import os\nprint(os.environ.get('OI_FROM_CONFIG'))",
+        ))
+        .push(Reply::text("ok"));
+    let out = env.exec(&["-y", "which python?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(last_message_text(&env.server, 1), "yes\n");
+
+    let out = env
+        .exec(&["-y", "-c", "languages.cobol.command=[\"cobc\"]", "x"])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("[languages.cobol]: oi has no kernel for `cobol`")
+            && out.stderr.contains("javascript"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// A Python with matplotlib: `$OI_TEST_MATPLOTLIB_PYTHON` (CI sets it, with
+/// `OI_REQUIRE_MATPLOTLIB`), else `python3` if it has matplotlib.
+fn matplotlib_python() -> Option<String> {
+    let candidate = std::env::var("OI_TEST_MATPLOTLIB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let works = std::process::Command::new(&candidate)
+        .args(["-c", "import matplotlib"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if works {
+        return Some(candidate);
+    }
+    assert!(
+        std::env::var_os("OI_REQUIRE_MATPLOTLIB").is_none(),
+        "OI_REQUIRE_MATPLOTLIB is set but `{candidate}` cannot import matplotlib"
+    );
+    eprintln!("skipped: no Python with matplotlib (set OI_TEST_MATPLOTLIB_PYTHON)");
+    None
+}
+
+#[tokio::test]
+async fn a_matplotlib_plot_becomes_a_png_in_the_session_folder() {
+    let Some(python) = matplotlib_python() else {
+        return;
+    };
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n\n[languages.python]\ncommand = [\"{python}\"]\n",
+        env.server.base_url(),
+    ));
+    env.server
+        .push(Reply::execute(
+            "python",
+            "import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.title('squares')\nplt.show()",
+        ))
+        .push(Reply::text("Plotted."));
+    let out = env.exec(&["-y", "--json", "plot squares"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let images: Vec<String> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "image")
+        .map(|e| e["path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(images.len(), 1, "{}", out.stdout);
+    let path = std::path::Path::new(&images[0]);
+    assert!(
+        path.starts_with(env.oi_home().join("sessions")),
+        "{}",
+        path.display()
+    );
+    let png = std::fs::read(path).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 1000);
+    assert!(
+        last_message_text(&env.server, 1).contains(&format!("[image saved: {}]", path.display()))
+    );
+}
+
+#[tokio::test]
+async fn sigterm_leaves_no_process_behind_even_ones_that_left_the_group() {
+    let env = TestEnv::new().await;
+    let pids = env.cwd.path().join("pids");
+    let code = format!(
+        r#"import os, subprocess, time
+own_session = subprocess.Popen(["setsid", "sleep", "1000"])
+pid = os.fork()
+if pid == 0:
+    # A classic daemon: a new session, and a parent that has exited.
+    os.setsid()
+    if os.fork():
+        os._exit(0)
+    os.execvp("sleep", ["sleep", "1001"])
+os.waitpid(pid, 0)
+time.sleep(0.2)
+daemon = subprocess.run(["pgrep", "-f", "sleep 1001"], capture_output=True, text=True).stdout.split()
+with open({pids:?}, "w") as f:
+    f.write(" ".join([str(own_session.pid)] + daemon))
+print("started", flush=True)
+time.sleep(1000)
+"#,
+        pids = pids.display().to_string()
+    );
+    env.server.push(Reply::execute("python", &code));
+    let (exit, stderr) = signal_when(&env, &["exec", "-y", "daemons"], "started", "-TERM").await;
+    assert_eq!(exit, 143, "{stderr}");
+    let pids: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert!(pids.len() >= 2, "{pids:?}");
+    // Killed before the binary exited; give the kernel a moment to deliver.
+    for _ in 0..100 {
+        if !pids.iter().any(|&pid| alive(pid)) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let left: Vec<i32> = pids.into_iter().filter(|&pid| alive(pid)).collect();
+    panic!("processes {left:?} outlived the session");
+}
