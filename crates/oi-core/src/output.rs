@@ -365,7 +365,7 @@ pub(crate) fn describe_run(language: &str, output: &HeadTail, status: &RunStatus
                 format!(" (its last output: {:?})", prompt.trim())
             };
             Some(format!(
-                "[the program stopped to wait for input on stdin{last}, and nobody can type it in this session, so it was interrupted. Do not read from stdin: put the values in the code instead (for example, replace input() with a variable).]"
+                "[the program stopped to wait for input on stdin{last}, and nobody can type it in this session, so oi interrupted it (any KeyboardInterrupt or similar above is that interruption, not a bug in the code). Do not read from stdin: put the values in the code instead (for example, replace input() with a variable).]"
             ))
         }
     };

@@ -465,10 +465,15 @@ async fn interrupting_python_keeps_its_state() {
     run(&mut k, "python", "x = 7").await;
     let cancel = CancellationToken::new();
     let cancel_in_sink = cancel.clone();
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let stderr_in_sink = Arc::clone(&stderr);
     let mut sink = move |event: RunEvent| {
-        let RunEvent::Output { text, .. } = event else {
+        let RunEvent::Output { text, stream } = event else {
             return;
         };
+        if stream == OutputStream::Stderr {
+            stderr_in_sink.lock().unwrap().push_str(&text);
+        }
         if text.contains("looping") {
             cancel_in_sink.cancel();
         }
@@ -487,6 +492,14 @@ async fn interrupting_python_keeps_its_state() {
     .unwrap()
     .status;
     assert_eq!(status, RunStatus::Interrupted);
+    // The traceback shows where the user's code was, and nothing of oi's.
+    let stderr = stderr.lock().unwrap().clone();
+    assert!(
+        stderr.starts_with("Traceback (most recent call last):\n  File \"<cell-2>\", line")
+            && stderr.ends_with("\nKeyboardInterrupt\n")
+            && stderr.matches("File ").count() == 1,
+        "{stderr}"
+    );
     let (status, out) = run(&mut k, "python", "print(x)").await;
     assert_eq!((status, out.stdout.as_str()), (RunStatus::Ok, "7\n"));
     k.shutdown().await;

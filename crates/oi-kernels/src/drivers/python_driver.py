@@ -66,7 +66,12 @@ def _report(exc):
     else:
         tb = _user_traceback(exc.__traceback__)
         sys.last_traceback = tb
-        lines = traceback.format_exception(type(exc), exc, tb)
+        report = traceback.TracebackException(type(exc), exc, tb)
+        # An interrupt is raised in the driver's signal handler: not the
+        # user's code either.
+        while report.stack and report.stack[-1].filename == _DRIVER_FILE:
+            report.stack.pop()
+        lines = list(report.format())
     try:
         sys.stderr.write("".join(lines))
         sys.stderr.flush()
