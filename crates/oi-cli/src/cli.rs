@@ -29,6 +29,13 @@ pub enum Command {
     },
     /// List the models the active provider offers.
     Models,
+    /// Run a command under the sandbox the session's code gets, to see what
+    /// it allows: `interpreter sandbox [--sandbox MODE] -- CMD ARGS…`.
+    Sandbox {
+        /// The command and its arguments.
+        #[arg(required = true, last = true, value_name = "CMD")]
+        command: Vec<String>,
+    },
     /// Trust a project, so that its `.openinterpreter/config.toml` files apply.
     Trust {
         /// A folder of the project (default: the current one). Its repository
@@ -99,9 +106,29 @@ pub struct SessionOptions {
     )]
     pub api_key: Option<String>,
 
-    /// Run code without asking for approval (`approval = "auto"`).
+    /// Run code without asking for approval, except risky code
+    /// (`approval = "auto"`).
     #[arg(long, short = 'y', global = true)]
     pub yes: bool,
+
+    /// Run all code without asking, risky code included (`approval =
+    /// "never"`). Only for throwaway machines.
+    #[arg(long = "dangerously-allow-all", global = true)]
+    pub dangerously_allow_all: bool,
+
+    /// How far code may reach: `read-only`, `workspace-write` (default) or
+    /// `full-access`.
+    #[arg(long, global = true, value_name = "MODE")]
+    pub sandbox: Option<String>,
+
+    /// The folder the task works in, and where code may write (default:
+    /// the current folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+
+    /// Let code also write in DIR (repeatable; adds to `writable_roots`).
+    #[arg(long = "add-dir", global = true, value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
 
     /// Model requests allowed per task before it is stopped.
     #[arg(

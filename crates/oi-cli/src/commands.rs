@@ -9,6 +9,58 @@ use crate::cli::SessionOptions;
 use crate::error::{CliError, exit};
 use crate::session;
 
+/// `interpreter sandbox -- CMD…`: runs CMD under the session's sandbox
+/// policy and exits with its exit code.
+pub fn sandbox(options: &SessionOptions, command: &[String]) -> Result<ExitCode, CliError> {
+    let loaded = session::load_config(options)?;
+    let policy = session::policy(&loaded, options)?;
+    let mut err = crate::render::HumanRenderer::new(anstream::stderr());
+    let dim = anstyle::Style::new().dimmed();
+    let yellow =
+        anstyle::Style::new().fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Yellow)));
+    let shortfalls = oi_sandbox::shortfalls(&policy);
+    if loaded.config.sandbox_required && !shortfalls.is_empty() {
+        return Err(CliError::usage(
+            format!("sandbox_required = true, but {}", shortfalls.join("; and ")),
+            "run where the sandbox works (Linux 5.13+ with Landlock)",
+        ));
+    }
+    for problem in &shortfalls {
+        err.line(yellow, &format!("warning: {problem}"))?;
+    }
+    err.line(dim, &policy.summary())?;
+    let Some((program, args)) = command.split_first() else {
+        return Err(CliError::usage(
+            "no command given",
+            "put the command after `--`: `interpreter sandbox -- touch /etc/x`",
+        ));
+    };
+    let temp = tempfile::Builder::new().prefix("oi-sandbox-").tempdir()?;
+    let confinement = oi_sandbox::Confinement::prepare(&policy, &[temp.path().to_path_buf()])
+        .map_err(|e| CliError::usage(e.to_string(), "run with `--sandbox full-access`"))?;
+    let mut child = std::process::Command::new(program);
+    child
+        .args(args)
+        .current_dir(&policy.workspace)
+        .env("TMPDIR", temp.path());
+    confinement.install(&mut child);
+    let status = child.status().map_err(|e| {
+        CliError::usage(
+            format!("cannot run `{program}`: {e}"),
+            "check the command's name and that it is on PATH",
+        )
+    })?;
+    let code = match (
+        status.code(),
+        std::os::unix::process::ExitStatusExt::signal(&status),
+    ) {
+        (Some(code), _) => code,
+        (None, Some(signal)) => 128 + signal,
+        (None, None) => 1,
+    };
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
 /// `interpreter config show`
 pub fn config_show(options: &SessionOptions) -> Result<ExitCode, CliError> {
     let loaded = session::load_config(options)?;

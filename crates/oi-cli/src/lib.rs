@@ -46,6 +46,7 @@ pub fn main() -> ExitCode {
                 action: ConfigAction::Set { key, value },
             }) => commands::config_set(&key, &value),
             Some(Command::Models) => commands::models(&cli.options).await,
+            Some(Command::Sandbox { command }) => commands::sandbox(&cli.options, &command),
             Some(Command::Trust { path, untrust }) => commands::trust(path, untrust),
             None => interactive::run(cli.options).await,
         }

@@ -137,6 +137,10 @@ impl<W: Write> Render for HumanRenderer<W> {
                 )?;
             }
             Event::Image { path, .. } => self.line(CYAN, &format!("image: {path}"))?,
+            Event::SandboxDenied { message, hint, .. } => {
+                self.line(YELLOW, &format!("⊘ {message}"))?;
+                self.line(CYAN, &format!("  hint: {hint}"))?;
+            }
             Event::RunFinished {
                 status,
                 duration_ms,

@@ -13,6 +13,7 @@ use oi_config::{
 use oi_core::{AgentConfig, ApprovalPolicy};
 use oi_kernels::{KernelManager, LanguageSpec, detect_languages, known_languages};
 use oi_providers::{ModelClient, ModelInfo, ProviderConfig, Wire};
+use oi_sandbox::{Policy, SandboxMode};
 
 use crate::cli::SessionOptions;
 use crate::error::CliError;
@@ -52,6 +53,16 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
     }
     if options.yes {
         flags.push(FlagSetting::new("--yes", "approval", "auto"));
+    }
+    if options.dangerously_allow_all {
+        flags.push(FlagSetting::new(
+            "--dangerously-allow-all",
+            "approval",
+            "never",
+        ));
+    }
+    if let Some(mode) = &options.sandbox {
+        flags.push(FlagSetting::new("--sandbox", "sandbox", mode.as_str()));
     }
     if let Some(usd) = options.max_budget {
         flags.push(FlagSetting::new("--max-budget", "max_budget", usd));
@@ -182,7 +193,19 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
             "install Python 3 or bash, add them to PATH, or set `[languages.python] command`",
         ));
     }
-    let cwd = std::env::current_dir()?;
+    let policy = policy(&loaded, options)?;
+    let mut notes = Vec::new();
+    let shortfalls = oi_sandbox::shortfalls(&policy);
+    if !shortfalls.is_empty() {
+        if c.sandbox_required {
+            return Err(CliError::usage(
+                format!("sandbox_required = true, but {}", shortfalls.join("; and ")),
+                "run where the sandbox works (Linux 5.13+ with Landlock), or set `sandbox_required = false` to run with a warning",
+            ));
+        }
+        notes.extend(shortfalls.into_iter().map(|s| format!("warning: {s}")));
+    }
+    let cwd = policy.workspace.clone();
     let session_id = oi_core::new_session_id();
     let images = loaded
         .home
@@ -195,6 +218,20 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     config.approval = match c.approval {
         Approval::Auto => ApprovalPolicy::Auto,
         Approval::Ask => ApprovalPolicy::Ask,
+        Approval::Never if options.dangerously_allow_all => ApprovalPolicy::Never,
+        Approval::Never => {
+            let origin = loaded
+                .origins
+                .get("approval")
+                .map(|o| format!("{o}: "))
+                .unwrap_or_default();
+            return Err(CliError::usage(
+                format!(
+                    "{origin}approval = \"never\" runs even risky code without asking, so it is only accepted with the --dangerously-allow-all flag"
+                ),
+                "pass `--dangerously-allow-all` for this run, or use `approval = \"auto\"` (risky code still asks)",
+            ));
+        }
     };
     config.max_turns = c.max_turns;
     config.run_timeout = (c.run_timeout > 0).then(|| Duration::from_secs(c.run_timeout));
@@ -225,7 +262,6 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         info.pricing()
     };
     config.max_budget = c.max_budget;
-    let mut notes = Vec::new();
     if config.pricing.is_none() {
         if let Some(budget) = c.max_budget {
             let origin = loaded
@@ -254,10 +290,66 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     Ok(Setup {
         config,
         client: oi_providers::client(provider, wire),
-        kernels: KernelManager::new(languages, cwd).with_image_dir(images),
+        kernels: KernelManager::new(languages, cwd)
+            .with_image_dir(images)
+            .with_cache_dir(loaded.home.join("cache"))
+            .with_sandbox(policy),
         loaded,
         notes,
     })
+}
+
+/// The sandbox policy: the mode, the workspace (`--workspace` or the
+/// current folder), `writable_roots` and `--add-dir`, and `network`.
+pub fn policy(loaded: &Loaded, options: &SessionOptions) -> Result<Policy, CliError> {
+    let c = &loaded.config;
+    let cwd = std::env::current_dir()?;
+    let workspace = match &options.workspace {
+        Some(dir) => fs_err::canonicalize(cwd.join(dir)).map_err(|e| {
+            CliError::usage(
+                format!("--workspace {}: {e}", dir.display()),
+                "give an existing folder",
+            )
+        })?,
+        None => cwd.clone(),
+    };
+    let mode = match c.sandbox {
+        oi_config::SandboxMode::ReadOnly => SandboxMode::ReadOnly,
+        oi_config::SandboxMode::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+        oi_config::SandboxMode::FullAccess => SandboxMode::FullAccess,
+    };
+    let mut policy = Policy::new(mode, workspace);
+    policy.network = c.network;
+    let origin = match loaded.origins.get("writable_roots") {
+        Some(origin) => format!("writable_roots ({origin})"),
+        None => "writable_roots".to_owned(),
+    };
+    let configured = c
+        .writable_roots
+        .iter()
+        .map(|root| (expand_home(root), origin.clone()));
+    let added = options
+        .add_dir
+        .iter()
+        .map(|dir| (dir.clone(), format!("--add-dir {}", dir.display())));
+    for (root, from) in configured.chain(added) {
+        let root = fs_err::canonicalize(cwd.join(&root)).map_err(|e| {
+            CliError::usage(
+                format!("{from}: {e}"),
+                "code may only be given folders that exist; create it first",
+            )
+        })?;
+        policy.writable_roots.push(root);
+    }
+    Ok(policy)
+}
+
+/// `~/x` as `$HOME/x`.
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
 }
 
 /// The languages of this machine, with the interpreters the configuration

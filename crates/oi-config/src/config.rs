@@ -36,8 +36,11 @@ pub enum Approval {
     /// Every run waits for the user's decision.
     #[default]
     Ask,
-    /// Runs start without asking.
+    /// Runs start without asking, except risky ones.
     Auto,
+    /// Nothing is asked, not even for risky runs (only with
+    /// `--dangerously-allow-all`).
+    Never,
 }
 
 impl Approval {
@@ -45,6 +48,7 @@ impl Approval {
         match self {
             Self::Ask => "ask",
             Self::Auto => "auto",
+            Self::Never => "never",
         }
     }
 }
@@ -124,9 +128,14 @@ pub struct Config {
     pub model: Option<String>,
     pub harness: HarnessKind,
     pub approval: Approval,
-    /// Asked-for sandbox mode. Not enforced by this version of oi: code runs
-    /// with the user's own permissions (a warning says so).
+    /// How far code may reach (enforced on Linux).
     pub sandbox: SandboxMode,
+    /// Refuse to run code when the sandbox cannot be enforced.
+    pub sandbox_required: bool,
+    /// Whether code may use the network (TCP/UDP); default true.
+    pub network: bool,
+    /// More folders code may write to in workspace-write mode.
+    pub writable_roots: Vec<String>,
     pub max_output: usize,
     pub max_turns: u32,
     /// Seconds a run may take before it is stopped; 0 means no limit.

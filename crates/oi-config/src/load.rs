@@ -474,6 +474,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         .as_deref()
     {
         Some("auto") => Approval::Auto,
+        Some("never") => Approval::Never,
         _ => Approval::Ask,
     };
     let sandbox = match get(&mut origins, "sandbox")
@@ -484,14 +485,17 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         Some("full-access") => SandboxMode::FullAccess,
         _ => SandboxMode::WorkspaceWrite,
     };
-    if let Some(origin) = origins.get("sandbox")
-        && sandbox != SandboxMode::FullAccess
-    {
-        warnings.push(format!(
-            "{origin}: sandbox = \"{}\" is not enforced by this version of oi: code runs with your own permissions",
-            sandbox.as_str()
-        ));
-    }
+    let flag = |origins: &mut BTreeMap<String, Origin>, key: &str| {
+        get(origins, key).and_then(|(v, _)| v.as_bool())
+    };
+    let sandbox_required = flag(&mut origins, "sandbox_required").unwrap_or(false);
+    let network = flag(&mut origins, "network").unwrap_or(true);
+    let writable_roots = get(&mut origins, "writable_roots")
+        .and_then(|(v, _)| {
+            v.as_array()
+                .map(|items| items.iter().map(as_string).collect())
+        })
+        .unwrap_or_default();
     let number = |v: Option<(Value, Origin)>| v.and_then(|(v, _)| v.as_u64());
     let max_output = number(get(&mut origins, "max_output"))
         .map(|n| n as usize)
@@ -559,6 +563,9 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             harness,
             approval,
             sandbox,
+            sandbox_required,
+            network,
+            writable_roots,
             max_output,
             max_turns,
             run_timeout,

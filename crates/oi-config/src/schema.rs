@@ -18,6 +18,8 @@ pub(crate) enum Kind {
     Url,
     /// A non-empty array of strings.
     Command,
+    /// An array of strings (may be empty).
+    StrList,
     /// A table of string values (`NAME = "value"`).
     StrMap,
     /// A table with keys of its own.
@@ -46,6 +48,7 @@ impl Kind {
                 "a list of strings: the program and its arguments, e.g. [\"/usr/bin/python3\"]"
                     .to_owned()
             }
+            Self::StrList => "a list of strings, e.g. [\"/data\"]".to_owned(),
             Self::StrMap => "a table of NAME = \"value\" strings".to_owned(),
             Self::Table => "a table".to_owned(),
             Self::Bool => "true or false".to_owned(),
@@ -68,13 +71,16 @@ impl Kind {
                     && items[0].as_str().is_some_and(|p| !p.is_empty())
             }),
             Self::Bool => value.is_boolean(),
+            Self::StrList => value
+                .as_array()
+                .is_some_and(|items| items.iter().all(Value::is_string)),
             Self::StrMap | Self::Table => false,
         }
     }
 }
 
 pub(crate) const HARNESS_VALUES: &[&str] = &["native", "markdown", "auto"];
-pub(crate) const APPROVAL_VALUES: &[&str] = &["ask", "auto"];
+pub(crate) const APPROVAL_VALUES: &[&str] = &["ask", "auto", "never"];
 pub(crate) const SANDBOX_VALUES: &[&str] = &["read-only", "workspace-write", "full-access"];
 pub(crate) const WIRE_VALUES: &[&str] = &["chat", "responses", "messages"];
 pub(crate) const TRUST_VALUES: &[&str] = &["trusted", "untrusted"];
@@ -86,6 +92,9 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("harness", Kind::OneOf(HARNESS_VALUES)),
     ("approval", Kind::OneOf(APPROVAL_VALUES)),
     ("sandbox", Kind::OneOf(SANDBOX_VALUES)),
+    ("sandbox_required", Kind::Bool),
+    ("network", Kind::Bool),
+    ("writable_roots", Kind::StrList),
     ("max_output", Kind::Positive),
     ("max_turns", Kind::Positive),
     ("run_timeout", Kind::NonNegative),
@@ -188,6 +197,12 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
                 return Err(Problem::Denied {
                     key: path.join("."),
                     reason: "a project cannot trust itself",
+                });
+            }
+            "writable_roots" => {
+                return Err(Problem::Denied {
+                    key: path.join("."),
+                    reason: "a project file may not open other folders to writes",
                 });
             }
             _ => {}

@@ -104,12 +104,24 @@ pub fn show(loaded: &Loaded) -> String {
         "approval",
         Some(toml_string(c.approval.as_str())),
     );
-    lines.row(
-        format!("sandbox = {}", toml_string(c.sandbox.as_str())),
-        format!(
-            "{}; not enforced yet: code runs with your own permissions",
-            origin_of(loaded, "sandbox", Origin::Default)
-        ),
+    top(&mut lines, "sandbox", Some(toml_string(c.sandbox.as_str())));
+    top(
+        &mut lines,
+        "sandbox_required",
+        Some(c.sandbox_required.to_string()),
+    );
+    top(&mut lines, "network", Some(c.network.to_string()));
+    top(
+        &mut lines,
+        "writable_roots",
+        Some(format!(
+            "[{}]",
+            c.writable_roots
+                .iter()
+                .map(|r| toml_string(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     );
     top(&mut lines, "max_output", Some(c.max_output.to_string()));
     top(&mut lines, "max_turns", Some(c.max_turns.to_string()));

@@ -517,7 +517,7 @@ impl Session {
                 continue;
             }
 
-            let decision = if self.config.approval == ApprovalPolicy::Auto || self.approve_all {
+            let decision = if self.config.approval != ApprovalPolicy::Ask || self.approve_all {
                 ReviewDecision::Approve
             } else {
                 self.emit(Event::ApprovalRequested {
@@ -728,6 +728,23 @@ impl Session {
         } else {
             String::new()
         };
+        if let Some(policy) = self.kernels.sandbox() {
+            let cwd = self.kernels.current_dir(language);
+            for denial in oi_sandbox::explain(policy, &text, &cwd) {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str(&format!(
+                    "[{}. Do not try to get around it; if it is needed, tell the user, who can allow it: {}]",
+                    denial.message, denial.hint
+                ));
+                self.emit(Event::SandboxDenied {
+                    id,
+                    message: denial.message,
+                    hint: denial.hint,
+                });
+            }
+        }
         for (path, _) in &images {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');

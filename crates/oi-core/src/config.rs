@@ -10,8 +10,11 @@ pub enum ApprovalPolicy {
     /// Every run waits for the user's decision (`Op::Approve`).
     #[default]
     Ask,
-    /// Runs start without asking (`--yes`).
+    /// Runs start without asking, except risky ones (`--yes`).
     Auto,
+    /// Nothing is asked, not even for risky runs
+    /// (`--dangerously-allow-all`).
+    Never,
 }
 
 /// Everything the agent needs to know to run a session.

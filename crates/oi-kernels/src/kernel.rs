@@ -155,6 +155,18 @@ pub(crate) struct Kernel {
     /// cannot reach an unrelated process that reused the id; after, the group
     /// is never signalled again.
     reaped: bool,
+    /// The kernel's temporary folder, removed with the kernel.
+    _temp: tempfile::TempDir,
+}
+
+/// Where and how kernels are started.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Launch<'a> {
+    pub cwd: &'a Path,
+    pub image_dir: Option<&'a Path>,
+    pub sandbox: Option<&'a oi_sandbox::Policy>,
+    /// A folder for tools' caches that stays writable under the sandbox.
+    pub cache_dir: Option<&'a Path>,
 }
 
 /// Why a run is being stopped.
@@ -168,14 +180,19 @@ impl Kernel {
     /// Starts the kernel for `spec` in `cwd` and waits until its driver is ready.
     pub(crate) async fn start(
         spec: &LanguageSpec,
-        cwd: &Path,
-        image_dir: Option<&Path>,
+        launch: &Launch<'_>,
     ) -> Result<Self, KernelError> {
         let spawn_error = |source: std::io::Error| KernelError::Spawn {
             language: spec.name.clone(),
             program: spec.program.display().to_string(),
             source,
         };
+        // The kernel's own temporary folder: always writable, even in a
+        // read-only sandbox.
+        let temp = tempfile::Builder::new()
+            .prefix("oi-kernel-")
+            .tempdir()
+            .map_err(spawn_error)?;
         let (request_read, request_write) = cloexec_pipe().map_err(spawn_error)?;
         let (reply_read, reply_write) = cloexec_pipe().map_err(spawn_error)?;
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
@@ -183,7 +200,7 @@ impl Kernel {
         let mut cmd = Command::new(&spec.program);
         cmd.args(&spec.args)
             .args(spec.kind.driver_args())
-            .current_dir(cwd)
+            .current_dir(launch.cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -193,10 +210,34 @@ impl Kernel {
             .env("PAGER", "cat")
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0")
+            .env("TMPDIR", temp.path())
             .kill_on_drop(true);
-        if let Some(dir) = image_dir {
+        let mut private = vec![temp.path().to_path_buf()];
+        if let Some(dir) = launch.image_dir {
             cmd.env("OI_IMAGE_DIR", dir);
+            // The folder may not exist yet; its parent must, for the rule.
+            let _ = fs_err::create_dir_all(dir);
+            private.push(dir.to_path_buf());
         }
+        let confinement = match launch.sandbox {
+            Some(policy) if policy.confines() => {
+                if let Some(cache) = launch.cache_dir
+                    && std::env::var_os("MPLCONFIGDIR").is_none()
+                {
+                    // matplotlib wants a writable settings folder; the
+                    // user's own is out of reach.
+                    let dir = cache.join("matplotlib");
+                    let _ = fs_err::create_dir_all(&dir);
+                    cmd.env("MPLCONFIGDIR", &dir);
+                    private.push(dir);
+                }
+                Some(
+                    oi_sandbox::Confinement::prepare(policy, &private)
+                        .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?,
+                )
+            }
+            _ => None,
+        };
         cmd.fd_mappings(vec![
             FdMapping {
                 parent_fd: request_read,
@@ -208,7 +249,7 @@ impl Kernel {
             },
         ])
         .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?;
-        prepare_child(&mut cmd);
+        prepare_child(&mut cmd, confinement);
         let mut child = cmd.spawn().map_err(spawn_error)?;
         // The command owns the child's ends of the pipes: close them here, so
         // that the reply pipe reaches end-of-file when the kernel dies.
@@ -247,6 +288,7 @@ impl Kernel {
             next_id: 1,
             dead: false,
             reaped: false,
+            _temp: temp,
         };
         let ready = tokio::time::timeout(STARTUP_TIMEOUT, kernel.replies.next_line()).await;
         match ready {
@@ -498,6 +540,14 @@ impl Kernel {
         outcome(status, &streams)
     }
 
+    /// The kernel's current working directory (Linux), if it is alive.
+    pub(crate) fn current_dir(&self) -> Option<PathBuf> {
+        if self.dead || self.reaped {
+            return None;
+        }
+        std::fs::read_link(format!("/proc/{}/cwd", self.pgid)).ok()
+    }
+
     /// The kernel died: reap it, kill what it left behind, forward the output
     /// that was still in the pipes, and say how it ended.
     async fn crashed(
@@ -695,18 +745,22 @@ fn cloexec_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 
 /// Makes the child the leader of a new session (and process group) with no
 /// controlling terminal, which is killed when its parent dies.
-fn prepare_child(cmd: &mut Command) {
+fn prepare_child(cmd: &mut Command, confinement: Option<oi_sandbox::Confinement>) {
+    let mut confinement = confinement;
     #[expect(
         unsafe_code,
-        reason = "pre_exec is unsafe; the closure only calls setsid(2) and prctl(2), which are async-signal-safe"
+        reason = "pre_exec is unsafe; the closure only makes system calls (setsid, prctl, and the sandbox's unshare, mount, landlock and seccomp calls on data prepared before the fork)"
     )]
-    // SAFETY: runs in the forked child before exec; setsid and prctl allocate
-    // nothing and take no locks.
+    // SAFETY: runs in the forked child before exec; nothing in it allocates
+    // or takes a lock.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             nix::unistd::setsid().map_err(std::io::Error::from)?;
             #[cfg(target_os = "linux")]
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
+            if let Some(confinement) = confinement.as_mut() {
+                confinement.apply()?;
+            }
             Ok(())
         });
     }

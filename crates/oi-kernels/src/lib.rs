@@ -187,6 +187,8 @@ pub struct KernelManager {
     languages: Vec<LanguageSpec>,
     cwd: PathBuf,
     image_dir: Option<PathBuf>,
+    sandbox: Option<oi_sandbox::Policy>,
+    cache_dir: Option<PathBuf>,
     kernels: HashMap<String, Kernel>,
 }
 
@@ -197,6 +199,8 @@ impl KernelManager {
             languages,
             cwd: cwd.into(),
             image_dir: None,
+            sandbox: None,
+            cache_dir: None,
             kernels: HashMap::new(),
         }
     }
@@ -205,6 +209,33 @@ impl KernelManager {
     pub fn with_image_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.image_dir = Some(dir.into());
         self
+    }
+
+    /// Confines every kernel (and what it starts) to `policy`.
+    pub fn with_sandbox(mut self, policy: oi_sandbox::Policy) -> Self {
+        self.sandbox = Some(policy);
+        self
+    }
+
+    /// A folder where tools keep caches and settings (matplotlib's), which
+    /// stays writable under the sandbox.
+    pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cache_dir = Some(dir.into());
+        self
+    }
+
+    /// The working directory of `language`'s kernel now (it follows `cd`
+    /// in the code), or the session's when the kernel is not running.
+    pub fn current_dir(&self, language: &str) -> PathBuf {
+        self.resolve(language)
+            .and_then(|spec| self.kernels.get(&spec.name))
+            .and_then(Kernel::current_dir)
+            .unwrap_or_else(|| self.cwd.clone())
+    }
+
+    /// The policy kernels run under, if any.
+    pub fn sandbox(&self) -> Option<&oi_sandbox::Policy> {
+        self.sandbox.as_ref()
     }
 
     pub fn languages(&self) -> &[LanguageSpec] {
@@ -266,7 +297,13 @@ impl KernelManager {
         Ok(match self.kernels.entry(spec.name.clone()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(Kernel::start(&spec, &self.cwd, self.image_dir.as_deref()).await?)
+                let launch = kernel::Launch {
+                    cwd: &self.cwd,
+                    image_dir: self.image_dir.as_deref(),
+                    sandbox: self.sandbox.as_ref(),
+                    cache_dir: self.cache_dir.as_deref(),
+                };
+                e.insert(Kernel::start(&spec, &launch).await?)
             }
         })
     }

@@ -97,6 +97,15 @@ pub enum Event {
         path: String,
         media_type: String,
     },
+    /// The sandbox refused something the run tried (a write outside the
+    /// allowed folders, a network connection); the model is told too.
+    SandboxDenied {
+        id: RunId,
+        /// `blocked by sandbox: …`
+        message: String,
+        /// How the user can allow it.
+        hint: String,
+    },
     /// The proposed code was not run; the model is told why.
     RunSkipped { id: RunId, reason: SkipReason },
     /// Tokens used by the last request, and by the whole session so far,

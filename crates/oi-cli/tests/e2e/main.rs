@@ -14,4 +14,5 @@ mod errors;
 mod exec;
 mod interactive;
 mod kernels;
+mod sandbox;
 mod support;

@@ -1,0 +1,201 @@
+//! The sandbox through the binary: what code may write, how a refusal is
+//! reported, `--add-dir`, the network switch, `interpreter sandbox`, and
+//! the approval policy that needs its own flag.
+
+use oi_testkit::Reply;
+
+use crate::support::{TestEnv, last_message_text, run_command};
+
+/// A folder outside the workspace and outside the system's temporary
+/// folder (which workspace-write mode lets code write).
+fn outside_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn landlock() -> bool {
+    let available = oi_sandbox::support().landlock;
+    if !available {
+        eprintln!("skipped: this kernel has no Landlock");
+    }
+    available
+}
+
+#[tokio::test]
+async fn a_write_outside_the_workspace_is_blocked_and_explained() {
+    if !landlock() {
+        return;
+    }
+    let env = TestEnv::new().await;
+    let dir = outside_dir();
+    let outside = dir.path().join("notes.txt");
+    env.server
+        .push(Reply::execute(
+            "python",
+            &format!("open({:?}, 'w').write('x')", outside.display().to_string()),
+        ))
+        .push(Reply::text("I could not write there."));
+    let out = env.exec(&["-y", "write my notes"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!outside.exists());
+    assert!(
+        out.stderr.contains(&format!(
+            "⊘ blocked by sandbox: writing {} is not allowed",
+            outside.display()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("hint: allow a folder with `--add-dir"),
+        "{}",
+        out.stderr
+    );
+    let told = last_message_text(&env.server, 1);
+    assert!(told.contains("[blocked by sandbox: writing"), "{told}");
+
+    // --add-dir lets it through.
+    env.server
+        .push(Reply::execute(
+            "python",
+            &format!("open({:?}, 'w').write('x')", outside.display().to_string()),
+        ))
+        .push(Reply::text("Written."));
+    let added = dir.path().display().to_string();
+    let out = env
+        .exec(&["-y", "--add-dir", &added, "write my notes"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "x");
+}
+
+#[tokio::test]
+async fn with_network_off_a_connection_is_blocked_and_explained() {
+    if !landlock() {
+        return;
+    }
+    let env = TestEnv::new().await;
+    // The model server itself is reachable: only the code is confined.
+    let port = env
+        .server
+        .base_url()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.split('/').next())
+        .unwrap()
+        .to_owned();
+    env.server
+        .push(Reply::execute(
+            "python",
+            &format!("import socket\nsocket.create_connection(('127.0.0.1', {port}))"),
+        ))
+        .push(Reply::text("No network."));
+    let out = env.exec(&["-y", "-c", "network=false", "connect"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("⊘ blocked by sandbox: network access is off"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn the_sandbox_command_runs_any_command_under_the_policy() {
+    if !landlock() {
+        return;
+    }
+    let env = TestEnv::new().await;
+    let dir = outside_dir();
+    let outside = dir.path().join("touched");
+    let outside_arg = outside.display().to_string();
+    let out = env
+        .run(&["sandbox", "--", "touch", &outside_arg], None)
+        .await;
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(!outside.exists());
+    assert!(
+        out.stderr.contains("sandbox: workspace-write: writes in"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("Permission denied"), "{}", out.stderr);
+
+    let inside = env.cwd.path().join("touched");
+    let out = env
+        .run(
+            &["sandbox", "--", "touch", &inside.display().to_string()],
+            None,
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(inside.exists());
+
+    let out = env
+        .run(
+            &["sandbox", "--sandbox", "read-only", "--", "touch", "ro"],
+            None,
+        )
+        .await;
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(!env.cwd.path().join("ro").exists());
+
+    let out = env
+        .run(
+            &[
+                "sandbox",
+                "--sandbox",
+                "full-access",
+                "--",
+                "touch",
+                &outside_arg,
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(outside.exists());
+
+    // The exit code is the command's.
+    let out = env
+        .run(&["sandbox", "--", "sh", "-c", "exit 7"], None)
+        .await;
+    assert_eq!(out.code, 7, "{out:?}");
+}
+
+#[tokio::test]
+async fn approval_never_needs_its_flag_and_bad_roots_are_named() {
+    let env = TestEnv::new().await;
+    let out = env.exec(&["-c", "approval=\"never\"", "hi"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("approval = \"never\"")
+            && out.stderr.contains("--dangerously-allow-all"),
+        "{}",
+        out.stderr
+    );
+    env.server
+        .push(Reply::execute("python", "print(6 * 7)"))
+        .push(Reply::text("42"));
+    let out = env.exec(&["--dangerously-allow-all", "multiply"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(last_message_text(&env.server, 1), "42\n");
+
+    let out = env
+        .exec(&["-c", "writable_roots=[\"/no/such/folder\"]", "hi"])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("writable_roots (-c)") && out.stderr.contains("/no/such/folder"),
+        "{}",
+        out.stderr
+    );
+    let mut cmd = env.command(&["exec", "--add-dir", "/no/such/dir", "hi"]);
+    cmd.env("NO_COLOR", "1");
+    let out = run_command(cmd, None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("--add-dir /no/such/dir"),
+        "{}",
+        out.stderr
+    );
+}

@@ -1,0 +1,343 @@
+//! The escape suite: under each sandbox mode, code in Python, in the shell
+//! and in a child process tries to write where it may not (outside the
+//! workspace, through a symbolic link, through `..`, through a hard link,
+//! after `cd`, into `.git`) and to reach the network when it is off. Every
+//! attempt must fail and be explained as "blocked by sandbox"; the allowed
+//! places must still work.
+//!
+//! Workspaces live under Cargo's target folder, not the system temporary
+//! folder (which workspace-write mode allows).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::print_stderr,
+    reason = "test code: a panic is a test failure; skips are explained on stderr"
+)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use oi_kernels::{KernelManager, LanguageSpec, RunControl, RunEvent, detect_languages};
+use oi_protocol::RunStatus;
+use oi_sandbox::{Policy, SandboxMode, explain};
+use tokio_util::sync::CancellationToken;
+
+struct Place {
+    _root: tempfile::TempDir,
+    workspace: PathBuf,
+    outside: PathBuf,
+    added: PathBuf,
+}
+
+fn place() -> Place {
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let workspace = root.path().join("workspace");
+    let outside = root.path().join("outside");
+    let added = root.path().join("added");
+    for dir in [&workspace, &outside, &added] {
+        std::fs::create_dir(dir).unwrap();
+    }
+    std::fs::create_dir(workspace.join(".git")).unwrap();
+    std::fs::write(workspace.join(".git/config"), "[core]\n").unwrap();
+    std::fs::write(outside.join("victim.txt"), "original\n").unwrap();
+    std::os::unix::fs::symlink(&outside, workspace.join("link")).unwrap();
+    Place {
+        workspace,
+        outside,
+        added,
+        _root: root,
+    }
+}
+
+fn sandbox_available() -> bool {
+    if oi_sandbox::support().landlock {
+        return true;
+    }
+    assert!(
+        std::env::var_os("OI_REQUIRE_SANDBOX").is_none(),
+        "OI_REQUIRE_SANDBOX is set but this kernel has no Landlock"
+    );
+    eprintln!("skipped: this kernel has no Landlock");
+    false
+}
+
+fn kernels(policy: &Policy) -> KernelManager {
+    let languages: Vec<LanguageSpec> = detect_languages()
+        .into_iter()
+        .filter(|l| l.name == "python" || l.name == "shell")
+        .collect();
+    KernelManager::new(languages, &policy.workspace).with_sandbox(policy.clone())
+}
+
+async fn run(k: &mut KernelManager, language: &str, code: &str) -> (RunStatus, String) {
+    let output = Arc::new(Mutex::new(String::new()));
+    let sink_output = Arc::clone(&output);
+    let mut sink = move |event: RunEvent| {
+        if let RunEvent::Output { text, .. } = event {
+            sink_output.lock().unwrap().push_str(&text);
+        }
+    };
+    let cancel = CancellationToken::new();
+    let outcome = k
+        .run(language, code, &mut sink, RunControl::cancel(&cancel))
+        .await
+        .unwrap();
+    let text = output.lock().unwrap().clone();
+    (outcome.status, text)
+}
+
+/// Ways to write `path` from each language and from a child process.
+fn writers(path: &Path) -> Vec<(&'static str, String)> {
+    let p = path.display();
+    vec![
+        (
+            "python",
+            format!("open({:?}, 'a').write('escaped\\n')", p.to_string()),
+        ),
+        ("shell", format!("echo escaped >> '{p}'")),
+        (
+            "python",
+            format!(
+                "import subprocess\nsubprocess.run(['sh', '-c', \"echo escaped >> '{p}'\"], check=True)"
+            ),
+        ),
+    ]
+}
+
+/// Tries every writer on `target`; each must fail, leave `target` as it
+/// was, and be explained as blocked by the sandbox.
+async fn assert_blocked(k: &mut KernelManager, policy: &Policy, target: &Path) {
+    let before = std::fs::read(target).ok();
+    for (language, code) in writers(target) {
+        let (status, output) = run(k, language, &code).await;
+        let after = std::fs::read(target).ok();
+        if after != before {
+            // Undo the escape before failing, so nothing is left behind.
+            match &before {
+                Some(bytes) => std::fs::write(target, bytes).unwrap(),
+                None => {
+                    let _ = std::fs::remove_file(target);
+                }
+            }
+            panic!(
+                "{language} wrote {} under {}:\n{code}",
+                target.display(),
+                policy.mode
+            );
+        }
+        assert_ne!(status, RunStatus::Ok, "{language}: {code}\n{output}");
+        let denials = explain(policy, &output, &k.current_dir(language));
+        assert!(
+            denials
+                .iter()
+                .any(|d| d.message.starts_with("blocked by sandbox")),
+            "not explained: {language}: {code}\n{output}"
+        );
+    }
+}
+
+async fn assert_allowed(k: &mut KernelManager, target: &Path) {
+    for (language, code) in writers(target) {
+        let (status, output) = run(k, language, &code).await;
+        assert_eq!(status, RunStatus::Ok, "{language}: {code}\n{output}");
+    }
+    let text = std::fs::read_to_string(target).unwrap();
+    assert_eq!(text, "escaped\n".repeat(3), "{}", target.display());
+}
+
+#[tokio::test]
+async fn workspace_write_keeps_writes_in_the_workspace() {
+    if !sandbox_available() {
+        return;
+    }
+    let place = place();
+    let mut policy = Policy::new(SandboxMode::WorkspaceWrite, &place.workspace);
+    policy.writable_roots.push(place.added.clone());
+    let mut k = kernels(&policy);
+
+    // Outside the workspace, directly and by every detour.
+    assert_blocked(&mut k, &policy, &place.outside.join("new.txt")).await;
+    assert_blocked(&mut k, &policy, &place.outside.join("victim.txt")).await;
+    assert_blocked(&mut k, &policy, &place.workspace.join("link/victim.txt")).await;
+    assert_blocked(
+        &mut k,
+        &policy,
+        &place.workspace.join("../outside/victim.txt"),
+    )
+    .await;
+    assert_blocked(&mut k, &policy, Path::new("/etc/oi-sandbox-escape-test")).await;
+    if let Some(home) = std::env::var_os("HOME") {
+        assert_blocked(
+            &mut k,
+            &policy,
+            &PathBuf::from(home).join("oi-sandbox-escape-test"),
+        )
+        .await;
+    }
+    // After changing directory.
+    let (status, output) = run(
+        &mut k,
+        "shell",
+        &format!("cd '{}' && touch after-cd.txt", place.outside.display()),
+    )
+    .await;
+    assert_ne!(status, RunStatus::Ok);
+    assert!(!place.outside.join("after-cd.txt").exists());
+    assert!(
+        !explain(&policy, &output, &k.current_dir("shell")).is_empty(),
+        "{output}"
+    );
+    let (status, _) = run(
+        &mut k,
+        "shell",
+        &format!("cd '{}'", place.workspace.display()),
+    )
+    .await;
+    assert_eq!(status, RunStatus::Ok);
+    // A hard link to a file outside cannot be made (or written through).
+    let victim = place.outside.join("victim.txt");
+    let (_, output) = run(
+        &mut k,
+        "shell",
+        &format!(
+            "ln '{}' hard.txt; echo escaped >> hard.txt",
+            victim.display()
+        ),
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "original\n",
+        "{output}"
+    );
+
+    // The workspace's history stays read-only, when namespaces allow it.
+    if oi_sandbox::support().namespaces {
+        assert_blocked(&mut k, &policy, &place.workspace.join(".git/config")).await;
+        assert_blocked(&mut k, &policy, &place.workspace.join(".git/new-hook")).await;
+    } else {
+        eprintln!("not checked: .git stays read-only (no user namespaces here)");
+    }
+
+    // The allowed places still work.
+    assert_allowed(&mut k, &place.workspace.join("result.txt")).await;
+    assert_allowed(&mut k, &place.added.join("extra.txt")).await;
+    let in_tmp = tempfile::NamedTempFile::new().unwrap();
+    std::fs::remove_file(in_tmp.path()).unwrap();
+    assert_allowed(&mut k, in_tmp.path()).await;
+    let (status, output) = run(
+        &mut k,
+        "python",
+        "import tempfile\nwith tempfile.NamedTemporaryFile() as f:\n    f.write(b'x')\nprint('ok')",
+    )
+    .await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "ok\n"));
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn read_only_allows_no_writes_but_the_kernels_own_temporary_files() {
+    if !sandbox_available() {
+        return;
+    }
+    let place = place();
+    let policy = Policy::new(SandboxMode::ReadOnly, &place.workspace);
+    let mut k = kernels(&policy);
+    assert_blocked(&mut k, &policy, &place.workspace.join("new.txt")).await;
+    assert_blocked(&mut k, &policy, &place.outside.join("victim.txt")).await;
+    let shared_tmp = std::env::temp_dir().join(format!("oi-ro-{}", std::process::id()));
+    assert_blocked(&mut k, &policy, &shared_tmp).await;
+    // Reading works, and so do temporary files and /dev/null.
+    let (status, output) = run(
+        &mut k,
+        "python",
+        &format!(
+            "print(open({:?}).read(), end='')\nimport tempfile\nwith tempfile.TemporaryFile() as f:\n    f.write(b'x')\n_ = open('/dev/null', 'w').write('x')",
+            place.outside.join("victim.txt").display().to_string()
+        ),
+    )
+    .await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "original\n"));
+    let (status, output) = run(
+        &mut k,
+        "shell",
+        "t=$(mktemp) && echo hi > \"$t\" && cat \"$t\" && echo x > /dev/null",
+    )
+    .await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "hi\n"));
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn with_the_network_off_sockets_are_refused_but_unix_sockets_work() {
+    if !sandbox_available() || !oi_sandbox::support().seccomp {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let place = place();
+    let mut policy = Policy::new(SandboxMode::WorkspaceWrite, &place.workspace);
+
+    // On: a local TCP connection works.
+    let mut k = kernels(&policy);
+    let connect = format!(
+        "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5).close()\nprint('connected')"
+    );
+    let (status, output) = run(&mut k, "python", &connect).await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "connected\n"));
+    k.shutdown().await;
+
+    // Off: TCP, DNS and a child's connection are refused and explained.
+    policy.network = false;
+    let mut k = kernels(&policy);
+    let attempts = [
+        ("python", connect.clone()),
+        (
+            "python",
+            "import socket\nsocket.getaddrinfo('example.com', 80)".to_owned(),
+        ),
+        (
+            "shell",
+            format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"),
+        ),
+        (
+            "python",
+            format!(
+                "import subprocess, sys\nsubprocess.run([sys.executable, '-c', \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=5)\"], check=True)"
+            ),
+        ),
+    ];
+    for (language, code) in attempts {
+        let (status, output) = run(&mut k, language, &code).await;
+        assert_ne!(status, RunStatus::Ok, "{code}\n{output}");
+        assert!(!output.contains("connected"), "{output}");
+        let denials = explain(&policy, &output, &policy.workspace);
+        assert!(
+            denials
+                .iter()
+                .any(|d| d.message.contains("network access is off")),
+            "not explained: {code}\n{output}"
+        );
+    }
+    // Unix sockets stay available.
+    let (status, output) = run(
+        &mut k,
+        "python",
+        "import socket\na, b = socket.socketpair()\na.send(b'unix ok')\nprint(b.recv(7).decode())",
+    )
+    .await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "unix ok\n"));
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn full_access_confines_nothing() {
+    let place = place();
+    let policy = Policy::new(SandboxMode::FullAccess, &place.workspace);
+    let mut k = kernels(&policy);
+    let target = place.outside.join("free.txt");
+    assert_allowed(&mut k, &target).await;
+    k.shutdown().await;
+}

@@ -1,0 +1,321 @@
+//! Saying plainly what the sandbox blocked.
+//!
+//! A confined program only sees an error (`Permission denied`, `Read-only
+//! file system`, `Operation not permitted`) and prints it its own way. This
+//! reads a run's output for such errors, finds the paths they name, and,
+//! when the policy is what refused them, says so with how to allow it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::policy::{PROTECTED_NAMES, Policy, SandboxMode};
+
+/// Something the sandbox refused, for the user and the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    /// `blocked by sandbox: …`
+    pub message: String,
+    /// How to allow it.
+    pub hint: String,
+}
+
+/// What the sandbox blocked, judging by a run's `output`; relative paths
+/// in it are taken from `cwd` (the kernel's working directory).
+pub fn explain(policy: &Policy, output: &str, cwd: &Path) -> Vec<Denial> {
+    if !policy.confines() {
+        return Vec::new();
+    }
+    let mut denials = Vec::new();
+    let lower_output = output.to_ascii_lowercase();
+    let network_refused = !policy.network && looks_like_network_refusal(&lower_output);
+    if network_refused {
+        denials.push(Denial {
+            message: "blocked by sandbox: network access is off (network = false)".to_owned(),
+            hint: "allow it with `-c network=true` (config `network = true`)".to_owned(),
+        });
+    }
+    let mut seen = BTreeSet::new();
+    for line in output.lines() {
+        let lower = line.to_ascii_lowercase();
+        // "Operation not permitted" is the refused socket then, not a file.
+        if network_refused && !lower.contains("permission denied") && !lower.contains("read-only") {
+            continue;
+        }
+        if policy.mode == SandboxMode::FullAccess || !looks_like_write_refusal(&lower) {
+            continue;
+        }
+        for candidate in paths_in(line) {
+            let path = expand_home(&candidate);
+            let resolved = crate::policy::resolve(cwd, &path);
+            if policy.allows_write(&resolved) || !seen.insert(resolved.clone()) {
+                continue;
+            }
+            denials.push(denial_for(policy, &resolved));
+        }
+    }
+    denials
+}
+
+fn denial_for(policy: &Policy, path: &Path) -> Denial {
+    let workspace = crate::policy::resolve(&policy.workspace, &policy.workspace);
+    if let Some(name) = PROTECTED_NAMES
+        .iter()
+        .find(|name| path.starts_with(workspace.join(name)))
+    {
+        return Denial {
+            message: format!(
+                "blocked by sandbox: {} is read-only: oi keeps the workspace's {name} folder read-only",
+                path.display()
+            ),
+            hint: "make such changes yourself, or run with `--sandbox full-access`".to_owned(),
+        };
+    }
+    match policy.mode {
+        SandboxMode::ReadOnly => Denial {
+            message: format!(
+                "blocked by sandbox: writing {} is not allowed in read-only mode",
+                path.display()
+            ),
+            hint: "let code write in the workspace with `--sandbox workspace-write`".to_owned(),
+        },
+        _ => {
+            let writable: Vec<String> = policy
+                .writable()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            Denial {
+                message: format!(
+                    "blocked by sandbox: writing {} is not allowed (workspace-write mode: code may write only in {})",
+                    path.display(),
+                    writable.join(", ")
+                ),
+                hint: format!(
+                    "allow a folder with `--add-dir {}` (config `writable_roots`), or run with `--sandbox full-access`",
+                    path.parent().unwrap_or(path).display()
+                ),
+            }
+        }
+    }
+}
+
+fn looks_like_write_refusal(lower: &str) -> bool {
+    [
+        "permission denied",
+        "read-only file system",
+        "eacces",
+        "erofs",
+        "operation not permitted",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+}
+
+fn looks_like_network_refusal(lower: &str) -> bool {
+    let name_lookup = [
+        "temporary failure in name resolution",
+        "could not resolve host",
+        "name or service not known",
+        "getaddrinfo",
+        "eai_again",
+        "enotfound",
+        "network is unreachable",
+        "failed to establish a new connection",
+    ]
+    .iter()
+    .any(|p| lower.contains(p));
+    let refused_socket = (lower.contains("operation not permitted")
+        || lower.contains("eperm")
+        || lower.contains("errno 1]"))
+        && ["socket", "connect", "http", "url", "network", "host"]
+            .iter()
+            .any(|w| lower.contains(w));
+    name_lookup || refused_socket
+}
+
+/// Things in `line` that look like paths: quoted strings, and `: `-separated
+/// fields (as bash and coreutils print them) that start like a path.
+fn paths_in(line: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let quotes = [
+        ('\'', '\''),
+        ('"', '"'),
+        ('‘', '’'),
+        ('“', '”'),
+        ('`', '\''),
+    ];
+    for (open, close) in quotes {
+        let mut rest = line;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + open.len_utf8()..];
+            let Some(end) = after.find(close) else { break };
+            let inner = &after[..end];
+            if !inner.is_empty() && !inner.contains('\n') && looks_like_path(inner, true) {
+                found.push(inner.to_owned());
+            }
+            rest = &after[end + close.len_utf8()..];
+        }
+    }
+    for field in line.split(": ") {
+        let field = field.trim();
+        let field = field.strip_prefix("open ").unwrap_or(field);
+        if looks_like_path(field, false) && !found.iter().any(|f| f == field) {
+            found.push(field.to_owned());
+        }
+    }
+    // Unquoted paths inside a message (`sh: 1: cannot create /x: …`).
+    for word in line.split_whitespace() {
+        let word = word.trim_end_matches([':', ',', ';', ')', '.']);
+        if looks_like_path(word, false) && !found.iter().any(|f| f == word) {
+            found.push(word.to_owned());
+        }
+    }
+    found
+}
+
+/// A quoted string is a path unless it is clearly not (spaces and no
+/// slash); an unquoted field must start like one.
+fn looks_like_path(text: &str, quoted: bool) -> bool {
+    let starts_like_path = text.starts_with('/')
+        || text.starts_with("./")
+        || text.starts_with("../")
+        || text.starts_with("~/");
+    if quoted {
+        starts_like_path || !text.contains(' ')
+    } else {
+        starts_like_path && !text.contains(' ')
+    }
+}
+
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace_policy() -> (tempfile::TempDir, Policy) {
+        let ws = tempfile::tempdir().unwrap();
+        fs_err::create_dir(ws.path().join(".git")).unwrap();
+        let policy = Policy::new(SandboxMode::WorkspaceWrite, ws.path());
+        (ws, policy)
+    }
+
+    #[test]
+    fn writes_outside_the_workspace_are_explained_in_each_tools_words() {
+        let (_ws, policy) = workspace_policy();
+        for output in [
+            "PermissionError: [Errno 13] Permission denied: '/etc/oi-test'",
+            "bash: line 1: /etc/oi-test: Permission denied",
+            "touch: cannot touch '/etc/oi-test': Permission denied",
+            "Error: EACCES: permission denied, open '/etc/oi-test'",
+            "sh: 1: cannot create /etc/oi-test: Permission denied",
+        ] {
+            let denials = explain(&policy, output, &policy.workspace);
+            assert_eq!(denials.len(), 1, "{output}");
+            assert!(
+                denials[0]
+                    .message
+                    .starts_with("blocked by sandbox: writing /etc/oi-test is not allowed"),
+                "{denials:?}"
+            );
+            assert!(denials[0].hint.contains("--add-dir /etc"), "{denials:?}");
+        }
+    }
+
+    #[test]
+    fn the_read_only_git_folder_is_named() {
+        let (ws, policy) = workspace_policy();
+        let output = format!(
+            "OSError: [Errno 30] Read-only file system: '{}'",
+            ws.path().join(".git/config").display()
+        );
+        let denials = explain(&policy, &output, &policy.workspace);
+        assert_eq!(denials.len(), 1);
+        assert!(
+            denials[0]
+                .message
+                .contains("keeps the workspace's .git folder read-only")
+        );
+        // Relative paths count from the kernel's working directory.
+        let denials = explain(
+            &policy,
+            "cp: cannot create regular file '.git/HEAD': Read-only file system",
+            &policy.workspace,
+        );
+        assert_eq!(denials.len(), 1, "{denials:?}");
+        let denials = explain(
+            &policy,
+            "touch: cannot touch 'x': Permission denied",
+            Path::new("/etc"),
+        );
+        assert!(denials[0].message.contains("/etc/x"), "{denials:?}");
+    }
+
+    #[test]
+    fn allowed_paths_and_unrelated_errors_are_not_blamed_on_the_sandbox() {
+        let (ws, policy) = workspace_policy();
+        let inside = format!(
+            "PermissionError: [Errno 13] Permission denied: '{}'",
+            ws.path().join("locked.txt").display()
+        );
+        assert!(explain(&policy, &inside, &policy.workspace).is_empty());
+        assert!(
+            explain(
+                &policy,
+                "ZeroDivisionError: division by zero",
+                &policy.workspace
+            )
+            .is_empty()
+        );
+        assert!(
+            explain(
+                &policy,
+                "Could not resolve host: example.invalid",
+                &policy.workspace
+            )
+            .is_empty()
+        );
+        let full = Policy::new(SandboxMode::FullAccess, ws.path());
+        assert!(explain(&full, "bash: /etc/x: Permission denied", &full.workspace).is_empty());
+    }
+
+    #[test]
+    fn refused_sockets_are_explained_when_the_network_is_off() {
+        let (_ws, mut policy) = workspace_policy();
+        policy.network = false;
+        for output in [
+            "PermissionError: [Errno 1] Operation not permitted\n  in socket.socket()",
+            "urllib.error.URLError: <urlopen error [Errno 1] Operation not permitted>",
+            "curl: (6) Could not resolve host: example.com",
+            "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+        ] {
+            let denials = explain(&policy, output, &policy.workspace);
+            assert_eq!(denials.len(), 1, "{output}");
+            assert!(denials[0].message.contains("network access is off"));
+        }
+    }
+
+    #[test]
+    fn read_only_mode_refuses_the_workspace_too() {
+        let ws = tempfile::tempdir().unwrap();
+        let policy = Policy::new(SandboxMode::ReadOnly, ws.path());
+        let denials = explain(
+            &policy,
+            "bash: out.txt: Permission denied",
+            &policy.workspace,
+        );
+        assert!(denials.is_empty(), "bare names are not taken for paths");
+        let denials = explain(
+            &policy,
+            "PermissionError: [Errno 13] Permission denied: 'out.txt'",
+            &policy.workspace,
+        );
+        assert_eq!(denials.len(), 1);
+        assert!(denials[0].message.contains("read-only mode"));
+    }
+}

@@ -1,0 +1,22 @@
+//! Keeping a model's code within bounds.
+//!
+//! - [`Policy`] says what a session's kernels may do: write where
+//!   ([`SandboxMode`]), and whether they may use the network.
+//! - [`Confinement`] applies a policy to a kernel process and everything it
+//!   starts (Linux: Landlock, seccomp, a read-only view of `.git`).
+//! - [`explain`] turns the errors a confined program prints into a plain
+//!   "blocked by sandbox" note with what to do.
+
+#[cfg(target_os = "linux")]
+mod confine;
+mod explain;
+mod policy;
+#[cfg(not(target_os = "linux"))]
+mod unsupported;
+
+#[cfg(target_os = "linux")]
+pub use confine::{Confinement, SandboxError, Support, shortfalls, support};
+pub use explain::{Denial, explain};
+pub use policy::{PROTECTED_NAMES, Policy, SandboxMode};
+#[cfg(not(target_os = "linux"))]
+pub use unsupported::{Confinement, SandboxError, Support, shortfalls, support};

@@ -1,0 +1,259 @@
+//! What a sandboxed kernel may do.
+
+use std::path::{Component, Path, PathBuf};
+
+/// How far code may reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// Reads anywhere; writes nowhere but the kernel's own temporary folder.
+    ReadOnly,
+    /// Reads anywhere; writes in the workspace, the temporary folder and the
+    /// added folders. The workspace's `.git` and `.openinterpreter` stay
+    /// read-only.
+    #[default]
+    WorkspaceWrite,
+    /// No confinement.
+    FullAccess,
+}
+
+impl SandboxMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read-only",
+            Self::WorkspaceWrite => "workspace-write",
+            Self::FullAccess => "full-access",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "read-only" => Some(Self::ReadOnly),
+            "workspace-write" => Some(Self::WorkspaceWrite),
+            "full-access" => Some(Self::FullAccess),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SandboxMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Folders inside the workspace that stay read-only in workspace-write
+/// mode: the project's history and oi's own project settings.
+pub const PROTECTED_NAMES: &[&str] = &[".git", ".openinterpreter"];
+
+/// The confinement of a session's kernels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    pub mode: SandboxMode,
+    /// The folder the task works in (absolute).
+    pub workspace: PathBuf,
+    /// More folders code may write to (workspace-write mode).
+    pub writable_roots: Vec<PathBuf>,
+    /// Whether code may open network (TCP/UDP …) sockets. Unix sockets are
+    /// always allowed.
+    pub network: bool,
+    /// The system's temporary folder (writable in workspace-write mode).
+    pub temp_dir: PathBuf,
+}
+
+impl Policy {
+    /// A policy for `mode` around `workspace`, with the network on and the
+    /// system's temporary folder.
+    pub fn new(mode: SandboxMode, workspace: impl Into<PathBuf>) -> Self {
+        Self {
+            mode,
+            workspace: workspace.into(),
+            writable_roots: Vec::new(),
+            network: true,
+            temp_dir: std::env::temp_dir(),
+        }
+    }
+
+    /// Whether this policy confines anything.
+    pub fn confines(&self) -> bool {
+        self.mode != SandboxMode::FullAccess || !self.network
+    }
+
+    /// The folders code may write in (besides the kernel's own temporary
+    /// folder and a few devices such as `/dev/null`).
+    pub fn writable(&self) -> Vec<PathBuf> {
+        match self.mode {
+            SandboxMode::ReadOnly => Vec::new(),
+            SandboxMode::WorkspaceWrite => {
+                let mut roots = vec![self.workspace.clone(), self.temp_dir.clone()];
+                if Path::new("/tmp") != self.temp_dir {
+                    roots.push(PathBuf::from("/tmp"));
+                }
+                roots.extend(self.writable_roots.iter().cloned());
+                roots
+            }
+            SandboxMode::FullAccess => vec![PathBuf::from("/")],
+        }
+    }
+
+    /// The folders of the workspace kept read-only (those that exist).
+    pub fn protected(&self) -> Vec<PathBuf> {
+        if self.mode != SandboxMode::WorkspaceWrite {
+            return Vec::new();
+        }
+        PROTECTED_NAMES
+            .iter()
+            .map(|name| self.workspace.join(name))
+            .filter(|p| p.exists())
+            .collect()
+    }
+
+    /// Whether code may write `path` (resolved against the workspace when
+    /// relative; `..` and symbolic links of existing parents resolved).
+    pub fn allows_write(&self, path: &Path) -> bool {
+        let path = resolve(&self.workspace, path);
+        if self.mode == SandboxMode::FullAccess {
+            return true;
+        }
+        if self
+            .protected_names_under_workspace()
+            .iter()
+            .any(|p| path.starts_with(p))
+        {
+            return false;
+        }
+        self.writable()
+            .iter()
+            .map(|root| resolve(&self.workspace, root))
+            .any(|root| path.starts_with(&root))
+    }
+
+    /// The protected folders whether or not they exist yet.
+    fn protected_names_under_workspace(&self) -> Vec<PathBuf> {
+        if self.mode != SandboxMode::WorkspaceWrite {
+            return Vec::new();
+        }
+        let workspace = resolve(&self.workspace, &self.workspace);
+        PROTECTED_NAMES.iter().map(|n| workspace.join(n)).collect()
+    }
+
+    /// One line saying what the policy allows, e.g. for `interpreter sandbox`.
+    pub fn summary(&self) -> String {
+        let network = if self.network {
+            "network on"
+        } else {
+            "network off"
+        };
+        match self.mode {
+            SandboxMode::FullAccess => format!("sandbox: full-access ({network})"),
+            SandboxMode::ReadOnly => format!("sandbox: read-only: no writes ({network})"),
+            SandboxMode::WorkspaceWrite => {
+                let writable: Vec<String> = self
+                    .writable()
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                format!(
+                    "sandbox: workspace-write: writes in {} (not .git, .openinterpreter) ({network})",
+                    writable.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// `path` made absolute against `base`, `.`/`..` removed, and the longest
+/// existing prefix resolved through symbolic links.
+pub(crate) fn resolve(base: &Path, path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    };
+    let mut clean = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::ParentDir => {
+                clean.pop();
+            }
+            Component::CurDir => {}
+            other => clean.push(other),
+        }
+    }
+    // Resolve symbolic links of the part that exists.
+    let mut existing = clean.clone();
+    let mut rest = Vec::new();
+    while !existing.as_os_str().is_empty() {
+        if let Ok(real) = fs_err::canonicalize(&existing) {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (
+            existing.file_name().map(ToOwned::to_owned),
+            existing.parent(),
+        ) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    clean
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_write_allows_the_workspace_and_temp_but_not_git() {
+        let ws = tempfile::tempdir().unwrap();
+        fs_err::create_dir(ws.path().join(".git")).unwrap();
+        let mut policy = Policy::new(SandboxMode::WorkspaceWrite, ws.path());
+        policy.temp_dir = PathBuf::from("/tmp");
+        assert!(policy.allows_write(Path::new("out.csv")));
+        assert!(policy.allows_write(&ws.path().join("sub/new.txt")));
+        assert!(policy.allows_write(Path::new("/tmp/x")));
+        assert!(!policy.allows_write(Path::new(".git/config")));
+        assert!(!policy.allows_write(Path::new("/etc/passwd")));
+        assert!(!policy.allows_write(Path::new("../../etc/passwd")));
+        policy.writable_roots.push(PathBuf::from("/opt/data"));
+        assert!(policy.allows_write(Path::new("/opt/data/x")));
+        assert_eq!(policy.protected(), vec![ws.path().join(".git")]);
+    }
+
+    #[test]
+    fn read_only_allows_nothing_and_full_access_everything() {
+        let policy = Policy::new(SandboxMode::ReadOnly, "/w");
+        assert!(!policy.allows_write(Path::new("/w/x")));
+        assert!(policy.writable().is_empty());
+        assert!(policy.protected().is_empty());
+        let policy = Policy::new(SandboxMode::FullAccess, "/w");
+        assert!(policy.allows_write(Path::new("/etc/x")));
+        assert!(!policy.confines());
+    }
+
+    #[test]
+    fn symbolic_links_are_followed() {
+        let ws = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/etc", ws.path().join("link")).unwrap();
+        let policy = Policy::new(SandboxMode::WorkspaceWrite, ws.path());
+        assert!(!policy.allows_write(Path::new("link/passwd")));
+        assert!(policy.allows_write(Path::new("not-a-link/passwd")));
+    }
+
+    #[test]
+    fn modes_round_trip_through_their_names() {
+        for mode in [
+            SandboxMode::ReadOnly,
+            SandboxMode::WorkspaceWrite,
+            SandboxMode::FullAccess,
+        ] {
+            assert_eq!(SandboxMode::parse(mode.as_str()), Some(mode));
+        }
+        assert_eq!(SandboxMode::parse("open"), None);
+    }
+}
