@@ -51,6 +51,8 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
     let mut input = can_ask.then(LineReader::spawn);
     let mut outcome: Option<(StopReason, Option<String>)> = None;
     let mut needed_approval = false;
+    // Whether code held for approval was held because it looked risky.
+    let mut risky_held = false;
     let mut interrupts = 0;
     let mut terminated = false;
     let mut total_usage = None;
@@ -91,7 +93,15 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
             }
         }
         match event {
-            Event::ApprovalRequested { id, language, code } => {
+            Event::ApprovalRequested {
+                id,
+                language,
+                code,
+                risks,
+            } => {
+                if input.is_none() && !risks.is_empty() {
+                    risky_held = true;
+                }
                 let decision = match input.as_mut() {
                     Some(input) => tokio::select! {
                         decision = approve::ask(&mut human, input, &language, &code) => decision?,
@@ -163,9 +173,14 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
     let code = match reason {
         StopReason::Done if needed_approval => {
             if json.is_none() {
+                let hint = if risky_held {
+                    "risky code always needs a person's approval: run the task in a terminal (`interpreter exec` asks there), or, on a throwaway machine, pass `--dangerously-allow-all`"
+                } else {
+                    "pass `--yes` to let code run without asking"
+                };
                 human.error(
                     "the model's code was not run: it needed approval, and there is no terminal to ask",
-                    Some("pass `--yes` to let code run without asking"),
+                    Some(hint),
                 )?;
             }
             exit::NEEDS_APPROVAL

@@ -13,7 +13,7 @@ use crate::render::{HumanRenderer, Render};
 use crate::session;
 use crate::signals::{Request, Signals};
 
-const HELP: &str = "Type a task and press Enter. The model proposes code; you answer y (run it), n (don't), a (run this and everything after without asking) or e (edit it first).\nCtrl-C stops a running task. /exit or Ctrl-D leaves.\n\n/model [NAME]   show the models of the provider, or switch to NAME (saved as your default)\n/debug-config   show the effective configuration and where each value came from\n/help           this help\n/exit           leave\n";
+const HELP: &str = "Type a task and press Enter. The model proposes code; you answer y (run it), n (don't), a (run this and everything after without asking, except risky code) or e (edit it first).\nCtrl-C stops a running task. /exit or Ctrl-D leaves.\n\n/model [NAME]   show the models of the provider, or switch to NAME (saved as your default)\n/debug-config   show the effective configuration and where each value came from\n/help           this help\n/exit           leave\n";
 
 pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
     let mut setup = session::setup(&options)?;
@@ -138,7 +138,9 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
             };
             out.event(&event)?;
             match event {
-                Event::ApprovalRequested { id, language, code } => {
+                Event::ApprovalRequested {
+                    id, language, code, ..
+                } => {
                     let decision = tokio::select! {
                         decision = approve::ask(&mut out, &mut input, &language, &code) => decision?,
                         request = signals.next() => {

@@ -106,6 +106,11 @@ impl<W: Write> Render for HumanRenderer<W> {
                 text.push_str(&format!("{DIM}{}{DIM:#}\n", "─".repeat(40)));
                 self.write_raw(&text)?;
             }
+            Event::ApprovalRequested { risks, .. } if !risks.is_empty() => {
+                for risk in risks {
+                    self.line(RED, &format!("⚠ risky: {risk}"))?;
+                }
+            }
             Event::RunStarted { .. } => {
                 self.filters = [TerminalFilter::default(), TerminalFilter::default()];
             }

@@ -517,13 +517,32 @@ impl Session {
                 continue;
             }
 
-            let decision = if self.config.approval != ApprovalPolicy::Ask || self.approve_all {
+            let risks: Vec<String> =
+                oi_sandbox::assess(&language, &code, &self.risk_context(&language))
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+            let ask = match self.config.approval {
+                ApprovalPolicy::Ask => !self.approve_all || !risks.is_empty(),
+                ApprovalPolicy::Auto => !risks.is_empty(),
+                ApprovalPolicy::Never => false,
+            };
+            if !ask && !risks.is_empty() {
+                self.emit(Event::Warning {
+                    message: format!(
+                        "running risky code without asking (approval = \"never\"): {}",
+                        risks.join("; ")
+                    ),
+                });
+            }
+            let decision = if !ask {
                 ReviewDecision::Approve
             } else {
                 self.emit(Event::ApprovalRequested {
                     id,
                     language: language.clone(),
                     code: code.clone(),
+                    risks: risks.clone(),
                 });
                 match self.wait_for_decision(id, cancel).await {
                     Some(decision) => decision,
@@ -560,10 +579,15 @@ impl Session {
                         id,
                         reason: SkipReason::NoApprover,
                     });
-                    reports.push(report(
-                        &language,
-                        "Not run: this session cannot ask the user for approval (it has no terminal), and running code without approval was not allowed. The user can rerun with `--yes` to let code run.".to_owned(),
-                    ));
+                    let text = if risks.is_empty() {
+                        "Not run: this session cannot ask the user for approval (it has no terminal), and running code without approval was not allowed. The user can rerun with `--yes` to let code run.".to_owned()
+                    } else {
+                        format!(
+                            "Not run: this code looks risky — {} — so it needs the user's approval, which cannot be asked for in this session (no terminal). Do the task without that step if you can; otherwise say what you would run and why, and let the user decide.",
+                            risks.join("; ")
+                        )
+                    };
+                    reports.push(report(&language, text));
                     skip_rest = Some(SkipReason::NoApprover);
                     continue;
                 }
@@ -586,6 +610,17 @@ impl Session {
             }
         }
         (reports, None)
+    }
+
+    /// Where code of `language` would run, for judging the paths it names.
+    fn risk_context(&self, language: &str) -> oi_sandbox::RiskContext {
+        let workspace = self
+            .kernels
+            .sandbox()
+            .map_or_else(|| self.kernels.cwd().to_path_buf(), |p| p.workspace.clone());
+        let mut ctx = oi_sandbox::RiskContext::new(workspace);
+        ctx.cwd = self.kernels.current_dir(language);
+        ctx
     }
 
     /// The canonical language to run `code` in, if it can run here: the

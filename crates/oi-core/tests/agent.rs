@@ -119,7 +119,10 @@ async fn approvals_decide_what_runs() {
     let events = h
         .until(|e| matches!(e, Event::ApprovalRequested { .. }))
         .await;
-    let Some(Event::ApprovalRequested { id, language, code }) = events.last().cloned() else {
+    let Some(Event::ApprovalRequested {
+        id, language, code, ..
+    }) = events.last().cloned()
+    else {
         unreachable!()
     };
     assert_eq!(
@@ -549,4 +552,103 @@ async fn images_reach_a_vision_model_and_only_the_last_few_stay() {
             "data:image/png;base64,iVBORw0KGgoE",
         ]
     );
+}
+
+#[tokio::test]
+async fn auto_approval_still_asks_about_risky_code_and_says_why() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::execute("shell", "echo safe > notes.txt"))
+        .push(Reply::execute("shell", "rm -rf ~/old-photos"))
+        .push(Reply::text("ok"));
+    h.input("tidy up");
+    let events = h
+        .until(|e| matches!(e, Event::ApprovalRequested { .. }))
+        .await;
+    // The safe run went ahead without asking.
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::RunFinished { .. }))
+            .count(),
+        1
+    );
+    let Some(Event::ApprovalRequested {
+        id, code, risks, ..
+    }) = events.last().cloned()
+    else {
+        unreachable!()
+    };
+    assert_eq!(code, "rm -rf ~/old-photos");
+    assert_eq!(risks.len(), 1, "{risks:?}");
+    assert!(
+        risks[0].starts_with("deletes files outside the workspace"),
+        "{risks:?}"
+    );
+    h.ops
+        .send(Op::Approve {
+            id,
+            decision: ReviewDecision::Decline,
+        })
+        .unwrap();
+    let events = h.task_end().await;
+    assert_eq!(completion(&events), StopReason::Done);
+    assert_eq!(
+        h.server.chat_requests()[2].last_message_text(),
+        "The user declined to run this code."
+    );
+}
+
+#[tokio::test]
+async fn without_anyone_to_ask_risky_code_is_not_run_and_the_model_learns_why() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::execute("shell", "sudo apt-get install -y cowsay"))
+        .push(Reply::text("I will not."));
+    h.input("install cowsay");
+    let events = h
+        .until(|e| matches!(e, Event::ApprovalRequested { .. }))
+        .await;
+    let Some(Event::ApprovalRequested { id, .. }) = events.last().cloned() else {
+        unreachable!()
+    };
+    h.ops
+        .send(Op::Approve {
+            id,
+            decision: ReviewDecision::NoApprover,
+        })
+        .unwrap();
+    h.task_end().await;
+    let told = h.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.starts_with("Not run: this code looks risky — runs as root (sudo)"),
+        "{told}"
+    );
+}
+
+#[tokio::test]
+async fn approval_never_runs_risky_code_with_a_warning() {
+    // Outside the workspace and the temporary folder.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    let mut h = start(ApprovalPolicy::Never, detect_languages()).await;
+    h.server
+        .push(Reply::execute(
+            "shell",
+            &format!("rm -rf '{}'", victim.display()),
+        ))
+        .push(Reply::text("gone"));
+    h.input("delete it");
+    let events = h.task_end().await;
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Warning { message } if message.starts_with("running risky code without asking"))),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ApprovalRequested { .. }))
+    );
+    assert!(!victim.exists());
 }

@@ -57,10 +57,14 @@ pub enum Event {
         code: String,
     },
     /// The run waits for the user's decision: answer with `Op::Approve`.
+    /// `risks` says why risky code is asked about (even when runs are
+    /// otherwise approved automatically).
     ApprovalRequested {
         id: RunId,
         language: String,
         code: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        risks: Vec<String>,
     },
     /// The code starts running (`code` is what really runs, after any edit).
     RunStarted {

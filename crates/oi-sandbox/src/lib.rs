@@ -4,6 +4,8 @@
 //!   ([`SandboxMode`]), and whether they may use the network.
 //! - [`Confinement`] applies a policy to a kernel process and everything it
 //!   starts (Linux: Landlock, seccomp, a read-only view of `.git`).
+//! - [`assess`] recognises risky code (deleting outside the workspace,
+//!   `sudo`, disk tools, force-pushes …) so it is always shown to the user.
 //! - [`explain`] turns the errors a confined program prints into a plain
 //!   "blocked by sandbox" note with what to do.
 
@@ -11,6 +13,8 @@
 mod confine;
 mod explain;
 mod policy;
+mod risk;
+mod shell;
 #[cfg(not(target_os = "linux"))]
 mod unsupported;
 
@@ -18,5 +22,6 @@ mod unsupported;
 pub use confine::{Confinement, SandboxError, Support, shortfalls, support};
 pub use explain::{Denial, explain};
 pub use policy::{PROTECTED_NAMES, Policy, SandboxMode};
+pub use risk::{Risk, RiskContext, assess};
 #[cfg(not(target_os = "linux"))]
 pub use unsupported::{Confinement, SandboxError, Support, shortfalls, support};

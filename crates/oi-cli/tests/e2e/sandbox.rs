@@ -199,3 +199,27 @@ async fn approval_never_needs_its_flag_and_bad_roots_are_named() {
         out.stderr
     );
 }
+
+#[tokio::test]
+async fn risky_code_is_held_in_exec_without_a_terminal_even_with_yes() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("shell", "git push --force origin main"))
+        .push(Reply::text("I could not push."));
+    let out = env.exec(&["-y", "push it"]).await;
+    assert_eq!(out.code, 4, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("⚠ risky: rewrites or deletes history on a remote (git push --force)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("risky code always needs a person's approval"),
+        "{}",
+        out.stderr
+    );
+    let told = last_message_text(&env.server, 1);
+    assert!(told.starts_with("Not run: this code looks risky"), "{told}");
+}
