@@ -157,6 +157,16 @@ pub struct SessionOptions {
     )]
     pub max_output: Option<usize>,
 
+    /// Seconds a whole task may take before it is stopped (`max_time`; 0:
+    /// no limit).
+    #[arg(
+        long = "max-time",
+        visible_alias = "max_time",
+        global = true,
+        value_name = "SECONDS"
+    )]
+    pub max_time: Option<u64>,
+
     /// Seconds a run of code may take before it is stopped (`run_timeout`;
     /// 0: no limit).
     #[arg(

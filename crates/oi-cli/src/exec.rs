@@ -187,7 +187,10 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
         }
         StopReason::Done => exit::OK,
         StopReason::Failed => exit::FAILED,
-        StopReason::MaxTurns { .. } | StopReason::Budget { .. } => exit::LIMIT,
+        StopReason::MaxTurns { .. }
+        | StopReason::Budget { .. }
+        | StopReason::LoopGuard { .. }
+        | StopReason::TimeLimit { .. } => exit::LIMIT,
         StopReason::Interrupted => exit::INTERRUPTED,
     };
     Ok(ExitCode::from(code))

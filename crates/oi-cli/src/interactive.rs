@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use oi_core::Agent;
-use oi_protocol::{Event, Op, RunId};
+use oi_protocol::{Event, Op, RunId, StopReason};
 
 use crate::approve;
 use crate::cli::SessionOptions;
@@ -157,6 +157,25 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
                 Event::InputRequested { id, .. } => waiting_for_input = Some(id),
                 Event::RunFinished { id, .. } if waiting_for_input == Some(id) => {
                     waiting_for_input = None;
+                }
+                Event::TaskComplete {
+                    reason: StopReason::LoopGuard { .. },
+                    ..
+                } => {
+                    out.raw("Continue anyway? [y/N] ")?;
+                    let answer = tokio::select! {
+                        line = input.next_line() => line?,
+                        _ = signals.next() => None,
+                    };
+                    if answer.is_some_and(|a| {
+                        matches!(a.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+                    }) {
+                        let _ = ops.send(Op::UserInput {
+                            text: "Continue, but take a different approach from the one that kept repeating.".to_owned(),
+                        });
+                        continue;
+                    }
+                    break;
                 }
                 Event::TaskComplete { .. } => break,
                 _ => {}

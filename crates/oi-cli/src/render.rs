@@ -241,6 +241,20 @@ impl<W: Write> Render for HumanRenderer<W> {
                 Some("raise the budget with `--max-budget USD` (config `max_budget`), or continue in a new session"),
             )?,
             Event::TaskComplete {
+                reason: StopReason::LoopGuard { summary, .. },
+                ..
+            } => self.error(
+                &format!("stopped: the task was going in circles: {summary}"),
+                Some("rephrase the task or give the model a hint; the limit is `loop_guard.max_repeats`"),
+            )?,
+            Event::TaskComplete {
+                reason: StopReason::TimeLimit { limit_secs },
+                ..
+            } => self.error(
+                &format!("stopped: the task reached its time limit of {limit_secs} s (max_time)"),
+                Some("raise it with `--max-time SECONDS` (config `max_time`; 0 means no limit)"),
+            )?,
+            Event::TaskComplete {
                 reason: StopReason::Interrupted,
                 ..
             } => self.line(YELLOW, "interrupted")?,

@@ -48,6 +48,9 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
     if let Some(n) = options.max_output {
         flags.push(FlagSetting::new("--max-output", "max_output", n as u64));
     }
+    if let Some(seconds) = options.max_time {
+        flags.push(FlagSetting::new("--max-time", "max_time", seconds));
+    }
     if let Some(seconds) = options.run_timeout {
         flags.push(FlagSetting::new("--run-timeout", "run_timeout", seconds));
     }
@@ -235,6 +238,8 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     };
     config.max_turns = c.max_turns;
     config.run_timeout = (c.run_timeout > 0).then(|| Duration::from_secs(c.run_timeout));
+    config.max_time = (c.max_time > 0).then(|| Duration::from_secs(c.max_time));
+    config.loop_guard_max_repeats = c.loop_guard_max_repeats;
     config.max_output = c.max_output;
     config.max_tokens = c.max_tokens;
     config.temperature = c.temperature;

@@ -140,6 +140,11 @@ pub struct Config {
     pub max_turns: u32,
     /// Seconds a run may take before it is stopped; 0 means no limit.
     pub run_timeout: u64,
+    /// Seconds a task may take in all; 0 means no limit.
+    pub max_time: u64,
+    /// The same error (or the same code) this many times in a row stops a
+    /// task (`[loop_guard] max_repeats`).
+    pub loop_guard_max_repeats: u32,
     pub context_window: Option<u32>,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
@@ -159,4 +164,5 @@ impl Config {
     pub const DEFAULT_MAX_OUTPUT: usize = 4000;
     pub const DEFAULT_MAX_TURNS: u32 = 50;
     pub const DEFAULT_RUN_TIMEOUT: u64 = 600;
+    pub const DEFAULT_LOOP_GUARD_MAX_REPEATS: u32 = 3;
 }

@@ -505,6 +505,10 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         .unwrap_or(Config::DEFAULT_MAX_TURNS);
     let run_timeout =
         number(get(&mut origins, "run_timeout")).unwrap_or(Config::DEFAULT_RUN_TIMEOUT);
+    let max_time = number(get(&mut origins, "max_time")).unwrap_or(0);
+    let loop_guard_max_repeats = number(get(&mut origins, "loop_guard.max_repeats"))
+        .map(|n| n.min(u64::from(u32::MAX)) as u32)
+        .unwrap_or(Config::DEFAULT_LOOP_GUARD_MAX_REPEATS);
     let context_window =
         number(get(&mut origins, "context_window")).map(|n| n.min(u64::from(u32::MAX)) as u32);
     let max_tokens =
@@ -569,6 +573,8 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             max_output,
             max_turns,
             run_timeout,
+            max_time,
+            loop_guard_max_repeats,
             context_window,
             max_tokens,
             temperature,

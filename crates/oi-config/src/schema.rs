@@ -98,6 +98,8 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("max_output", Kind::Positive),
     ("max_turns", Kind::Positive),
     ("run_timeout", Kind::NonNegative),
+    ("max_time", Kind::NonNegative),
+    ("loop_guard", Kind::Table),
     ("context_window", Kind::Positive),
     ("max_tokens", Kind::Positive),
     ("temperature", Kind::Number(0.0, 2.0)),
@@ -217,6 +219,12 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
             "[languages.NAME]",
         ),
         "models" => check_nested(path, value, MODEL, "[models.\"MODEL-ID\"]"),
+        "loop_guard" => check_table(
+            path,
+            value,
+            &[("max_repeats", Kind::Positive)],
+            "[loop_guard] max_repeats = 3",
+        ),
         "projects" => check_nested(
             path,
             value,
@@ -287,6 +295,27 @@ fn check_nested(
         return Err(unknown(&path[..3].join("."), field, &valid));
     };
     leaf(path, 3, *kind, value)
+}
+
+/// A table of fixed keys at the top (`[loop_guard] max_repeats = 3`).
+fn check_table(
+    path: &[String],
+    value: &Value,
+    fields: &[(&str, Kind)],
+    shape: &str,
+) -> Result<(), Problem> {
+    if path.len() < 2 {
+        return Err(Problem::Invalid {
+            key: path.join("."),
+            expected: format!("a table: {shape}"),
+        });
+    }
+    let field = &path[1];
+    let Some((_, kind)) = fields.iter().find(|(k, _)| k == field) else {
+        let valid: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        return Err(unknown(&path[..2].join("."), field, &valid));
+    };
+    leaf(path, 2, *kind, value)
 }
 
 /// A key whose value is a single value at depth `depth`.

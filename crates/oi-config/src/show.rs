@@ -126,6 +126,11 @@ pub fn show(loaded: &Loaded) -> String {
     top(&mut lines, "max_output", Some(c.max_output.to_string()));
     top(&mut lines, "max_turns", Some(c.max_turns.to_string()));
     top(&mut lines, "run_timeout", Some(c.run_timeout.to_string()));
+    top(&mut lines, "max_time", Some(c.max_time.to_string()));
+    lines.row(
+        format!("loop_guard.max_repeats = {}", c.loop_guard_max_repeats),
+        origin_of(loaded, "loop_guard.max_repeats", Origin::Default),
+    );
     top(
         &mut lines,
         "context_window",

@@ -647,3 +647,42 @@ fn config_set_creates_the_file() {
         "harness = \"markdown\"\n"
     );
 }
+
+#[test]
+fn loop_guard_max_time_and_sandbox_keys_are_read_and_checked() {
+    let f = Fixture::new();
+    f.user(&format!(
+        "max_time = 900\nnetwork = false\nwritable_roots = [\"/data\"]\n{SEED}[loop_guard]\nmax_repeats = 5\n"
+    ));
+    let loaded = f.load();
+    assert_eq!(loaded.config.max_time, 900);
+    assert_eq!(loaded.config.loop_guard_max_repeats, 5);
+    assert!(!loaded.config.network);
+    assert_eq!(loaded.config.writable_roots, ["/data"]);
+    f.user(&format!("{SEED}[loop_guard]\nmax_repeat = 5\n"));
+    let err = f.error_text(&f.load_with(|_| {}).unwrap_err());
+    assert!(
+        err.contains("loop_guard.max_repeat") && err.contains("max_repeats"),
+        "{err}"
+    );
+    f.user(&format!("{SEED}[loop_guard]\nmax_repeats = 0\n"));
+    let err = f.error_text(&f.load_with(|_| {}).unwrap_err());
+    assert!(err.contains("a whole number of at least 1"), "{err}");
+    // A project may not open folders outside itself to writes.
+    f.user(SEED);
+    f.project(&f.repo(), "writable_roots = [\"/home\"]\n");
+    let root = f.repo().display().to_string();
+    f.user(&format!(
+        "{SEED}\n[projects.\"{root}\"]\ntrust_level = \"trusted\"\n"
+    ));
+    let loaded = f.load();
+    assert!(loaded.config.writable_roots.is_empty());
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("writable_roots") && w.contains("may not open other folders")),
+        "{:?}",
+        loaded.warnings
+    );
+}

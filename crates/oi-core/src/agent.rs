@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use futures::StreamExt;
@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{AgentConfig, ApprovalPolicy};
 use crate::environment;
 use crate::harness::{Action, Harness, PromptEnv, ProposedRun, Report, language};
+use crate::loop_guard::LoopGuard;
 use crate::output::{DisplayPacer, HeadTail, Shown, describe_run};
 
 /// Images kept in the conversation: older ones are replaced by a note, so
@@ -86,6 +87,8 @@ impl Agent {
             total_usage: Usage::default(),
             total_cost: 0.0,
             requests_sent: 0,
+            guard: LoopGuard::default(),
+            task_started: Instant::now(),
         };
         tokio::spawn(session.run(work_rx));
         (op_tx, event_rx)
@@ -167,6 +170,9 @@ struct Session {
     total_cost: f64,
     /// Requests that completed, for the average reply size.
     requests_sent: u32,
+    /// What the current task has repeated.
+    guard: LoopGuard,
+    task_started: Instant,
 }
 
 /// A complete reply of the model.
@@ -227,9 +233,22 @@ impl Session {
         let cancel = self.fresh_cancel_token();
         self.emit(Event::TaskStarted);
         self.history.push(Message::user(text));
+        self.guard = LoopGuard::default();
+        self.task_started = Instant::now();
         let mut turn = 0;
         let mut warned_context = false;
         loop {
+            if let Some(limit) = self.config.max_time
+                && self.task_started.elapsed() >= limit
+            {
+                self.emit(Event::TaskComplete {
+                    reason: StopReason::TimeLimit {
+                        limit_secs: limit.as_secs(),
+                    },
+                    final_message: None,
+                });
+                return;
+            }
             if turn >= self.config.max_turns {
                 self.emit(Event::TaskComplete {
                     reason: StopReason::MaxTurns {
@@ -316,6 +335,14 @@ impl Session {
             if halt == Some(Halt::Interrupted) {
                 self.emit(Event::TaskComplete {
                     reason: StopReason::Interrupted,
+                    final_message: None,
+                });
+                return;
+            }
+            if let Some((repeats, summary)) = self.guard.tripped(self.config.loop_guard_max_repeats)
+            {
+                self.emit(Event::TaskComplete {
+                    reason: StopReason::LoopGuard { repeats, summary },
                     final_message: None,
                 });
                 return;
@@ -501,6 +528,7 @@ impl Session {
                 language: language.clone(),
                 code: code.clone(),
             });
+            self.guard.proposed(&language, &code);
 
             if let Some(reason) = &skip_rest {
                 self.emit(Event::RunSkipped {
@@ -594,6 +622,9 @@ impl Session {
             };
 
             let (status, text, images) = self.run_code(id, &language, &code, cancel).await;
+            if let Some(status) = &status {
+                self.guard.ran(status, &text);
+            }
             let text = if edited {
                 format!(
                     "The user edited the code before running it. It ran as:\n```\n{code}\n```\n{text}"
@@ -725,9 +756,18 @@ impl Session {
                 images.push((path, media_type));
             }
         };
+        // A run may not outlast the task's own time limit.
+        let remaining = self
+            .config
+            .max_time
+            .map(|limit| limit.saturating_sub(self.task_started.elapsed()));
+        let timeout = match (self.config.run_timeout, remaining) {
+            (Some(run), Some(left)) => Some(run.min(left.max(Duration::from_secs(1)))),
+            (run, left) => run.or(left),
+        };
         let control = RunControl {
             cancel: &run_cancel,
-            timeout: self.config.run_timeout,
+            timeout,
             input: user_input.then_some(&mut input_rx),
         };
         let result = self.kernels.run(language, code, &mut sink, control).await;

@@ -40,6 +40,11 @@ pub struct AgentConfig {
     pub max_budget: Option<f64>,
     /// How long one run may take before it is stopped; `None`: no limit.
     pub run_timeout: Option<Duration>,
+    /// How long a whole task may take; `None`: no limit.
+    pub max_time: Option<Duration>,
+    /// The same error, or the same code, this many times in a row stops
+    /// the task.
+    pub loop_guard_max_repeats: u32,
     /// Whether the model reads images: plots a run makes go to it with the
     /// run's result.
     pub vision: bool,
@@ -53,6 +58,7 @@ impl AgentConfig {
     pub const DEFAULT_MAX_TURNS: u32 = 50;
     pub const DEFAULT_MAX_OUTPUT: usize = 4000;
     pub const DEFAULT_RUN_TIMEOUT: Duration = Duration::from_secs(600);
+    pub const DEFAULT_LOOP_GUARD_MAX_REPEATS: u32 = 3;
 
     pub fn new(model: impl Into<String>) -> Self {
         Self {
@@ -68,6 +74,8 @@ impl AgentConfig {
             pricing: None,
             max_budget: None,
             run_timeout: Some(Self::DEFAULT_RUN_TIMEOUT),
+            max_time: None,
+            loop_guard_max_repeats: Self::DEFAULT_LOOP_GUARD_MAX_REPEATS,
             vision: false,
             user_input: false,
         }

@@ -11,6 +11,7 @@ mod agent;
 mod config;
 mod environment;
 mod harness;
+mod loop_guard;
 mod output;
 
 pub use agent::Agent;

@@ -652,3 +652,74 @@ async fn approval_never_runs_risky_code_with_a_warning() {
     );
     assert!(!victim.exists());
 }
+
+#[tokio::test]
+async fn the_loop_guard_stops_a_model_that_repeats_a_failing_run() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    // The model varies the code a little, but the error stays the same.
+    for n in 1..=5 {
+        h.server.push(Reply::execute(
+            "python",
+            &format!("x = {n}\nprint(undefined_name)"),
+        ));
+    }
+    h.input("print it");
+    let events = h.task_end().await;
+    let runs = events
+        .iter()
+        .filter(|e| matches!(e, Event::RunFinished { .. }))
+        .count();
+    assert_eq!(runs, 3, "stopped after the third identical error");
+    match completion(&events) {
+        StopReason::LoopGuard { repeats, summary } => {
+            assert_eq!(repeats, 3);
+            assert!(
+                summary.contains("NameError: name 'undefined_name' is not defined"),
+                "{summary}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(h.server.chat_requests().len(), 3);
+}
+
+#[tokio::test]
+async fn the_same_code_three_times_stops_the_task_even_when_it_works() {
+    let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
+        c.loop_guard_max_repeats = 3;
+    })
+    .await;
+    for _ in 0..4 {
+        h.server.push(Reply::execute("shell", "echo same"));
+    }
+    h.input("loop");
+    let events = h.task_end().await;
+    assert!(
+        matches!(completion(&events), StopReason::LoopGuard { summary, .. } if summary.contains("same shell code 3 times")),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn max_time_stops_a_task_and_bounds_its_runs() {
+    let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
+        c.max_time = Some(Duration::from_secs(1));
+    })
+    .await;
+    h.server
+        .push(Reply::execute("python", "import time\ntime.sleep(30)"))
+        .push(Reply::text("never asked"));
+    h.input("sleep");
+    let started = std::time::Instant::now();
+    let events = h.task_end().await;
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(completion(&events), StopReason::TimeLimit { limit_secs: 1 });
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::RunFinished {
+            status: RunStatus::TimedOut { .. },
+            ..
+        }
+    )));
+    assert_eq!(h.server.chat_requests().len(), 1);
+}

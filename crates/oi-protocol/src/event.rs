@@ -204,6 +204,11 @@ pub enum StopReason {
         spent_usd: f64,
         next_usd: f64,
     },
+    /// The loop guard stopped a task that kept repeating itself: the same
+    /// error, or the same code, `repeats` times in a row.
+    LoopGuard { repeats: u32, summary: String },
+    /// The task reached its time limit (`max_time`).
+    TimeLimit { limit_secs: u64 },
     /// An error stopped the task (see the preceding `Error` event).
     Failed,
     /// The user interrupted the task.

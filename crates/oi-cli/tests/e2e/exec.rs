@@ -233,7 +233,17 @@ async fn max_turns_stops_a_model_that_never_stops() {
     let env = TestEnv::new().await;
     env.server
         .repeat(Reply::execute("python", "print('again')"));
-    let out = env.exec(&["-y", "--max-turns", "3", "loop forever"]).await;
+    // (The loop guard, which would stop this sooner, is set out of reach.)
+    let out = env
+        .exec(&[
+            "-y",
+            "--max-turns",
+            "3",
+            "-c",
+            "loop_guard.max_repeats=100",
+            "loop forever",
+        ])
+        .await;
     assert_eq!(out.code, 3, "{out:?}");
     assert!(
         out.stderr.contains("stopped after 3 model requests"),
@@ -441,5 +451,27 @@ async fn a_printed_call_of_an_invented_tool_is_corrected_and_the_model_recovers(
     assert!(
         result.starts_with("Error: there is no tool named `create_directory`"),
         "{result}"
+    );
+}
+
+#[tokio::test]
+async fn a_task_going_in_circles_stops_with_the_limit_exit_code() {
+    let env = TestEnv::new().await;
+    for _ in 0..3 {
+        env.server.push(Reply::execute("shell", "cat missing.txt"));
+    }
+    let out = env.exec(&["-y", "show missing.txt"]).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("the model proposed the same shell code 3 times in a row")
+            || out.stderr.contains("the same error 3 times in a row"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("loop_guard.max_repeats"),
+        "{}",
+        out.stderr
     );
 }

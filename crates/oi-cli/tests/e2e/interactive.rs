@@ -139,3 +139,36 @@ async fn a_program_waiting_for_input_gets_the_line_the_user_types() {
         "Your name? Ada\nhello Ada\n"
     );
 }
+
+#[tokio::test]
+async fn when_the_loop_guard_stops_a_task_the_user_may_continue_it() {
+    let env = TestEnv::new().await;
+    for _ in 0..3 {
+        env.server
+            .push(Reply::execute("python", "import nosuchmodule"));
+    }
+    env.server
+        .push(Reply::text("Trying another way: it is not installed."));
+    let out = env.run(&["-y"], Some("use nosuchmodule\ny\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains(
+            "the task was going in circles: the same error 3 times in a row: ModuleNotFoundError"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("Continue anyway? [y/N]"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("Trying another way"), "{}", out.stdout);
+    let requests = env.server.model_requests();
+    assert_eq!(requests.len(), 4);
+    assert!(
+        requests[3]
+            .last_message_text()
+            .starts_with("Continue, but take a different approach")
+    );
+}

@@ -1,0 +1,223 @@
+//! Stopping a task that repeats itself: the same error, or the same code,
+//! several times in a row. Small models in particular can rerun a failing
+//! snippet forever, each time paying for a request.
+
+use oi_protocol::RunStatus;
+
+/// What the guard has seen during one task.
+#[derive(Debug, Default)]
+pub(crate) struct LoopGuard {
+    last_code: Option<String>,
+    code_repeats: u32,
+    last_error: Option<String>,
+    error_repeats: u32,
+}
+
+impl LoopGuard {
+    /// The model proposed `code`.
+    pub(crate) fn proposed(&mut self, language: &str, code: &str) {
+        let key = format!("{language}\n{}", normalize_code(code));
+        if self.last_code.as_deref() == Some(key.as_str()) {
+            self.code_repeats += 1;
+        } else {
+            self.last_code = Some(key);
+            self.code_repeats = 1;
+        }
+    }
+
+    /// A run ended with `status`, its output for the model being `output`.
+    pub(crate) fn ran(&mut self, status: &RunStatus, output: &str) {
+        let Some(error) = error_signature(status, output) else {
+            self.last_error = None;
+            self.error_repeats = 0;
+            return;
+        };
+        if self.last_error.as_deref() == Some(error.as_str()) {
+            self.error_repeats += 1;
+        } else {
+            self.last_error = Some(error);
+            self.error_repeats = 1;
+        }
+    }
+
+    /// Why the task should stop, once something repeated `max` times.
+    pub(crate) fn tripped(&self, max: u32) -> Option<(u32, String)> {
+        if max == 0 {
+            return None;
+        }
+        if self.error_repeats >= max
+            && let Some(error) = &self.last_error
+        {
+            return Some((
+                self.error_repeats,
+                format!(
+                    "the same error {} times in a row: {}",
+                    self.error_repeats,
+                    shorten(error)
+                ),
+            ));
+        }
+        if self.code_repeats >= max
+            && let Some(code) = &self.last_code
+        {
+            let (language, code) = code.split_once('\n').unwrap_or(("", code));
+            return Some((
+                self.code_repeats,
+                format!(
+                    "the model proposed the same {language} code {} times in a row: {}",
+                    self.code_repeats,
+                    shorten(code)
+                ),
+            ));
+        }
+        None
+    }
+}
+
+fn normalize_code(code: &str) -> String {
+    code.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The error a failed run ended with, with what varies between attempts
+/// (line numbers, addresses, other numbers, cell names) taken out.
+fn error_signature(status: &RunStatus, output: &str) -> Option<String> {
+    let raw = match status {
+        RunStatus::Ok | RunStatus::Interrupted => return None,
+        RunStatus::Failed {
+            error: Some(error), ..
+        } => error.clone(),
+        RunStatus::Failed {
+            exit_code: Some(code),
+            ..
+        } => {
+            let last = output
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty() && !l.starts_with("[exit code"))
+                .unwrap_or("");
+            format!("{last} (exit code {code})")
+        }
+        RunStatus::Failed { .. } => "the run failed".to_owned(),
+        RunStatus::Crashed { reason } => format!("the kernel died: {reason}"),
+        RunStatus::TimedOut { .. } => "the run timed out".to_owned(),
+        RunStatus::WaitingForInput { .. } => "the program waited for input".to_owned(),
+    };
+    Some(normalize_error(&raw))
+}
+
+fn normalize_error(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '0' && chars.peek().is_some_and(|n| *n == 'x' || *n == 'X') {
+            chars.next();
+            while chars.peek().is_some_and(char::is_ascii_hexdigit) {
+                chars.next();
+            }
+            out.push('#');
+        } else if c.is_ascii_digit() {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+            out.push('#');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn shorten(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() > 120 {
+        format!("{}…", one_line.chars().take(117).collect::<String>())
+    } else {
+        one_line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(error: &str) -> RunStatus {
+        RunStatus::Failed {
+            exit_code: None,
+            error: Some(error.to_owned()),
+        }
+    }
+
+    #[test]
+    fn the_same_error_three_times_trips_even_at_other_lines_and_addresses() {
+        let mut guard = LoopGuard::default();
+        guard.ran(&failed("NameError: name 'df' is not defined (line 3)"), "");
+        guard.ran(&failed("NameError: name 'df' is not defined (line 7)"), "");
+        assert_eq!(guard.tripped(3), None);
+        guard.ran(&failed("NameError: name 'df' is not defined (line 12)"), "");
+        let (repeats, summary) = guard.tripped(3).unwrap();
+        assert_eq!(repeats, 3);
+        assert!(
+            summary.starts_with("the same error 3 times in a row: NameError"),
+            "{summary}"
+        );
+        let mut guard = LoopGuard::default();
+        for address in ["0x7f3a10", "0x7f9b22", "0x55aa00"] {
+            guard.ran(&failed(&format!("Segfault at {address}")), "");
+        }
+        assert!(guard.tripped(3).is_some());
+    }
+
+    #[test]
+    fn a_success_or_another_error_starts_the_count_again() {
+        let mut guard = LoopGuard::default();
+        guard.ran(&failed("KeyError: 'a'"), "");
+        guard.ran(&failed("KeyError: 'a'"), "");
+        guard.ran(&RunStatus::Ok, "fine");
+        guard.ran(&failed("KeyError: 'a'"), "");
+        assert_eq!(guard.tripped(3), None);
+        guard.ran(&failed("KeyError: 'b'"), "");
+        guard.ran(&failed("KeyError: 'a'"), "");
+        assert_eq!(guard.tripped(3), None);
+    }
+
+    #[test]
+    fn shell_failures_are_told_apart_by_their_last_line() {
+        let exit = RunStatus::Failed {
+            exit_code: Some(1),
+            error: None,
+        };
+        let mut guard = LoopGuard::default();
+        for _ in 0..3 {
+            guard.ran(
+                &exit,
+                "ls: cannot access 'x': No such file or directory\n[exit code 1]",
+            );
+        }
+        let (_, summary) = guard.tripped(3).unwrap();
+        assert!(
+            summary.contains("No such file or directory (exit code #)"),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn the_same_code_three_times_trips_whatever_its_outcome() {
+        let mut guard = LoopGuard::default();
+        guard.proposed("python", "print(1)\n");
+        guard.proposed("python", "print(1)");
+        guard.proposed("shell", "print(1)");
+        assert_eq!(guard.tripped(3), None);
+        guard.proposed("shell", "print(1)  \n\n");
+        guard.proposed("shell", "print(1)");
+        let (_, summary) = guard.tripped(3).unwrap();
+        assert!(
+            summary.starts_with("the model proposed the same shell code 3 times"),
+            "{summary}"
+        );
+        assert_eq!(guard.tripped(4), None);
+    }
+}
