@@ -36,6 +36,14 @@ pub enum Command {
         #[arg(required = true, last = true, value_name = "CMD")]
         command: Vec<String>,
     },
+    /// Restore the workspace to its state before the last run that changed
+    /// it (each undo goes one run further back).
+    Undo,
+    /// List the workspace's checkpoints, or restore one.
+    Checkpoints {
+        #[command(subcommand)]
+        action: Option<CheckpointAction>,
+    },
     /// Trust a project, so that its `.openinterpreter/config.toml` files apply.
     Trust {
         /// A folder of the project (default: the current one). Its repository
@@ -46,6 +54,13 @@ pub enum Command {
         #[arg(long)]
         untrust: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CheckpointAction {
+    /// Make the workspace match checkpoint ID (a prefix is enough); the
+    /// current state is saved first, so this can be undone too.
+    Restore { id: String },
 }
 
 #[derive(Debug, Subcommand)]

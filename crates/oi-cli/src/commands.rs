@@ -61,6 +61,90 @@ pub fn sandbox(options: &SessionOptions, command: &[String]) -> Result<ExitCode,
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
+/// The checkpoints of this session's workspace (`--workspace` or here).
+fn workspace_checkpoints(options: &SessionOptions) -> Result<oi_core::Checkpoints, CliError> {
+    let loaded = session::load_config(options)?;
+    let policy = session::policy(&loaded, options)?;
+    Ok(session::checkpoints(&loaded, &policy))
+}
+
+/// `interpreter undo`
+pub async fn undo(options: &SessionOptions) -> Result<ExitCode, CliError> {
+    let checkpoints = workspace_checkpoints(options)?;
+    let restored = checkpoints.undo().await.map_err(checkpoint_error)?;
+    let mut out = crate::render::HumanRenderer::new(anstream::stdout());
+    crate::render::Render::event(
+        &mut out,
+        &oi_protocol::Event::Undone {
+            checkpoint: restored.checkpoint.short_id().to_owned(),
+            message: restored.checkpoint.message.clone(),
+            changes: restored.changes.iter().map(ToString::to_string).collect(),
+            previous: restored.previous.short_id().to_owned(),
+        },
+    )?;
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// `interpreter checkpoints [restore ID]`
+pub async fn checkpoints(
+    options: &SessionOptions,
+    action: Option<crate::cli::CheckpointAction>,
+) -> Result<ExitCode, CliError> {
+    let checkpoints = workspace_checkpoints(options)?;
+    match action {
+        Some(crate::cli::CheckpointAction::Restore { id }) => {
+            let restored = checkpoints.restore(&id).await.map_err(checkpoint_error)?;
+            let mut out = crate::render::HumanRenderer::new(anstream::stdout());
+            crate::render::Render::event(
+                &mut out,
+                &oi_protocol::Event::Undone {
+                    checkpoint: restored.checkpoint.short_id().to_owned(),
+                    message: restored.checkpoint.message.clone(),
+                    changes: restored.changes.iter().map(ToString::to_string).collect(),
+                    previous: restored.previous.short_id().to_owned(),
+                },
+            )?;
+        }
+        None => {
+            let list = checkpoints.list().await.map_err(checkpoint_error)?;
+            if list.is_empty() {
+                write_stdout(&format!(
+                    "No checkpoints yet for {}: one is saved before each run that changes it.\n",
+                    checkpoints.workspace().display()
+                ))?;
+            } else {
+                let mut text = format!(
+                    "Checkpoints of {} (newest first):\n",
+                    checkpoints.workspace().display()
+                );
+                for c in list {
+                    text.push_str(&format!(
+                        "{}  {}  {}\n",
+                        c.short_id(),
+                        oi_core::format_utc(c.time),
+                        c.message
+                    ));
+                }
+                text.push_str("Restore one with `interpreter checkpoints restore ID`.\n");
+                write_stdout(&text)?;
+            }
+        }
+    }
+    Ok(ExitCode::from(exit::OK))
+}
+
+fn checkpoint_error(error: oi_core::CheckpointError) -> CliError {
+    let hint = match &error {
+        oi_core::CheckpointError::NoGit(_) => "install git",
+        oi_core::CheckpointError::NothingToUndo { .. } => {
+            "`interpreter checkpoints` lists every saved state; `interpreter checkpoints restore ID` goes to any of them"
+        }
+        oi_core::CheckpointError::Unknown { .. } => "copy an id from `interpreter checkpoints`",
+        _ => "check that the folder is readable and writable",
+    };
+    CliError::usage(error.to_string(), hint)
+}
+
 /// `interpreter config show`
 pub fn config_show(options: &SessionOptions) -> Result<ExitCode, CliError> {
     let loaded = session::load_config(options)?;

@@ -13,7 +13,7 @@ use crate::render::{HumanRenderer, Render};
 use crate::session;
 use crate::signals::{Request, Signals};
 
-const HELP: &str = "Type a task and press Enter. The model proposes code; you answer y (run it), n (don't), a (run this and everything after without asking, except risky code) or e (edit it first).\nCtrl-C stops a running task. /exit or Ctrl-D leaves.\n\n/model [NAME]   show the models of the provider, or switch to NAME (saved as your default)\n/debug-config   show the effective configuration and where each value came from\n/help           this help\n/exit           leave\n";
+const HELP: &str = "Type a task and press Enter. The model proposes code; you answer y (run it), n (don't), a (run this and everything after without asking, except risky code) or e (edit it first).\nCtrl-C stops a running task. /exit or Ctrl-D leaves.\n\n/model [NAME]   show the models of the provider, or switch to NAME (saved as your default)\n/debug-config   show the effective configuration and where each value came from\n/undo           put the workspace back as it was before the last run that changed it\n/help           this help\n/exit           leave\n";
 
 pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
     let mut setup = session::setup(&options)?;
@@ -71,6 +71,17 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
             }
             "/debug-config" => {
                 out.raw(&oi_config::show(&loaded))?;
+                continue;
+            }
+            "/undo" => {
+                let _ = ops.send(Op::Undo);
+                // The answer: Undone, or an Error.
+                while let Some(event) = events.recv().await {
+                    out.event(&event)?;
+                    if matches!(event, Event::Undone { .. } | Event::Error { .. }) {
+                        break;
+                    }
+                }
                 continue;
             }
             _ if text == "/model" || text.starts_with("/model ") => {

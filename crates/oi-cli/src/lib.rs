@@ -47,6 +47,10 @@ pub fn main() -> ExitCode {
             }) => commands::config_set(&key, &value),
             Some(Command::Models) => commands::models(&cli.options).await,
             Some(Command::Sandbox { command }) => commands::sandbox(&cli.options, &command),
+            Some(Command::Undo) => commands::undo(&cli.options).await,
+            Some(Command::Checkpoints { action }) => {
+                commands::checkpoints(&cli.options, action).await
+            }
             Some(Command::Trust { path, untrust }) => commands::trust(path, untrust),
             None => interactive::run(cli.options).await,
         }

@@ -142,6 +142,36 @@ impl<W: Write> Render for HumanRenderer<W> {
                 )?;
             }
             Event::Image { path, .. } => self.line(CYAN, &format!("image: {path}"))?,
+            Event::CheckpointSaved {
+                checkpoint,
+                skipped,
+                ..
+            } if !skipped.is_empty() => self.line(
+                YELLOW,
+                &format!(
+                    "checkpoint {checkpoint}: left out for their size (they cannot be undone): {}",
+                    skipped.join(", ")
+                ),
+            )?,
+            Event::CheckpointSaved { .. } => {}
+            Event::Undone {
+                checkpoint,
+                message,
+                changes,
+                previous,
+            } => {
+                self.line(CYAN, &format!("↶ undone: the workspace is back to {message} ({checkpoint})"))?;
+                if changes.is_empty() {
+                    self.line(DIM, "  (no file needed changing)")?;
+                }
+                for change in changes {
+                    self.line(DIM, &format!("  {change}"))?;
+                }
+                self.line(
+                    DIM,
+                    &format!("  to undo this: interpreter checkpoints restore {previous}"),
+                )?;
+            }
             Event::SandboxDenied { message, hint, .. } => {
                 self.line(YELLOW, &format!("⊘ {message}"))?;
                 self.line(CYAN, &format!("  hint: {hint}"))?;

@@ -240,6 +240,15 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     config.run_timeout = (c.run_timeout > 0).then(|| Duration::from_secs(c.run_timeout));
     config.max_time = (c.max_time > 0).then(|| Duration::from_secs(c.max_time));
     config.loop_guard_max_repeats = c.loop_guard_max_repeats;
+    if c.checkpoints {
+        if which::which("git").is_ok() {
+            config.checkpoints = Some(checkpoints(&loaded, &policy));
+        } else {
+            notes.push(
+                "warning: `git` is not installed, so the workspace is not saved before runs and /undo is not available (install git, or set `checkpoints = false` to silence this)".to_owned(),
+            );
+        }
+    }
     config.max_output = c.max_output;
     config.max_tokens = c.max_tokens;
     config.temperature = c.temperature;
@@ -347,6 +356,18 @@ pub fn policy(loaded: &Loaded, options: &SessionOptions) -> Result<Policy, CliEr
         policy.writable_roots.push(root);
     }
     Ok(policy)
+}
+
+/// The checkpoints of the policy's workspace.
+pub fn checkpoints(loaded: &Loaded, policy: &Policy) -> oi_core::Checkpoints {
+    oi_core::Checkpoints::new(
+        &loaded.home,
+        &policy.workspace,
+        loaded
+            .config
+            .checkpoint_max_file_mb
+            .saturating_mul(1024 * 1024),
+    )
 }
 
 /// `~/x` as `$HOME/x`.

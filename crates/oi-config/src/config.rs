@@ -142,6 +142,10 @@ pub struct Config {
     pub run_timeout: u64,
     /// Seconds a task may take in all; 0 means no limit.
     pub max_time: u64,
+    /// Whether the workspace is saved before each run (for undo).
+    pub checkpoints: bool,
+    /// Files larger than this many megabytes are left out of checkpoints.
+    pub checkpoint_max_file_mb: u64,
     /// The same error (or the same code) this many times in a row stops a
     /// task (`[loop_guard] max_repeats`).
     pub loop_guard_max_repeats: u32,
@@ -165,4 +169,5 @@ impl Config {
     pub const DEFAULT_MAX_TURNS: u32 = 50;
     pub const DEFAULT_RUN_TIMEOUT: u64 = 600;
     pub const DEFAULT_LOOP_GUARD_MAX_REPEATS: u32 = 3;
+    pub const DEFAULT_CHECKPOINT_MAX_FILE_MB: u64 = 50;
 }

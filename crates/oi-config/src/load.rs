@@ -506,6 +506,11 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
     let run_timeout =
         number(get(&mut origins, "run_timeout")).unwrap_or(Config::DEFAULT_RUN_TIMEOUT);
     let max_time = number(get(&mut origins, "max_time")).unwrap_or(0);
+    let checkpoints = get(&mut origins, "checkpoints")
+        .and_then(|(v, _)| v.as_bool())
+        .unwrap_or(true);
+    let checkpoint_max_file_mb = number(get(&mut origins, "checkpoint_max_file_mb"))
+        .unwrap_or(Config::DEFAULT_CHECKPOINT_MAX_FILE_MB);
     let loop_guard_max_repeats = number(get(&mut origins, "loop_guard.max_repeats"))
         .map(|n| n.min(u64::from(u32::MAX)) as u32)
         .unwrap_or(Config::DEFAULT_LOOP_GUARD_MAX_REPEATS);
@@ -574,6 +579,8 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             max_turns,
             run_timeout,
             max_time,
+            checkpoints,
+            checkpoint_max_file_mb,
             loop_guard_max_repeats,
             context_window,
             max_tokens,

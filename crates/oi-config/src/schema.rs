@@ -99,6 +99,8 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("max_turns", Kind::Positive),
     ("run_timeout", Kind::NonNegative),
     ("max_time", Kind::NonNegative),
+    ("checkpoints", Kind::Bool),
+    ("checkpoint_max_file_mb", Kind::Positive),
     ("loop_guard", Kind::Table),
     ("context_window", Kind::Positive),
     ("max_tokens", Kind::Positive),

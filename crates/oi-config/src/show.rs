@@ -127,6 +127,12 @@ pub fn show(loaded: &Loaded) -> String {
     top(&mut lines, "max_turns", Some(c.max_turns.to_string()));
     top(&mut lines, "run_timeout", Some(c.run_timeout.to_string()));
     top(&mut lines, "max_time", Some(c.max_time.to_string()));
+    top(&mut lines, "checkpoints", Some(c.checkpoints.to_string()));
+    top(
+        &mut lines,
+        "checkpoint_max_file_mb",
+        Some(c.checkpoint_max_file_mb.to_string()),
+    );
     lines.row(
         format!("loop_guard.max_repeats = {}", c.loop_guard_max_repeats),
         origin_of(loaded, "loop_guard.max_repeats", Origin::Default),

@@ -89,6 +89,8 @@ impl Agent {
             requests_sent: 0,
             guard: LoopGuard::default(),
             task_started: Instant::now(),
+            pending_notes: Vec::new(),
+            checkpoint_warned: false,
         };
         tokio::spawn(session.run(work_rx));
         (op_tx, event_rx)
@@ -98,6 +100,7 @@ impl Agent {
 enum Work {
     Input(String),
     SetModel(String),
+    Undo,
     Shutdown,
 }
 
@@ -133,6 +136,9 @@ async fn route_ops(
                 }
             }
             Op::Interrupt => cancel_current(),
+            Op::Undo => {
+                let _ = work.send(Work::Undo);
+            }
             Op::SetModel { model } => {
                 let _ = work.send(Work::SetModel(model));
             }
@@ -173,6 +179,10 @@ struct Session {
     /// What the current task has repeated.
     guard: LoopGuard,
     task_started: Instant,
+    /// Things to tell the model with the user's next message (an undo).
+    pending_notes: Vec<String>,
+    /// Whether a failed checkpoint was already reported.
+    checkpoint_warned: bool,
 }
 
 /// A complete reply of the model.
@@ -214,6 +224,7 @@ impl Session {
                     self.config.model = model.clone();
                     self.emit(Event::ModelChanged { model });
                 }
+                Work::Undo => self.undo().await,
                 Work::Shutdown => break,
             }
         }
@@ -232,6 +243,12 @@ impl Session {
     async fn run_task(&mut self, text: String) {
         let cancel = self.fresh_cancel_token();
         self.emit(Event::TaskStarted);
+        let text = if self.pending_notes.is_empty() {
+            text
+        } else {
+            let notes = std::mem::take(&mut self.pending_notes).join("\n");
+            format!("{notes}\n\n{text}")
+        };
         self.history.push(Message::user(text));
         self.guard = LoopGuard::default();
         self.task_started = Instant::now();
@@ -643,6 +660,73 @@ impl Session {
         (reports, None)
     }
 
+    /// Saves the workspace before run `id` (a failure is reported once and
+    /// does not stop the run).
+    async fn checkpoint_before(&mut self, id: RunId, code: &str) {
+        let Some(checkpoints) = self.config.checkpoints.clone() else {
+            return;
+        };
+        let message = crate::checkpoint::before_run_message(id.0, code);
+        match checkpoints.snapshot(&message).await {
+            Ok(snapshot) => {
+                if snapshot.created || !snapshot.skipped.is_empty() {
+                    self.emit(Event::CheckpointSaved {
+                        id,
+                        checkpoint: snapshot.checkpoint.short_id().to_owned(),
+                        skipped: snapshot
+                            .skipped
+                            .iter()
+                            .map(|(path, size)| format!("{path} ({size} bytes)"))
+                            .collect(),
+                    });
+                }
+            }
+            Err(error) if !self.checkpoint_warned => {
+                self.checkpoint_warned = true;
+                self.emit(Event::Warning {
+                    message: format!(
+                        "could not save a checkpoint, so this run cannot be undone: {error}"
+                    ),
+                });
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// `Op::Undo`: the workspace goes back to before the last run that
+    /// changed it; the model hears of it with the user's next message.
+    async fn undo(&mut self) {
+        let Some(checkpoints) = self.config.checkpoints.clone() else {
+            self.emit(Event::Error {
+                message: "undo is not available: checkpoints are off in this session".to_owned(),
+                hint: Some("turn them on with `checkpoints = true` (it needs `git`)".to_owned()),
+            });
+            return;
+        };
+        match checkpoints.undo().await {
+            Ok(restored) => {
+                let changes: Vec<String> =
+                    restored.changes.iter().map(ToString::to_string).collect();
+                self.pending_notes.push(format!(
+                    "[The user undid the last changes: the workspace is back to its state {} ({}). Files: {}. Kernels kept their state; files may differ from what earlier output showed.]",
+                    restored.checkpoint.message,
+                    restored.checkpoint.short_id(),
+                    if changes.is_empty() { "none changed".to_owned() } else { changes.join("; ") }
+                ));
+                self.emit(Event::Undone {
+                    checkpoint: restored.checkpoint.short_id().to_owned(),
+                    message: restored.checkpoint.message.clone(),
+                    changes,
+                    previous: restored.previous.short_id().to_owned(),
+                });
+            }
+            Err(error) => self.emit(Event::Error {
+                message: error.to_string(),
+                hint: None,
+            }),
+        }
+    }
+
     /// Where code of `language` would run, for judging the paths it names.
     fn risk_context(&self, language: &str) -> oi_sandbox::RiskContext {
         let workspace = self
@@ -703,6 +787,7 @@ impl Session {
             });
             return (None, format!("Not run: {message}"), Vec::new());
         }
+        self.checkpoint_before(id, code).await;
         self.emit(Event::RunStarted {
             id,
             language: language.to_owned(),

@@ -48,6 +48,9 @@ pub struct AgentConfig {
     /// Whether the model reads images: plots a run makes go to it with the
     /// run's result.
     pub vision: bool,
+    /// Where the workspace is saved before each run (for undo); `None`:
+    /// no checkpoints.
+    pub checkpoints: Option<crate::Checkpoints>,
     /// Whether the front end answers `InputRequested` with `Op::Input` (a
     /// person is there to type). Otherwise a program that waits for input
     /// is stopped at once, and the model is told why.
@@ -78,6 +81,7 @@ impl AgentConfig {
             loop_guard_max_repeats: Self::DEFAULT_LOOP_GUARD_MAX_REPEATS,
             vision: false,
             user_input: false,
+            checkpoints: None,
         }
     }
 }

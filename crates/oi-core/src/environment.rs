@@ -52,6 +52,17 @@ pub fn new_session_id() -> String {
     )
 }
 
+/// A moment as `2026-11-30 14:05 UTC`, from seconds since 1970.
+pub fn format_utc(unix_secs: u64) -> String {
+    let (y, m, d) = civil_from_days((unix_secs / 86_400) as i64);
+    let t = unix_secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        t / 3600,
+        t / 60 % 60
+    )
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01.
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -76,6 +87,11 @@ mod tests {
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
         assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+    }
+
+    #[test]
+    fn moments_are_formatted_in_utc() {
+        assert_eq!(format_utc(1_796_047_500), "2026-11-30 14:05 UTC");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! and repeat until the model answers without code or a limit stops it.
 
 mod agent;
+pub mod checkpoint;
 mod config;
 mod environment;
 mod harness;
@@ -15,6 +16,7 @@ mod loop_guard;
 mod output;
 
 pub use agent::Agent;
+pub use checkpoint::{Checkpoint, CheckpointError, Checkpoints};
 pub use config::{AgentConfig, ApprovalPolicy};
-pub use environment::new_session_id;
+pub use environment::{format_utc, new_session_id};
 pub use harness::HarnessKind;

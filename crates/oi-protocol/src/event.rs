@@ -110,6 +110,24 @@ pub enum Event {
         /// How the user can allow it.
         hint: String,
     },
+    /// The workspace was saved before run `id` (a new checkpoint); files
+    /// too large to keep are named in `skipped`.
+    CheckpointSaved {
+        id: RunId,
+        checkpoint: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<String>,
+    },
+    /// `Op::Undo` restored the workspace to `checkpoint` (taken `message`,
+    /// e.g. "before run 3: …"); `changes` lists what it changed back.
+    /// `previous` is the checkpoint of the state just before, to undo the
+    /// undo.
+    Undone {
+        checkpoint: String,
+        message: String,
+        changes: Vec<String>,
+        previous: String,
+    },
     /// The proposed code was not run; the model is told why.
     RunSkipped { id: RunId, reason: SkipReason },
     /// Tokens used by the last request, and by the whole session so far,

@@ -17,6 +17,9 @@ pub enum Op {
     Input { id: RunId, text: String },
     /// Stop the running task: the model request or the running code.
     Interrupt,
+    /// Restore the workspace to its state before the last run that changed
+    /// it (answered with `Undone` or `Error`).
+    Undo,
     /// Use another model from the next request on (same provider).
     SetModel { model: String },
     /// Stop everything, release the kernels, send `ShutdownComplete`.

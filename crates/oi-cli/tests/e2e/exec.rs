@@ -475,3 +475,51 @@ async fn a_task_going_in_circles_stops_with_the_limit_exit_code() {
         out.stderr
     );
 }
+
+#[tokio::test]
+async fn checkpoints_can_be_listed_undone_and_restored_from_the_command_line() {
+    let env = TestEnv::new().await;
+    let file = env.cwd.path().join("report.txt");
+    std::fs::write(&file, "v1\n").unwrap();
+    env.server
+        .push(Reply::execute("shell", "echo v2 > report.txt"))
+        .push(Reply::text("Updated."));
+    let out = env.exec(&["-y", "update the report"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "v2\n");
+
+    let out = env.run(&["checkpoints"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("before run 1: echo v2 > report.txt"),
+        "{}",
+        out.stdout
+    );
+
+    let out = env.run(&["undo"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "v1\n");
+    assert!(out.stdout.contains("restored report.txt"), "{}", out.stdout);
+    let previous = out
+        .stdout
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("to undo this: interpreter checkpoints restore ")
+        })
+        .unwrap()
+        .to_owned();
+
+    // The undo can be undone.
+    let out = env.run(&["checkpoints", "restore", &previous], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "v2\n");
+
+    let out = env.run(&["checkpoints", "restore", "nosuchid"], None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("no checkpoint `nosuchid`"),
+        "{}",
+        out.stderr
+    );
+}

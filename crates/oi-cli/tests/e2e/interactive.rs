@@ -172,3 +172,52 @@ async fn when_the_loop_guard_stops_a_task_the_user_may_continue_it() {
             .starts_with("Continue, but take a different approach")
     );
 }
+
+#[tokio::test]
+async fn undo_puts_back_what_a_run_deleted_and_edited_and_tells_the_model() {
+    let env = TestEnv::new().await;
+    let cwd = env.cwd.path();
+    std::fs::write(cwd.join("keep.csv"), "id,value\n1,10\n").unwrap();
+    std::fs::write(
+        cwd.join("notes.md"),
+        [0xefu8, 0xbb, 0xbf, b'#', b' ', b'x', b'\n'],
+    )
+    .unwrap();
+    env.server
+        .push(Reply::execute(
+            "shell",
+            "rm keep.csv && printf 'rewritten' > notes.md && echo new > added.txt",
+        ))
+        .push(Reply::text("Cleaned up."))
+        .push(Reply::text("Understood."));
+    let out = env
+        .run(&["-y"], Some("clean up\n/undo\nwhat happened?\n"))
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("keep.csv")).unwrap(),
+        "id,value\n1,10\n"
+    );
+    assert_eq!(
+        std::fs::read(cwd.join("notes.md")).unwrap(),
+        [0xefu8, 0xbb, 0xbf, b'#', b' ', b'x', b'\n']
+    );
+    assert!(!cwd.join("added.txt").exists());
+    assert!(
+        out.stdout
+            .contains("↶ undone: the workspace is back to before run 1"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("brought back keep.csv"),
+        "{}",
+        out.stdout
+    );
+    let told = last_message_text(&env.server, 2);
+    assert!(
+        told.starts_with("[The user undid the last changes"),
+        "{told}"
+    );
+    assert!(told.ends_with("what happened?"), "{told}");
+}

@@ -1,0 +1,161 @@
+//! Checkpoints with the real `git`: snapshots, undo byte for byte, undoing
+//! an undo, large files left out, `.gitignore` respected, the user's own
+//! `.git` untouched.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    reason = "test code: a panic is a test failure"
+)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use oi_core::checkpoint::{Change, CheckpointError, Checkpoints, before_run_message};
+
+/// Every file under `dir` (except `.git`) with its bytes.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().display().to_string();
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn setup() -> (tempfile::TempDir, tempfile::TempDir, Checkpoints) {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("data.csv"), "a,b\n1,2\n").unwrap();
+    std::fs::create_dir(ws.path().join("src")).unwrap();
+    std::fs::write(ws.path().join("src/main.py"), "print('hi')\n").unwrap();
+    std::fs::write(ws.path().join("binary.bin"), [0u8, 159, 146, 150, 255]).unwrap();
+    let checkpoints = Checkpoints::new(home.path(), ws.path(), 1024 * 1024);
+    (home, ws, checkpoints)
+}
+
+#[tokio::test]
+async fn undo_restores_deleted_and_edited_files_byte_for_byte() {
+    let (_home, ws, cp) = setup();
+    let original = contents(ws.path());
+    let first = cp
+        .snapshot(&before_run_message(1, "rm data.csv"))
+        .await
+        .unwrap();
+    assert!(first.created);
+    // An unchanged workspace makes no new checkpoint.
+    let again = cp.snapshot(&before_run_message(2, "x")).await.unwrap();
+    assert!(!again.created);
+    assert_eq!(again.checkpoint.id, first.checkpoint.id);
+
+    // The run deletes, edits and creates files.
+    std::fs::remove_file(ws.path().join("data.csv")).unwrap();
+    std::fs::write(ws.path().join("src/main.py"), "print('changed')\n").unwrap();
+    std::fs::write(ws.path().join("binary.bin"), b"overwritten").unwrap();
+    std::fs::write(ws.path().join("new.txt"), "created by the run\n").unwrap();
+    let changed = contents(ws.path());
+
+    let restored = cp.undo().await.unwrap();
+    assert_eq!(restored.checkpoint.id, first.checkpoint.id);
+    assert_eq!(contents(ws.path()), original);
+    let mut changes: Vec<String> = restored.changes.iter().map(ToString::to_string).collect();
+    changes.sort();
+    assert_eq!(
+        changes,
+        [
+            "brought back data.csv",
+            "removed new.txt (created after the checkpoint)",
+            "restored binary.bin",
+            "restored src/main.py",
+        ]
+    );
+
+    // Nothing more to undo; but the undo itself can be undone.
+    assert!(matches!(
+        cp.undo().await.unwrap_err(),
+        CheckpointError::NothingToUndo { .. }
+    ));
+    cp.restore(&restored.previous.id[..10]).await.unwrap();
+    assert_eq!(contents(ws.path()), changed);
+    let list = cp.list().await.unwrap();
+    assert!(
+        list.iter()
+            .any(|c| c.message == "before run 1: rm data.csv")
+    );
+    assert!(list[0].message.starts_with("restored "), "{list:?}");
+}
+
+#[tokio::test]
+async fn each_undo_goes_one_run_further_back() {
+    let (_home, ws, cp) = setup();
+    cp.snapshot(&before_run_message(1, "a")).await.unwrap();
+    std::fs::write(ws.path().join("step.txt"), "1").unwrap();
+    cp.snapshot(&before_run_message(2, "b")).await.unwrap();
+    std::fs::write(ws.path().join("step.txt"), "2").unwrap();
+    cp.undo().await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("step.txt")).unwrap(),
+        "1"
+    );
+    cp.undo().await.unwrap();
+    assert!(!ws.path().join("step.txt").exists());
+}
+
+#[tokio::test]
+async fn ignored_and_large_files_are_left_out_and_the_users_git_is_untouched() {
+    let (home, ws, _) = setup();
+    let cp = Checkpoints::new(home.path(), ws.path(), 1000);
+    std::fs::write(ws.path().join(".gitignore"), "*.log\n").unwrap();
+    std::fs::write(ws.path().join("run.log"), "noise").unwrap();
+    std::fs::write(ws.path().join("big.bin"), vec![7u8; 5000]).unwrap();
+    std::fs::create_dir(ws.path().join(".git")).unwrap();
+    std::fs::write(ws.path().join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let snapshot = cp.snapshot("before run 1: x").await.unwrap();
+    assert_eq!(snapshot.skipped, [("big.bin".to_owned(), 5000)]);
+    std::fs::remove_file(ws.path().join("run.log")).unwrap();
+    std::fs::remove_file(ws.path().join("big.bin")).unwrap();
+    std::fs::write(ws.path().join("data.csv"), "changed").unwrap();
+    cp.undo().await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("data.csv")).unwrap(),
+        "a,b\n1,2\n"
+    );
+    assert!(
+        !ws.path().join("run.log").exists(),
+        "ignored files are not kept"
+    );
+    assert!(
+        !ws.path().join("big.bin").exists(),
+        "large files are not kept"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join(".git/HEAD")).unwrap(),
+        "ref: refs/heads/main\n"
+    );
+    assert!(cp.repository().starts_with(home.path().join("checkpoints")));
+}
+
+#[tokio::test]
+async fn an_unknown_checkpoint_is_named() {
+    let (_home, _ws, cp) = setup();
+    cp.snapshot("before run 1: x").await.unwrap();
+    let err = cp.restore("deadbeef").await.unwrap_err().to_string();
+    assert!(err.contains("no checkpoint `deadbeef`"), "{err}");
+    assert!(matches!(
+        Change::Restored("x".into()).to_string().as_str(),
+        "restored x"
+    ));
+}
