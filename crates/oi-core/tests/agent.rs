@@ -628,15 +628,12 @@ async fn without_anyone_to_ask_risky_code_is_not_run_and_the_model_learns_why() 
 
 #[tokio::test]
 async fn approval_never_runs_risky_code_with_a_warning() {
-    // Outside the workspace and the temporary folder.
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let victim = dir.path().join("victim");
-    std::fs::create_dir(&victim).unwrap();
     let mut h = start(ApprovalPolicy::Never, detect_languages()).await;
+    // Risky (a delete outside the workspace), and harmless: nothing is there.
     h.server
         .push(Reply::execute(
             "shell",
-            &format!("rm -rf '{}'", victim.display()),
+            "rm -rf /nonexistent-oi-test/victim",
         ))
         .push(Reply::text("gone"));
     h.input("delete it");
@@ -650,7 +647,7 @@ async fn approval_never_runs_risky_code_with_a_warning() {
             .iter()
             .any(|e| matches!(e, Event::ApprovalRequested { .. }))
     );
-    assert!(!victim.exists());
+    assert_eq!(finished(&events)[0].0, RunStatus::Ok);
 }
 
 #[tokio::test]

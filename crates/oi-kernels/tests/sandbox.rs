@@ -5,8 +5,8 @@
 //! attempt must fail and be explained as "blocked by sandbox"; the allowed
 //! places must still work.
 //!
-//! Workspaces live under Cargo's target folder, not the system temporary
-//! folder (which workspace-write mode allows).
+//! Workspaces live outside the system temporary folder (which
+//! workspace-write mode allows): in `/var/tmp`.
 
 #![allow(
     clippy::unwrap_used,
@@ -32,7 +32,7 @@ struct Place {
 }
 
 fn place() -> Place {
-    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root = tempfile::tempdir_in(outside_base()).unwrap();
     let workspace = root.path().join("workspace");
     let outside = root.path().join("outside");
     let added = root.path().join("added");
@@ -49,6 +49,22 @@ fn place() -> Place {
         added,
         _root: root,
     }
+}
+
+/// A folder outside the system's temporary folder (which workspace-write
+/// mode lets code write): `/var/tmp`, else Cargo's target folder when it is
+/// not under `/tmp` itself.
+fn outside_base() -> std::path::PathBuf {
+    let temp = std::env::temp_dir();
+    for candidate in ["/var/tmp", env!("CARGO_TARGET_TMPDIR")] {
+        let path = std::path::Path::new(candidate);
+        if path.is_dir() && !path.starts_with("/tmp") && !path.starts_with(&temp) {
+            return path.to_path_buf();
+        }
+    }
+    panic!(
+        "no folder outside /tmp to test the sandbox with (tried /var/tmp and Cargo's target folder)"
+    )
 }
 
 fn sandbox_available() -> bool {

@@ -6,10 +6,25 @@ use oi_testkit::Reply;
 
 use crate::support::{TestEnv, last_message_text, run_command};
 
-/// A folder outside the workspace and outside the system's temporary
-/// folder (which workspace-write mode lets code write).
+/// A folder outside the system's temporary folder (which workspace-write
+/// mode lets code write): `/var/tmp`, else Cargo's target folder when it is
+/// not under `/tmp` itself.
+fn outside_base() -> std::path::PathBuf {
+    let temp = std::env::temp_dir();
+    for candidate in ["/var/tmp", env!("CARGO_TARGET_TMPDIR")] {
+        let path = std::path::Path::new(candidate);
+        if path.is_dir() && !path.starts_with("/tmp") && !path.starts_with(&temp) {
+            return path.to_path_buf();
+        }
+    }
+    panic!(
+        "no folder outside /tmp to test the sandbox with (tried /var/tmp and Cargo's target folder)"
+    )
+}
+
+/// A folder outside the workspace and the temporary folder.
 fn outside_dir() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    tempfile::tempdir_in(outside_base()).unwrap()
 }
 
 fn landlock() -> bool {
