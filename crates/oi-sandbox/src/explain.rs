@@ -73,7 +73,7 @@ fn denial_for(policy: &Policy, path: &Path) -> Denial {
     match policy.mode {
         SandboxMode::ReadOnly => Denial {
             message: format!(
-                "blocked by sandbox: writing {} is not allowed in read-only mode",
+                "blocked by sandbox: changing {} is not allowed in read-only mode",
                 path.display()
             ),
             hint: "let code write in the workspace with `--sandbox workspace-write`".to_owned(),
@@ -86,7 +86,7 @@ fn denial_for(policy: &Policy, path: &Path) -> Denial {
                 .collect();
             Denial {
                 message: format!(
-                    "blocked by sandbox: writing {} is not allowed (workspace-write mode: code may write only in {})",
+                    "blocked by sandbox: changing {} is not allowed (workspace-write mode: code may change files only in {})",
                     path.display(),
                     writable.join(", ")
                 ),
@@ -220,7 +220,7 @@ mod tests {
             assert!(
                 denials[0]
                     .message
-                    .starts_with("blocked by sandbox: writing /etc/oi-test is not allowed"),
+                    .starts_with("blocked by sandbox: changing /etc/oi-test is not allowed"),
                 "{denials:?}"
             );
             assert!(denials[0].hint.contains("--add-dir /etc"), "{denials:?}");

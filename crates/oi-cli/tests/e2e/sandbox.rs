@@ -54,7 +54,7 @@ async fn a_write_outside_the_workspace_is_blocked_and_explained() {
     assert!(!outside.exists());
     assert!(
         out.stderr.contains(&format!(
-            "⊘ blocked by sandbox: writing {} is not allowed",
+            "⊘ blocked by sandbox: changing {} is not allowed",
             outside.display()
         )),
         "{}",
@@ -66,7 +66,7 @@ async fn a_write_outside_the_workspace_is_blocked_and_explained() {
         out.stderr
     );
     let told = last_message_text(&env.server, 1);
-    assert!(told.contains("[blocked by sandbox: writing"), "{told}");
+    assert!(told.contains("[blocked by sandbox: changing"), "{told}");
 
     // --add-dir lets it through.
     env.server
