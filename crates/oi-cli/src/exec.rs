@@ -45,7 +45,7 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
     session::report_setup_notices(&setup, &mut human)?;
     let mut signals = Signals::install()?;
     let (ops, mut events) = Agent::spawn(setup.config, setup.client, setup.kernels);
-    let _ = ops.send(Op::UserInput { text: prompt });
+    let _ = ops.send(Op::input(prompt));
 
     let mut json = args.json.then(|| JsonRenderer::new(std::io::stdout()));
     let mut input = can_ask.then(LineReader::spawn);

@@ -118,9 +118,7 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
             }
             _ => {}
         }
-        let _ = ops.send(Op::UserInput {
-            text: text.to_owned(),
-        });
+        let _ = ops.send(Op::input(text.to_owned()));
         // Show the task's events until it completes. While a program waits
         // for input, a typed line goes to it.
         let mut waiting_for_input: Option<RunId> = None;
@@ -181,9 +179,7 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
                     if answer.is_some_and(|a| {
                         matches!(a.trim().to_ascii_lowercase().as_str(), "y" | "yes")
                     }) {
-                        let _ = ops.send(Op::UserInput {
-                            text: "Continue, but take a different approach from the one that kept repeating.".to_owned(),
-                        });
+                        let _ = ops.send(Op::input("Continue, but take a different approach from the one that kept repeating.".to_owned()));
                         continue;
                     }
                     break;

@@ -246,6 +246,58 @@ impl<W: Write> Render for HumanRenderer<W> {
             }
             Event::Warning { message } => self.line(YELLOW, &format!("warning: {message}"))?,
             Event::ModelChanged { model } => self.line(DIM, &format!("model: {model}"))?,
+            Event::HarnessChanged { harness } => {
+                self.line(DIM, &format!("harness: {harness}"))?;
+            }
+            Event::ApprovalChanged { policy } => self.line(
+                DIM,
+                &if policy == "auto" {
+                    "auto-run on: code runs without asking, except risky code".to_owned()
+                } else {
+                    "auto-run off: every run asks first".to_owned()
+                },
+            )?,
+            Event::SessionReset => self.line(
+                DIM,
+                "new conversation: the history is cleared and the kernels restart on the next run",
+            )?,
+            Event::Stats {
+                context_tokens,
+                context_window,
+                next_request_usd,
+                total,
+                cost_usd,
+                requests,
+                messages,
+            } => {
+                let window = match context_window {
+                    Some(w) => format!(
+                        "{context_tokens} of {w} tokens ({:.0}%)",
+                        *context_tokens as f64 * 100.0 / f64::from((*w).max(1))
+                    ),
+                    None => format!("{context_tokens} tokens (window unknown)"),
+                };
+                let next = next_request_usd
+                    .map_or_else(|| "unknown".to_owned(), |c| format!("about ${c:.4}"));
+                let spent = cost_usd.map_or_else(|| "unknown".to_owned(), |c| format!("${c:.4}"));
+                self.line(
+                    DIM,
+                    &format!(
+                        "context: {window}, {messages} messages · next request: {next}\nsession: {requests} requests, {} tokens in ({} cached), {} out · cost {spent}",
+                        total.input_tokens, total.cached_input_tokens, total.output_tokens
+                    ),
+                )?;
+            }
+            Event::Saved { path, messages } => {
+                self.line(DIM, &format!("saved {messages} messages to {path}"))?;
+            }
+            Event::Loaded { path, messages } => {
+                self.line(DIM, &format!("loaded {messages} messages from {path}"))?;
+            }
+            Event::RawRequest { body } => {
+                let text = serde_json::to_string_pretty(body).unwrap_or_default();
+                self.line(DIM, &format!("→ request:\n{text}"))?;
+            }
             Event::Error { message, hint } => self.error(message, hint.as_deref())?,
             Event::TaskComplete {
                 reason: StopReason::MaxTurns { limit },

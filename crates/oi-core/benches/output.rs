@@ -35,10 +35,7 @@ fn agent_output_throughput(c: &mut Criterion) {
         server
             .push(Reply::execute("python", "1"))
             .push(Reply::text("ok"));
-        ops.send(Op::UserInput {
-            text: "warm".into(),
-        })
-        .unwrap();
+        ops.send(Op::input("warm")).unwrap();
         while let Some(event) = events.recv().await {
             if matches!(event, Event::TaskComplete { .. }) {
                 break;
@@ -55,7 +52,7 @@ fn agent_output_throughput(c: &mut Criterion) {
             server
                 .push(Reply::execute("python", CODE))
                 .push(Reply::text("ok"));
-            ops.send(Op::UserInput { text: "go".into() }).unwrap();
+            ops.send(Op::input("go")).unwrap();
             rt.block_on(async {
                 let mut bytes = 0;
                 while let Some(event) = events.recv().await {

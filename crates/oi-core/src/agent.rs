@@ -15,6 +15,7 @@ use oi_providers::{FinishReason, ModelClient, ModelRequest, ProviderError, Strea
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::HarnessKind;
 use crate::config::{AgentConfig, ApprovalPolicy};
 use crate::environment;
 use crate::harness::{Action, Harness, PromptEnv, ProposedRun, Report, language};
@@ -72,6 +73,9 @@ impl Agent {
             system_prompt: harness.system_prompt(&env),
             tools: harness.tools(&languages),
             harness,
+            env,
+            verbose: false,
+            undo_points: std::collections::HashMap::new(),
             config,
             client,
             kernels,
@@ -98,9 +102,12 @@ impl Agent {
 }
 
 enum Work {
-    Input(String),
-    SetModel(String),
-    Undo,
+    Input {
+        text: String,
+        images: Vec<String>,
+    },
+    /// An op handled between tasks.
+    Control(Op),
     Shutdown,
 }
 
@@ -121,8 +128,8 @@ async fn route_ops(
     };
     while let Some(op) = ops.recv().await {
         match op {
-            Op::UserInput { text } => {
-                let _ = work.send(Work::Input(text));
+            Op::UserInput { text, images } => {
+                let _ = work.send(Work::Input { text, images });
             }
             Op::Approve { id, decision } => {
                 let _ = approvals.send((id, decision));
@@ -136,11 +143,16 @@ async fn route_ops(
                 }
             }
             Op::Interrupt => cancel_current(),
-            Op::Undo => {
-                let _ = work.send(Work::Undo);
-            }
-            Op::SetModel { model } => {
-                let _ = work.send(Work::SetModel(model));
+            op @ (Op::Undo
+            | Op::SetModel { .. }
+            | Op::SetHarness { .. }
+            | Op::SetApproval { .. }
+            | Op::Reset
+            | Op::Stats
+            | Op::Save { .. }
+            | Op::Load { .. }
+            | Op::SetVerbose { .. }) => {
+                let _ = work.send(Work::Control(op));
             }
             Op::Shutdown => {
                 cancel_current();
@@ -161,6 +173,13 @@ struct Session {
     harness: Harness,
     system_prompt: String,
     tools: Vec<oi_providers::ToolSpec>,
+    /// What the system prompt says about the machine.
+    env: PromptEnv,
+    /// Whether requests are also sent as `RawRequest` events.
+    verbose: bool,
+    /// Checkpoint id → where in the history the reply that ran after it
+    /// starts (this session's only): an undo to it drops that exchange.
+    undo_points: std::collections::HashMap<String, usize>,
     languages: Vec<String>,
     history: Vec<Message>,
     events: mpsc::UnboundedSender<Event>,
@@ -219,12 +238,8 @@ impl Session {
         });
         while let Some(item) = work.recv().await {
             match item {
-                Work::Input(text) => self.run_task(text).await,
-                Work::SetModel(model) => {
-                    self.config.model = model.clone();
-                    self.emit(Event::ModelChanged { model });
-                }
-                Work::Undo => self.undo().await,
+                Work::Input { text, images } => self.run_task(text, images).await,
+                Work::Control(op) => self.control(op).await,
                 Work::Shutdown => break,
             }
         }
@@ -240,16 +255,195 @@ impl Session {
         token
     }
 
-    async fn run_task(&mut self, text: String) {
-        let cancel = self.fresh_cancel_token();
-        self.emit(Event::TaskStarted);
-        let text = if self.pending_notes.is_empty() {
+    /// Ops handled between tasks.
+    async fn control(&mut self, op: Op) {
+        match op {
+            Op::Undo => self.undo().await,
+            Op::SetModel { model } => {
+                self.config.model = model.clone();
+                self.emit(Event::ModelChanged { model });
+            }
+            Op::SetHarness { harness } => {
+                let kind = match harness.trim() {
+                    "native" => HarnessKind::Native,
+                    "markdown" => HarnessKind::Markdown,
+                    other => {
+                        self.emit(Event::Error {
+                            message: format!("there is no harness `{other}`"),
+                            hint: Some("the harnesses are `native` (a function tool) and `markdown` (fenced code blocks)".to_owned()),
+                        });
+                        return;
+                    }
+                };
+                self.harness = Harness::new(kind);
+                self.system_prompt = self.harness.system_prompt(&self.env);
+                self.tools = self.harness.tools(&self.languages);
+                self.emit(Event::HarnessChanged {
+                    harness: kind.to_string(),
+                });
+            }
+            Op::SetApproval { policy } => {
+                self.config.approval = match policy.trim() {
+                    "ask" => ApprovalPolicy::Ask,
+                    "auto" => ApprovalPolicy::Auto,
+                    other => {
+                        self.emit(Event::Error {
+                            message: format!("there is no approval policy `{other}` to switch to"),
+                            hint: Some("use `ask` or `auto`".to_owned()),
+                        });
+                        return;
+                    }
+                };
+                self.approve_all = false;
+                self.emit(Event::ApprovalChanged {
+                    policy: policy.trim().to_owned(),
+                });
+            }
+            Op::Reset => {
+                self.history.clear();
+                self.pending_notes.clear();
+                self.undo_points.clear();
+                self.approve_all = false;
+                self.kernels.shutdown().await;
+                self.emit(Event::SessionReset);
+            }
+            Op::Stats => {
+                let request = self.request();
+                let context_tokens = estimate_tokens(&request);
+                let next_request_usd = self.config.pricing.map(|p| {
+                    p.cost(&Usage {
+                        input_tokens: context_tokens,
+                        output_tokens: self.typical_reply_tokens(),
+                        ..Usage::default()
+                    })
+                });
+                self.emit(Event::Stats {
+                    context_tokens,
+                    context_window: self.config.context_window,
+                    next_request_usd,
+                    total: self.total_usage,
+                    cost_usd: self.config.pricing.map(|_| self.total_cost),
+                    requests: self.requests_sent,
+                    messages: self.history.len(),
+                });
+            }
+            Op::Save { path } => match self.save(Path::new(&path)) {
+                Ok(()) => self.emit(Event::Saved {
+                    path,
+                    messages: self.history.len(),
+                }),
+                Err(message) => self.emit(Event::Error {
+                    message,
+                    hint: None,
+                }),
+            },
+            Op::Load { path } => match load_conversation(Path::new(&path)) {
+                Ok(messages) => {
+                    self.history = messages;
+                    self.undo_points.clear();
+                    self.emit(Event::Loaded {
+                        path,
+                        messages: self.history.len(),
+                    });
+                }
+                Err(message) => self.emit(Event::Error {
+                    message,
+                    hint: Some("give the name of a conversation saved with /save".to_owned()),
+                }),
+            },
+            Op::SetVerbose { verbose } => self.verbose = verbose,
+            // Routed elsewhere.
+            Op::UserInput { .. }
+            | Op::Approve { .. }
+            | Op::Input { .. }
+            | Op::Interrupt
+            | Op::Shutdown => {}
+        }
+    }
+
+    /// Writes the conversation as JSON.
+    fn save(&self, path: &Path) -> Result<(), String> {
+        let file = ConversationFile {
+            version: 1,
+            model: self.config.model.clone(),
+            harness: self.harness.kind().to_string(),
+            messages: self.history.clone(),
+        };
+        let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+        if let Some(parent) = path.parent() {
+            fs_err::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        fs_err::write(path, text).map_err(|e| e.to_string())
+    }
+
+    /// The request the next model call would send.
+    fn request(&self) -> ModelRequest {
+        ModelRequest {
+            model: self.config.model.clone(),
+            system: self.system_prompt.clone(),
+            messages: self.history.clone(),
+            tools: self.tools.clone(),
+            max_tokens: self.config.max_tokens,
+            temperature: self.config.temperature,
+            cache_key: Some(self.session_id.clone()),
+        }
+    }
+
+    /// Output tokens of a typical reply in this session (at least 500, at
+    /// most `max_tokens`).
+    fn typical_reply_tokens(&self) -> u64 {
+        let average = self
+            .total_usage
+            .output_tokens
+            .checked_div(u64::from(self.requests_sent))
+            .unwrap_or(0);
+        let mut output = average.max(500);
+        if let Some(max) = self.config.max_tokens {
+            output = output.min(u64::from(max));
+        }
+        output
+    }
+
+    /// The user's message: their words after any pending notes, and the
+    /// images they attached (as images for a model that reads them).
+    fn user_message(&mut self, text: String, images: &[String]) -> Message {
+        let mut text = if self.pending_notes.is_empty() {
             text
         } else {
             let notes = std::mem::take(&mut self.pending_notes).join("\n");
             format!("{notes}\n\n{text}")
         };
-        self.history.push(Message::user(text));
+        let mut parts = Vec::new();
+        for image in images {
+            let path = Path::new(image);
+            if !self.config.vision {
+                text.push_str(&format!(
+                    "\n[The user attached the image {image}, but this model cannot see images.]"
+                ));
+                continue;
+            }
+            match image_part(path, media_type_of(path)) {
+                Ok(part) => parts.push(part),
+                Err(problem) => {
+                    text.push_str(&format!(
+                        "\n[The image {image} could not be attached: {problem}]"
+                    ));
+                    self.emit(Event::Warning {
+                        message: format!("{image} was not attached: {problem}"),
+                    });
+                }
+            }
+        }
+        let mut content = vec![ContentPart::text(text)];
+        content.extend(parts);
+        Message::User { content }
+    }
+
+    async fn run_task(&mut self, text: String, images: Vec<String>) {
+        let cancel = self.fresh_cancel_token();
+        self.emit(Event::TaskStarted);
+        let message = self.user_message(text, &images);
+        self.history.push(message);
         self.guard = LoopGuard::default();
         self.task_started = Instant::now();
         let mut turn = 0;
@@ -277,15 +471,12 @@ impl Session {
             }
             turn += 1;
             self.emit(Event::ModelRequest { turn });
-            let request = ModelRequest {
-                model: self.config.model.clone(),
-                system: self.system_prompt.clone(),
-                messages: self.history.clone(),
-                tools: self.tools.clone(),
-                max_tokens: self.config.max_tokens,
-                temperature: self.config.temperature,
-                cache_key: Some(self.session_id.clone()),
-            };
+            let request = self.request();
+            if self.verbose {
+                self.emit(Event::RawRequest {
+                    body: self.client.request_body(&request),
+                });
+            }
             if !warned_context && let Some(message) = self.context_warning(&request) {
                 warned_context = true;
                 self.emit(Event::Warning { message });
@@ -374,15 +565,7 @@ impl Session {
         let limit = self.config.max_budget?;
         let pricing = self.config.pricing?;
         let input = estimate_tokens(request);
-        let average = self
-            .total_usage
-            .output_tokens
-            .checked_div(u64::from(self.requests_sent))
-            .unwrap_or(0);
-        let mut output = average.max(500);
-        if let Some(max) = self.config.max_tokens {
-            output = output.min(u64::from(max));
-        }
+        let output = self.typical_reply_tokens();
         let next = pricing.cost(&Usage {
             input_tokens: input,
             output_tokens: output,
@@ -669,6 +852,11 @@ impl Session {
         let message = crate::checkpoint::before_run_message(id.0, code);
         match checkpoints.snapshot(&message).await {
             Ok(snapshot) => {
+                // The reply that proposed this run is the last message.
+                let reply = self.history.len().saturating_sub(1);
+                self.undo_points
+                    .entry(snapshot.checkpoint.id.clone())
+                    .or_insert(reply);
                 if snapshot.created || !snapshot.skipped.is_empty() {
                     self.emit(Event::CheckpointSaved {
                         id,
@@ -707,12 +895,25 @@ impl Session {
             Ok(restored) => {
                 let changes: Vec<String> =
                     restored.changes.iter().map(ToString::to_string).collect();
-                self.pending_notes.push(format!(
-                    "[The user undid the last changes: the workspace is back to its state {} ({}). Files: {}. Kernels kept their state; files may differ from what earlier output showed.]",
-                    restored.checkpoint.message,
-                    restored.checkpoint.short_id(),
-                    if changes.is_empty() { "none changed".to_owned() } else { changes.join("; ") }
-                ));
+                let files = if changes.is_empty() {
+                    "none changed".to_owned()
+                } else {
+                    changes.join("; ")
+                };
+                // Runs of this session: their exchange leaves the conversation.
+                if let Some(&start) = self.undo_points.get(&restored.checkpoint.id) {
+                    self.history.truncate(start);
+                    self.undo_points.retain(|_, at| *at < start);
+                    self.pending_notes.push(format!(
+                        "[The user undid your last run(s): the files are back as they were before them ({files}), and that part of the conversation was removed. Variables in the kernels were not rolled back.]"
+                    ));
+                } else {
+                    self.pending_notes.push(format!(
+                        "[The user undid the last changes: the workspace is back to its state {} ({}). Files: {files}. Kernels kept their state; files may differ from what earlier output showed.]",
+                        restored.checkpoint.message,
+                        restored.checkpoint.short_id(),
+                    ));
+                }
                 self.emit(Event::Undone {
                     checkpoint: restored.checkpoint.short_id().to_owned(),
                     message: restored.checkpoint.message.clone(),
@@ -924,6 +1125,37 @@ impl Session {
             }
         }
         (Some(status), text, parts)
+    }
+}
+
+/// A saved conversation.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ConversationFile {
+    version: u32,
+    model: String,
+    harness: String,
+    messages: Vec<Message>,
+}
+
+fn load_conversation(path: &Path) -> Result<Vec<Message>, String> {
+    let text = fs_err::read_to_string(path).map_err(|e| e.to_string())?;
+    let file: ConversationFile = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a conversation saved by oi: {e}", path.display()))?;
+    Ok(file.messages)
+}
+
+/// The media type of an image file, from its extension.
+fn media_type_of(path: &Path) -> &'static str {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        _ => "image/png",
     }
 }
 

@@ -77,11 +77,7 @@ impl Harness {
     }
 
     fn input(&self, text: &str) {
-        self.ops
-            .send(Op::UserInput {
-                text: text.to_owned(),
-            })
-            .unwrap();
+        self.ops.send(Op::input(text.to_owned())).unwrap();
     }
 }
 
@@ -719,4 +715,197 @@ async fn max_time_stops_a_task_and_bounds_its_runs() {
         }
     )));
     assert_eq!(h.server.chat_requests().len(), 1);
+}
+
+impl Harness {
+    /// Sends `op` and returns the events up to the first matching `until`.
+    async fn op_until(&mut self, op: Op, until: impl Fn(&Event) -> bool) -> Vec<Event> {
+        self.ops.send(op).unwrap();
+        self.until(until).await
+    }
+}
+
+#[tokio::test]
+async fn harness_approval_and_verbosity_change_between_tasks() {
+    let mut h = start(ApprovalPolicy::Ask, detect_languages()).await;
+    let events = h
+        .op_until(
+            Op::SetHarness {
+                harness: "markdown".into(),
+            },
+            |e| matches!(e, Event::HarnessChanged { .. }),
+        )
+        .await;
+    assert_eq!(
+        events.last(),
+        Some(&Event::HarnessChanged {
+            harness: "markdown".into()
+        })
+    );
+    let events = h
+        .op_until(
+            Op::SetHarness {
+                harness: "fancy".into(),
+            },
+            |e| matches!(e, Event::Error { .. }),
+        )
+        .await;
+    assert!(
+        matches!(events.last(), Some(Event::Error { message, .. }) if message.contains("no harness `fancy`"))
+    );
+    h.op_until(
+        Op::SetApproval {
+            policy: "auto".into(),
+        },
+        |e| matches!(e, Event::ApprovalChanged { .. }),
+    )
+    .await;
+    h.ops.send(Op::SetVerbose { verbose: true }).unwrap();
+    h.server
+        .push(Reply::text("```python\nprint(2)\n```"))
+        .push(Reply::text("done"));
+    h.input("go");
+    let events = h.task_end().await;
+    // Markdown harness: no tools; auto approval: no question.
+    let raw = events.iter().find_map(|e| match e {
+        Event::RawRequest { body } => Some(body.clone()),
+        _ => None,
+    });
+    let raw = raw.expect("a raw request");
+    assert!(raw.get("tools").is_none(), "{raw}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ApprovalRequested { .. }))
+    );
+    assert_eq!(completion(&events), StopReason::Done);
+}
+
+#[tokio::test]
+async fn reset_forgets_the_conversation_and_restarts_the_kernels() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::execute("python", "kept = 1"))
+        .push(Reply::text("set"))
+        .push(Reply::execute("python", "print('kept' in globals())"))
+        .push(Reply::text("checked"));
+    h.input("set it");
+    h.task_end().await;
+    h.op_until(Op::Reset, |e| matches!(e, Event::SessionReset))
+        .await;
+    h.input("check it");
+    h.task_end().await;
+    let requests = h.server.chat_requests();
+    // Only the new task: system prompt and one user message.
+    assert_eq!(requests[2].messages().len(), 2);
+    assert_eq!(requests[3].last_message_text(), "False\n");
+}
+
+#[tokio::test]
+async fn stats_save_and_load_work_on_the_conversation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server.push(Reply::text("hello there").usage(120, 7));
+    h.input("hi");
+    h.task_end().await;
+    let events = h
+        .op_until(Op::Stats, |e| matches!(e, Event::Stats { .. }))
+        .await;
+    let Some(Event::Stats {
+        context_tokens,
+        total,
+        requests,
+        messages,
+        ..
+    }) = events.last().cloned()
+    else {
+        unreachable!()
+    };
+    assert!(context_tokens > 50, "{context_tokens}");
+    assert_eq!(
+        (total.input_tokens, total.output_tokens, requests, messages),
+        (120, 7, 1, 2)
+    );
+
+    let path = dir.path().join("conversations/first.json");
+    let path_text = path.display().to_string();
+    h.op_until(
+        Op::Save {
+            path: path_text.clone(),
+        },
+        |e| matches!(e, Event::Saved { .. }),
+    )
+    .await;
+    h.op_until(Op::Reset, |e| matches!(e, Event::SessionReset))
+        .await;
+    let events = h
+        .op_until(Op::Load { path: path_text }, |e| {
+            matches!(e, Event::Loaded { .. })
+        })
+        .await;
+    assert!(matches!(
+        events.last(),
+        Some(Event::Loaded { messages: 2, .. })
+    ));
+    h.server.push(Reply::text("yes, we met"));
+    h.input("do you remember me?");
+    h.task_end().await;
+    let requests = h.server.chat_requests();
+    assert_eq!(
+        requests[1].messages().len(),
+        4,
+        "system + the loaded two + the new one"
+    );
+
+    let bad = dir.path().join("bad.json");
+    fs_err::write(&bad, "{\"not\": \"a conversation\"}").unwrap();
+    let events = h
+        .op_until(
+            Op::Load {
+                path: bad.display().to_string(),
+            },
+            |e| matches!(e, Event::Error { .. }),
+        )
+        .await;
+    assert!(
+        matches!(events.last(), Some(Event::Error { message, .. }) if message.contains("is not a conversation saved by oi")),
+        "{events:?}"
+    );
+}
+
+#[tokio::test]
+async fn attached_images_reach_a_vision_model_and_are_explained_to_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("shot.png");
+    fs_err::write(&image, b"\x89PNG\r\n\x1a\nfake").unwrap();
+    let image = image.display().to_string();
+    for vision in [true, false] {
+        let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
+            c.vision = vision
+        })
+        .await;
+        h.server.push(Reply::text("I see it"));
+        h.ops
+            .send(Op::UserInput {
+                text: "what is this?".into(),
+                images: vec![image.clone()],
+            })
+            .unwrap();
+        h.task_end().await;
+        let request = &h.server.chat_requests()[0];
+        let user = &request.messages()[1];
+        if vision {
+            let parts = user["content"].as_array().unwrap();
+            assert_eq!(parts[0]["text"], "what is this?");
+            assert!(
+                parts[1]["image_url"]["url"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("data:image/png;base64,")
+            );
+        } else {
+            let text = user["content"].as_str().unwrap();
+            assert!(text.contains("cannot see images"), "{text}");
+        }
+    }
 }

@@ -30,6 +30,36 @@ pub enum Event {
     },
     /// The model was changed (`Op::SetModel`); later requests use it.
     ModelChanged { model: String },
+    /// The harness was changed (`Op::SetHarness`).
+    HarnessChanged { harness: String },
+    /// The approval policy was changed (`Op::SetApproval`).
+    ApprovalChanged { policy: String },
+    /// `Op::Reset`: the conversation was forgotten and the kernels stopped
+    /// (they start afresh on the next run).
+    SessionReset,
+    /// `Op::Stats`: the session's figures.
+    Stats {
+        /// The next request's size, estimated (about four characters per
+        /// token).
+        context_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context_window: Option<u32>,
+        /// What the next request would cost (its input, and a typical
+        /// reply), when prices are known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next_request_usd: Option<f64>,
+        total: Usage,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+        requests: u32,
+        messages: usize,
+    },
+    /// `Op::Save`: the conversation was written to `path`.
+    Saved { path: String, messages: usize },
+    /// `Op::Load`: the conversation was read from `path`.
+    Loaded { path: String, messages: usize },
+    /// A model request as sent, in its wire's JSON (after `Op::SetVerbose`).
+    RawRequest { body: serde_json::Value },
     /// A task (one user input) has started.
     TaskStarted,
     /// A request to the model is about to be sent; `turn` counts the requests of

@@ -8,8 +8,13 @@ use crate::RunId;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Op {
-    /// Start a task with the user's words (queued if a task is running).
-    UserInput { text: String },
+    /// Start a task with the user's words (queued if a task is running),
+    /// and image files to show the model (paths).
+    UserInput {
+        text: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<String>,
+    },
     /// Answer an `ApprovalRequested` event.
     Approve { id: RunId, decision: ReviewDecision },
     /// Text for the standard input of the running program (after an
@@ -22,6 +27,20 @@ pub enum Op {
     Undo,
     /// Use another model from the next request on (same provider).
     SetModel { model: String },
+    /// Use another harness (`native` or `markdown`) from the next request on.
+    SetHarness { harness: String },
+    /// Ask before every run (`ask`) or only before risky ones (`auto`).
+    SetApproval { policy: String },
+    /// Start a new conversation: forget the history and restart the kernels.
+    Reset,
+    /// Report the session's figures (answered with `Stats`).
+    Stats,
+    /// Save the conversation to a file (answered with `Saved`).
+    Save { path: String },
+    /// Replace the conversation with one saved before (answered with `Loaded`).
+    Load { path: String },
+    /// Also send each model request as `RawRequest` events.
+    SetVerbose { verbose: bool },
     /// Stop everything, release the kernels, send `ShutdownComplete`.
     Shutdown,
 }
@@ -40,4 +59,14 @@ pub enum ReviewDecision {
     Decline,
     /// Nobody can answer (no terminal): do not run it, and tell the model so.
     NoApprover,
+}
+
+impl Op {
+    /// A task with the user's words and no images.
+    pub fn input(text: impl Into<String>) -> Self {
+        Self::UserInput {
+            text: text.into(),
+            images: Vec::new(),
+        }
+    }
 }

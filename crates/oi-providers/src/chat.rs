@@ -37,6 +37,10 @@ impl ChatClient {
 }
 
 impl ModelClient for ChatClient {
+    fn request_body(&self, request: &ModelRequest) -> Value {
+        request_body(request)
+    }
+
     fn stream(&self, request: ModelRequest) -> EventStream {
         let this = self.clone();
         with_restarts(Arc::clone(&self.config), move |budget| {

@@ -112,6 +112,9 @@ pub trait ModelClient: Send + Sync + std::fmt::Debug {
     /// Send `request` and stream the reply. Nothing is sent until the stream is
     /// polled; dropping the stream cancels the request.
     fn stream(&self, request: ModelRequest) -> EventStream;
+
+    /// The JSON body `request` is sent as (for showing it to the user).
+    fn request_body(&self, request: &ModelRequest) -> serde_json::Value;
 }
 
 /// Which API format a server speaks.

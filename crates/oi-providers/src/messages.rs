@@ -39,6 +39,10 @@ impl MessagesClient {
 }
 
 impl ModelClient for MessagesClient {
+    fn request_body(&self, request: &ModelRequest) -> Value {
+        request_body(request)
+    }
+
     fn stream(&self, request: ModelRequest) -> EventStream {
         let this = self.clone();
         with_restarts(Arc::clone(&self.config), move |budget| {

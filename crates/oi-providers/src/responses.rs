@@ -36,6 +36,10 @@ impl ResponsesClient {
 }
 
 impl ModelClient for ResponsesClient {
+    fn request_body(&self, request: &ModelRequest) -> Value {
+        request_body(request)
+    }
+
     fn stream(&self, request: ModelRequest) -> EventStream {
         let this = self.clone();
         with_restarts(Arc::clone(&self.config), move |budget| {

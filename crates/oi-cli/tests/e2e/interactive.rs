@@ -216,8 +216,15 @@ async fn undo_puts_back_what_a_run_deleted_and_edited_and_tells_the_model() {
     );
     let told = last_message_text(&env.server, 2);
     assert!(
-        told.starts_with("[The user undid the last changes"),
+        told.starts_with("[The user undid your last run(s)"),
         "{told}"
     );
     assert!(told.ends_with("what happened?"), "{told}");
+    // The undone exchange left the conversation.
+    let roles: Vec<String> = env.server.model_requests()[2]
+        .messages()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(roles, ["system", "user", "user"]);
 }
