@@ -9,7 +9,7 @@ use crate::approve;
 use crate::cli::SessionOptions;
 use crate::error::{CliError, exit};
 use crate::input::LineReader;
-use crate::render::{HumanRenderer, Render};
+use crate::render::HumanRenderer;
 use crate::session;
 use crate::signals::{Request, Signals};
 
