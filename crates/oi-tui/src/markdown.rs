@@ -9,7 +9,7 @@ use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, T
 use unicode_width::UnicodeWidthStr;
 
 use crate::highlight::{Palette, highlight};
-use crate::text::{Line, Span, wrap};
+use crate::text::{Line, Span, wrap, wrap_code};
 
 const fn fg(color: AnsiColor) -> Style {
     Style::new().fg_color(Some(Color::Ansi(color)))
@@ -401,13 +401,9 @@ impl Renderer<'_> {
         self.lines.push(header);
         let code = code.strip_suffix('\n').unwrap_or(code);
         for line in highlight(code, language, self.theme.palette) {
-            let mut out = rest.clone();
-            for span in line.spans {
-                out.push(span);
-            }
             // Long code lines are cut into screen lines, not reflowed.
             self.lines
-                .extend(wrap(&out.spans, self.width, &Line::default(), &rest));
+                .extend(wrap_code(&line.spans, self.width, &rest, &rest));
         }
         let mut footer = rest;
         footer.push(Span::new("─".repeat(40.min(self.width)), dim));

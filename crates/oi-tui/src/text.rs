@@ -137,6 +137,45 @@ pub fn wrap(spans: &[Span], width: usize, first_prefix: &Line, rest_prefix: &Lin
     lines
 }
 
+/// Lays out a line of code: every space kept (indentation matters), tabs
+/// as four spaces, and a line longer than `width` cut between graphemes
+/// rather than reflowed; the continuations start after `rest_prefix`.
+pub fn wrap_code(
+    spans: &[Span],
+    width: usize,
+    first_prefix: &Line,
+    rest_prefix: &Line,
+) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let mut current = first_prefix.clone();
+    let mut current_width = first_prefix.width();
+    for span in spans {
+        let text = span.text.replace('\t', "    ");
+        let mut run = String::new();
+        for grapheme in text.graphemes(true) {
+            if grapheme == "\n" {
+                current.push(Span::new(std::mem::take(&mut run), span.style));
+                lines.push(std::mem::replace(&mut current, rest_prefix.clone()));
+                current_width = rest_prefix.width();
+                continue;
+            }
+            let w = grapheme.width();
+            if current_width + w > width && current_width > rest_prefix.width() {
+                current.push(Span::new(std::mem::take(&mut run), span.style));
+                lines.push(std::mem::replace(&mut current, rest_prefix.clone()));
+                current_width = rest_prefix.width();
+            }
+            run.push_str(grapheme);
+            current_width += w;
+        }
+        if !run.is_empty() {
+            current.push(Span::new(run, span.style));
+        }
+    }
+    lines.push(current);
+    lines
+}
+
 /// Splits text into words, runs of spaces, newlines, and single wide
 /// characters (which may break anywhere, as in CJK text).
 fn pieces(text: &str) -> Vec<(&str, bool)> {
@@ -190,6 +229,21 @@ mod tests {
 
     fn texts(lines: &[Line]) -> Vec<String> {
         lines.iter().map(Line::text).collect()
+    }
+
+    #[test]
+    fn code_keeps_its_indentation_and_is_cut_not_reflowed() {
+        let spans = [Span::plain("    if x:")];
+        let lines = wrap_code(&spans, 20, &Line::default(), &Line::default());
+        assert_eq!(texts(&lines), ["    if x:"]);
+        let spans = [Span::plain("\tprint('a long line of code here')")];
+        let bar = Line::plain("│ ");
+        let lines = wrap_code(&spans, 16, &bar, &bar);
+        assert_eq!(
+            texts(&lines),
+            ["│     print('a l", "│ ong line of co", "│ de here')"]
+        );
+        assert!(lines.iter().all(|l| l.width() <= 16));
     }
 
     #[test]

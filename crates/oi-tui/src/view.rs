@@ -10,7 +10,7 @@
 //! terminal's own scrollback.
 
 use std::io::{self, Write};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anstyle::{AnsiColor, Style};
 use oi_protocol::{Event, OutputStream, RunStatus, SkipReason, StopReason};
@@ -63,6 +63,15 @@ impl ImageProtocol {
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
+/// How often the spinner moves on.
+const SPINNER_FRAME: Duration = Duration::from_millis(80);
+
+/// The live region is redrawn at most this often while text streams in
+/// (about 30 frames a second): a fast model sends hundreds of pieces a
+/// second, and redrawing for each would only make the terminal flicker.
+/// Whatever waits is drawn by the next [`View::tick`] or permanent line.
+pub const FRAME: Duration = Duration::from_millis(33);
+
 /// Shows the agent's events (see the module docs). In plain mode, colours
 /// are written as styles and dropped by the writer when it is not a
 /// terminal or `NO_COLOR` is set (through `anstream`).
@@ -87,7 +96,9 @@ pub struct View<W: Write> {
     reply_text: String,
     /// What is going on, and since when (the spinner line).
     status: Option<(String, Instant)>,
-    frame: usize,
+    /// When the live region was last drawn, and whether it is out of date.
+    drawn_at: Option<Instant>,
+    stale: bool,
     /// The unfinished last line of each output stream (live mode).
     partial: [String; 2],
 }
@@ -117,7 +128,8 @@ impl<W: Write> View<W> {
             reply: MarkdownStream::new(),
             reply_text: String::new(),
             status: None,
-            frame: 0,
+            drawn_at: None,
+            stale: false,
             partial: [String::new(), String::new()],
         }
     }
@@ -140,25 +152,50 @@ impl<W: Write> View<W> {
 
     /// The terminal was resized: the live region is drawn again to fit.
     pub fn resize(&mut self, width: usize, height: usize) -> io::Result<()> {
+        self.begin_update()?;
         self.clear_live()?;
         self.width = width.max(20);
         self.height = height.max(5);
         self.draw_live()
     }
 
-    /// Moves the spinner on (call it a few times a second).
+    /// Starts a synchronized update: terminals that know it show what
+    /// follows at once when [`Self::draw_live`] ends it, so erasing and
+    /// drawing the live region again never flickers (others ignore it).
+    fn begin_update(&mut self) -> io::Result<()> {
+        if self.mode == Mode::Live {
+            self.out.write_all(b"\x1b[?2026h")?;
+        }
+        Ok(())
+    }
+
+    /// Draws what waits for the live region and moves the spinner on;
+    /// call it every [`FRAME`] while [`Self::busy`].
     pub fn tick(&mut self) -> io::Result<()> {
-        if self.mode == Mode::Live && self.status.is_some() {
-            self.frame = (self.frame + 1) % SPINNER.len();
+        if self.mode == Mode::Live && (self.status.is_some() || self.stale) {
+            self.begin_update()?;
             self.clear_live()?;
             self.draw_live()?;
         }
         Ok(())
     }
 
-    /// Whether a spinner is showing (the caller then ticks).
+    /// Whether a spinner is showing or a redraw waits (the caller then
+    /// ticks).
     pub fn busy(&self) -> bool {
-        self.status.is_some()
+        self.status.is_some() || self.stale
+    }
+
+    /// Redraws the live region, unless it was drawn less than a [`FRAME`]
+    /// ago (then the next tick does).
+    fn refresh_live(&mut self) -> io::Result<()> {
+        if self.drawn_at.is_some_and(|at| at.elapsed() < FRAME) {
+            self.stale = true;
+            return Ok(());
+        }
+        self.begin_update()?;
+        self.clear_live()?;
+        self.draw_live()
     }
 
     fn write_raw(&mut self, text: &str) -> io::Result<()> {
@@ -175,6 +212,7 @@ impl<W: Write> View<W> {
         if self.mode == Mode::Plain {
             return self.write_raw(text);
         }
+        self.begin_update()?;
         self.clear_live()?;
         // The terminal moves to the next line only with `\r\n` in raw mode.
         let text = text.replace("\r\n", "\n").replace('\n', "\r\n");
@@ -250,9 +288,15 @@ impl<W: Write> View<W> {
     /// output lines, and the spinner. Nothing is left on screen below it,
     /// and each row fits the width, so it can be erased exactly.
     fn draw_live(&mut self) -> io::Result<()> {
-        if self.mode != Mode::Live || !self.at_line_start {
+        if self.mode != Mode::Live {
             return self.out.flush();
         }
+        if !self.at_line_start {
+            self.out.write_all(b"\x1b[?2026l")?;
+            return self.out.flush();
+        }
+        self.drawn_at = Some(Instant::now());
+        self.stale = false;
         let mut rows: Vec<String> = Vec::new();
         let width = self.width.saturating_sub(1);
         if self.status.is_some() {
@@ -270,7 +314,8 @@ impl<W: Write> View<W> {
         }
         if let Some((label, since)) = &self.status {
             let secs = since.elapsed().as_secs_f64();
-            let spinner = SPINNER[self.frame];
+            let frame = since.elapsed().as_millis() / SPINNER_FRAME.as_millis();
+            let spinner = SPINNER[usize::try_from(frame).unwrap_or(0) % SPINNER.len()];
             let text = cut_to_width(
                 &format!("{spinner} {label} · {secs:.1} s · Ctrl-C stops it"),
                 width,
@@ -292,6 +337,7 @@ impl<W: Write> View<W> {
         if !rows.is_empty() {
             self.out.write_all(rows.join("\r\n").as_bytes())?;
         }
+        self.out.write_all(b"\x1b[?2026l")?;
         self.out.flush()
     }
 
@@ -360,8 +406,7 @@ impl<W: Write> View<W> {
         let width = self.width.saturating_sub(1);
         let done = self.reply.push(delta, width, &self.theme);
         if done.is_empty() {
-            self.clear_live()?;
-            return self.draw_live();
+            return self.refresh_live();
         }
         self.lines(&done)
     }
@@ -389,7 +434,7 @@ impl<W: Write> View<W> {
             dim,
         )];
         for line in highlight(code, language, self.theme.palette) {
-            lines.extend(crate::text::wrap(
+            lines.extend(crate::text::wrap_code(
                 &line.spans,
                 width,
                 &Line::default(),
@@ -406,8 +451,7 @@ impl<W: Write> View<W> {
         let style = if index == 1 { RED } else { Style::new() };
         self.partial[index].push_str(text);
         let Some(end) = self.partial[index].rfind('\n') else {
-            self.clear_live()?;
-            return self.draw_live();
+            return self.refresh_live();
         };
         let done: String = self.partial[index].drain(..=end).collect();
         let mut styled = String::new();

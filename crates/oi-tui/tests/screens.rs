@@ -21,6 +21,8 @@ fn screen_after(width: u16, events: &[Event]) -> vt100::Parser {
     for event in events {
         view.event(event).unwrap();
     }
+    // What the session's ticker does every frame.
+    view.tick().unwrap();
     let mut parser = terminal(HEIGHT, width);
     parser.process(&view.into_inner());
     parser
@@ -52,7 +54,7 @@ fn streamed(reply: &str, piece: usize) -> Vec<Event> {
     events
 }
 
-const REPLY: &str = "# Sales summary\n\nThe **total** is `15.0`, from *three* rows of [sales.csv](./sales.csv).\n\n- January: 5\n- February: 10\n  - of which refunds: 0\n\n> Numbers are in EUR.\n\n| month | amount |\n|---|---|\n| Jan | 5 |\n| Feb | 10 |\n\n```python\ntotal = sum([5, 10])\nprint(total)\n```\n\nThat's all — 日本語 too.\n";
+const REPLY: &str = "# Sales summary\n\nThe **total** is `15.0`, from *three* rows of [sales.csv](./sales.csv).\n\n- January: 5\n- February: 10\n  - of which refunds: 0\n\n> Numbers are in EUR.\n\n| month | amount |\n|---|---|\n| Jan | 5 |\n| Feb | 10 |\n\n```python\ntotal = 0\nfor amount in [5, 10]:\n    if amount > 0:\n        total += amount\nprint(total)\n```\n\nThat's all — 日本語 too.\n";
 
 #[test]
 fn a_streamed_reply_ends_as_its_markdown_rendering() {
@@ -168,6 +170,25 @@ fn code_output_and_errors_are_shown_apart() {
 }
 
 #[test]
+fn a_fast_stream_redraws_the_live_region_at_most_once_a_frame() {
+    // One long paragraph in 2,000 pieces, arriving faster than frames.
+    let reply = "word ".repeat(2000);
+    let mut view = View::with_mode(Vec::new(), Mode::Live, 80, 24).with_palette(Palette::Ansi256);
+    let started = std::time::Instant::now();
+    for event in streamed(&reply, 5).iter().take(2000) {
+        view.event(event).unwrap();
+    }
+    let elapsed = started.elapsed();
+    let out = view.into_inner();
+    let redraws = out.windows(3).filter(|w| w == b"\x1b[J").count();
+    let frames = elapsed.as_millis() / oi_tui::view::FRAME.as_millis() + 2;
+    assert!(
+        redraws as u128 <= frames + 2,
+        "{redraws} redraws in {elapsed:?}"
+    );
+}
+
+#[test]
 fn a_partial_line_of_output_waits_in_the_live_region() {
     let id = RunId(1);
     let events = vec![
@@ -207,4 +228,113 @@ fn resizing_redraws_the_live_region_without_leftovers() {
     let screen = text(&parser);
     let spinners = screen.matches("thinking").count();
     assert_eq!(spinners, 1, "one live region after the resize:\n{screen}");
+}
+
+/// The approval dialog as the session shows it: the proposed code, the
+/// risk classifier's notes, then the question.
+fn approval_screen(width: u16) -> vt100::Parser {
+    let id = RunId(7);
+    let code = "import shutil\nshutil.rmtree('/home/ada/old-photos')\nprint('removed')";
+    let mut events = streamed("I'll delete the old photos folder.", 100);
+    events.extend([
+        Event::CodeProposed {
+            id,
+            language: "python".into(),
+            code: code.into(),
+        },
+        Event::ApprovalRequested {
+            id,
+            language: "python".into(),
+            code: code.into(),
+            risks: vec![
+                "deletes files outside the workspace (`shutil.rmtree('/home/ada/old-photos')`)"
+                    .into(),
+            ],
+        },
+    ]);
+    let mut view = View::with_mode(Vec::new(), Mode::Live, width.into(), HEIGHT.into())
+        .with_palette(Palette::Ansi256);
+    for event in &events {
+        view.event(event).unwrap();
+    }
+    let question = oi_tui::dialog::approval_question("python", "workspace-write");
+    view.raw(&question.render(true)).unwrap();
+    let mut parser = terminal(HEIGHT, width);
+    parser.process(&view.into_inner());
+    parser
+}
+
+#[test]
+fn the_approval_dialog_shows_code_risks_sandbox_and_keys() {
+    for width in [80u16, 120] {
+        let parser = approval_screen(width);
+        let screen = text(&parser);
+        insta::assert_snapshot!(format!("approval_{width}"), screen);
+        assert!(screen.contains("⚠ risky: deletes files outside the workspace"));
+        assert!(screen.contains("(sandbox: workspace-write)"));
+        for key in ["[y]es", "[n]o", "[a]lways", "[e]dit", "Esc: no"] {
+            assert!(screen.contains(key), "{key} missing at {width}:\n{screen}");
+        }
+        // The risk is in red.
+        let row = screen
+            .lines()
+            .position(|l| l.starts_with("⚠ risky"))
+            .unwrap() as u16;
+        assert_eq!(
+            parser.screen().cell(row, 0).unwrap().fgcolor(),
+            vt100::Color::Idx(1)
+        );
+    }
+}
+
+fn picker_screen(picker: &oi_tui::dialog::Picker, width: u16) -> String {
+    let lines: Vec<String> = picker
+        .render(usize::from(width) - 1)
+        .iter()
+        .map(|l| l.render(true))
+        .collect();
+    let mut parser = terminal(30, width);
+    parser.process(lines.join("\r\n").as_bytes());
+    text(&parser)
+}
+
+#[test]
+fn the_model_picker_lists_filters_and_marks_the_current_model() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let models: Vec<String> = [
+        "gpt-5",
+        "gpt-5-mini",
+        "gpt-5-nano",
+        "gpt-4.1",
+        "gpt-4.1-mini",
+        "gpt-4o",
+        "gpt-4o-mini",
+        "o3",
+        "o3-mini",
+        "o4-mini",
+        "claude-sonnet-4-5",
+        "claude-haiku-4-5",
+        "a-model-with-a-very-long-name-that-does-not-fit-in-a-narrow-terminal-at-all-2025-11-30",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    for width in [80u16, 120] {
+        let mut picker =
+            oi_tui::dialog::Picker::new("Model", models.clone(), Some("gpt-4o".to_owned()));
+        let all = picker_screen(&picker, width);
+        insta::assert_snapshot!(format!("picker_{width}"), all);
+        for c in "mini".chars() {
+            picker.key(&KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        picker.key(&KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+        let filtered = picker_screen(&picker, width);
+        insta::assert_snapshot!(format!("picker_filtered_{width}"), filtered);
+        for line in all.lines().chain(filtered.lines()) {
+            assert!(
+                unicode_width::UnicodeWidthStr::width(line) < usize::from(width),
+                "{line}"
+            );
+        }
+    }
 }
