@@ -47,7 +47,7 @@ pub async fn ask<W: Write>(
 
 /// Opens `code` in `$VISUAL` / `$EDITOR` (default `vi`) and returns the
 /// edited text.
-async fn edit(language: &str, code: &str) -> io::Result<String> {
+pub(crate) async fn edit(language: &str, code: &str) -> io::Result<String> {
     let editor = std::env::var("VISUAL")
         .ok()
         .filter(|v| !v.trim().is_empty())

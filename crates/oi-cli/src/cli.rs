@@ -192,6 +192,12 @@ pub struct SessionOptions {
     )]
     pub run_timeout: Option<u64>,
 
+    /// The interactive session without the live display: plain lines, no
+    /// colours or cursor movement (also when stdout is not a terminal, or
+    /// with `NO_COLOR`).
+    #[arg(long, global = true)]
+    pub plain: bool,
+
     /// How the model is asked to run code: `native` (a function tool),
     /// `markdown` (fenced code blocks) or `auto`.
     #[arg(long, global = true, value_name = "HARNESS")]

@@ -8,10 +8,10 @@ pub mod commands;
 pub mod error;
 pub mod exec;
 pub mod input;
-pub mod interactive;
 pub mod render;
 pub mod session;
 pub mod signals;
+pub mod tui;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -36,6 +36,10 @@ pub fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => return report(&CliError::Io(e)),
     };
+    if cli.options.plain {
+        // Plain means plain everywhere: no colours even in a terminal.
+        anstream::ColorChoice::Never.write_global();
+    }
     let result = runtime.block_on(async move {
         match cli.command {
             Some(Command::Exec(args)) => exec::run(args, cli.options).await,
@@ -52,7 +56,7 @@ pub fn main() -> ExitCode {
                 commands::checkpoints(&cli.options, action).await
             }
             Some(Command::Trust { path, untrust }) => commands::trust(path, untrust),
-            None => interactive::run(cli.options).await,
+            None => tui::run(cli.options).await,
         }
     });
     // A line read from the terminal may still be pending; do not wait for it.

@@ -286,7 +286,8 @@ async fn slash_model_switches_and_saves_the_model_and_slash_debug_config_shows_i
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains(" 1. mock-large\n"), "{}", out.stdout);
     assert!(
-        out.stdout.contains("Now using mock-small"),
+        out.stdout
+            .contains("model: mock-small\nsaved as your default model"),
         "{}",
         out.stdout
     );
@@ -295,6 +296,12 @@ async fn slash_model_switches_and_saves_the_model_and_slash_debug_config_shows_i
     assert_eq!(requests[1].body["model"], "mock-large");
     let text = std::fs::read_to_string(env.oi_home().join("config.toml")).unwrap();
     assert!(text.contains("model = \"mock-large\""), "{text}");
+    assert!(
+        out.stdout
+            .contains("# Now, in this session: model = \"mock-large\""),
+        "{}",
+        out.stdout
+    );
     assert!(
         out.stdout.contains("model_provider = \"mock\""),
         "/debug-config: {}",

@@ -228,3 +228,42 @@ async fn undo_puts_back_what_a_run_deleted_and_edited_and_tells_the_model() {
         .collect();
     assert_eq!(roles, ["system", "user", "user"]);
 }
+
+#[tokio::test]
+async fn the_plain_session_has_every_slash_command_and_triple_quoted_blocks() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::text("Two lines seen.").usage(900, 12))
+        .push(Reply::text("After reset."))
+        .push(Reply::text("After load."));
+    let script = "\"\"\"line one\nline two\"\"\"\n/cost\n/tokens\n/save kept\n/reset\n/harness markdown\n/auto\n/verbose\n/verbose\n/modle\ngreetings\n/load\n1\nagain\n/exit\n";
+    let out = env.run(&[], Some(script)).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(last_message_text(&env.server, 0), "line one\nline two");
+    assert!(
+        out.stdout.contains("1 requests, 900 tokens in"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("next request:"), "{}", out.stdout);
+    assert!(env.oi_home().join("conversations/kept.json").is_file());
+    assert!(out.stdout.contains("new conversation"), "{}", out.stdout);
+    assert!(out.stdout.contains("harness: markdown"), "{}", out.stdout);
+    assert!(out.stdout.contains("auto-run on"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("did you mean /model?"),
+        "{}",
+        out.stdout
+    );
+    // After /reset the conversation starts again; the markdown harness
+    // sends no tools.
+    let body = requests[1].body.to_string();
+    assert!(!body.contains("line one"), "{body}");
+    assert!(requests[1].body.get("tools").is_none(), "{body}");
+    // /load by number from the list brings the first exchange back.
+    assert!(out.stdout.contains("  1. kept"), "{}", out.stdout);
+    let body = requests[2].body.to_string();
+    assert!(body.contains("line one"), "{body}");
+    assert!(!body.contains("greetings"), "{body}");
+}

@@ -14,5 +14,7 @@ mod errors;
 mod exec;
 mod interactive;
 mod kernels;
+mod pty;
 mod sandbox;
 mod support;
+mod tui;
