@@ -328,7 +328,7 @@ impl App {
             } else if trimmed.starts_with('/') && !trimmed[1..].contains('/') {
                 self.command(trimmed).await?
             } else {
-                self.task(text.clone()).await?
+                self.task(text.trim_end().to_owned()).await?
             };
             if let Flow::Exit = flow {
                 return Ok(ExitCode::from(exit::OK));

@@ -495,3 +495,47 @@ async fn plain_mode_in_a_terminal_writes_no_escape_codes() {
         assert!(raw.contains("42\r\n"), "{raw:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_large_paste_arrives_whole_with_its_line_breaks() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::text("Read it all."));
+    let mut pty = Pty::spawn(&env, &[], 100, 30);
+    pty.wait_for(PROMPT);
+    let pasted: String = (0..400)
+        .map(|i| format!("row {i}: some pasted text\n"))
+        .collect();
+    let pasted = pasted.trim_end();
+    pty.send("summarize this:\x1b[200~");
+    // In pieces, as a terminal delivers a big paste.
+    for chunk in pasted.as_bytes().chunks(1000) {
+        pty.send(std::str::from_utf8(chunk).unwrap());
+    }
+    pty.send("\x1b[201~");
+    std::thread::sleep(Duration::from_millis(100));
+    pty.send("\r");
+    pty.wait_for("Read it all.");
+    assert_eq!(
+        last_message_text(&env.server, 0),
+        format!("summarize this:{pasted}")
+    );
+    leave(pty);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tab_completes_file_paths_in_a_task() {
+    let env = TestEnv::new().await;
+    std::fs::write(env.cwd.path().join("quarterly-report.csv"), "a,b\n").unwrap();
+    env.server.push(Reply::text("Looked at it."));
+    let mut pty = Pty::spawn(&env, &[], 100, 30);
+    pty.wait_for(PROMPT);
+    pty.send("summarize quart\t");
+    wait_last_line(&pty, "› summarize quarterly-report.csv");
+    pty.send("\r");
+    pty.wait_for("Looked at it.");
+    assert_eq!(
+        last_message_text(&env.server, 0),
+        "summarize quarterly-report.csv"
+    );
+    leave(pty);
+}
