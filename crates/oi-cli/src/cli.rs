@@ -29,6 +29,16 @@ pub enum Command {
     },
     /// List the models the active provider offers.
     Models,
+    /// List the recorded sessions, most recent first (`--resume ID` takes
+    /// one up again).
+    Sessions {
+        /// Only the sessions of this folder (default: all).
+        #[arg(long)]
+        here: bool,
+        /// How many to list.
+        #[arg(long, short = 'n', default_value_t = 20)]
+        limit: usize,
+    },
     /// Run a command under the sandbox the session's code gets, to see what
     /// it allows: `interpreter sandbox [--sandbox MODE] -- CMD ARGS…`.
     Sandbox {
@@ -120,6 +130,18 @@ pub struct SessionOptions {
         value_name = "KEY"
     )]
     pub api_key: Option<String>,
+
+    /// Take up a recorded session again: its conversation is restored and
+    /// its transcript continued (the kernels start afresh). Without an ID,
+    /// the most recent session of this folder. `interpreter sessions` lists
+    /// them.
+    #[arg(long, global = true, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with = "continue_session")]
+    pub resume: Option<String>,
+
+    /// Take up the most recent session of this folder again (as `--resume`
+    /// without an ID).
+    #[arg(long = "continue", global = true)]
+    pub continue_session: bool,
 
     /// Run code without asking for approval, except risky code
     /// (`approval = "auto"`).

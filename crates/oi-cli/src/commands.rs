@@ -225,3 +225,84 @@ fn write_stdout(text: &str) -> Result<(), CliError> {
         _ => Ok(()),
     }
 }
+
+/// `interpreter sessions [--here] [-n N]`
+pub fn sessions(options: &SessionOptions, here: bool, limit: usize) -> Result<ExitCode, CliError> {
+    let loaded = session::load_config(options)?;
+    let dir = loaded.home.join("sessions");
+    let cwd = session::policy(&loaded, options)?.workspace;
+    let cwd = cwd.display().to_string();
+    let all = oi_core::transcript::list(&dir);
+    let shown: Vec<_> = all
+        .iter()
+        .filter(|s| !here || s.header.cwd == cwd)
+        .take(limit)
+        .collect();
+    let mut out = anstream::stdout();
+    if shown.is_empty() {
+        writeln!(
+            out,
+            "No sessions recorded{} yet (they are kept in {}).",
+            if here { " in this folder" } else { "" },
+            oi_config::display_path(&dir)
+        )?;
+        return Ok(ExitCode::from(exit::OK));
+    }
+    let dim = anstyle::Style::new().dimmed();
+    writeln!(
+        out,
+        "{dim}{:<22} {:<20} {:>5} {:>9}  {:<24} first prompt{dim:#}",
+        "id", "last active (UTC)", "tasks", "cost", "directory"
+    )?;
+    for s in &shown {
+        let when = s
+            .last_active
+            .replace('T', " ")
+            .trim_end_matches('Z')
+            .to_owned();
+        let when: String = when.chars().take(16).collect();
+        let cost = s
+            .cost_usd
+            .map_or_else(|| "-".to_owned(), |c| format!("${c:.4}"));
+        let dir = oi_config::display_path(std::path::Path::new(&s.header.cwd));
+        let prompt = s
+            .first_prompt
+            .as_deref()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        writeln!(
+            out,
+            "{:<22} {:<20} {:>5} {:>9}  {:<24} {}",
+            s.header.id,
+            when,
+            s.turns,
+            cost,
+            shorten(&dir, 24),
+            shorten(&prompt, 60)
+        )?;
+    }
+    if all.len() > shown.len() && !here {
+        writeln!(
+            out,
+            "{dim}({} more; -n N shows more){dim:#}",
+            all.len() - shown.len()
+        )?;
+    }
+    writeln!(
+        out,
+        "{dim}Take one up again with `interpreter --resume ID` (`--continue`: the latest here).{dim:#}"
+    )?;
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}

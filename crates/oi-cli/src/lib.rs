@@ -50,6 +50,9 @@ pub fn main() -> ExitCode {
                 action: ConfigAction::Set { key, value },
             }) => commands::config_set(&key, &value),
             Some(Command::Models) => commands::models(&cli.options).await,
+            Some(Command::Sessions { here, limit }) => {
+                commands::sessions(&cli.options, here, limit)
+            }
             Some(Command::Sandbox { command }) => commands::sandbox(&cli.options, &command),
             Some(Command::Undo) => commands::undo(&cli.options).await,
             Some(Command::Checkpoints { action }) => {

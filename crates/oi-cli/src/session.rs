@@ -10,7 +10,7 @@ use oi_config::{
     Approval, DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, FlagSetting,
     LoadOptions, Loaded, WireApi,
 };
-use oi_core::{AgentConfig, ApprovalPolicy};
+use oi_core::{AgentConfig, ApprovalPolicy, transcript};
 use oi_kernels::{KernelManager, LanguageSpec, detect_languages, known_languages};
 use oi_providers::{ModelClient, ModelInfo, ProviderConfig, Wire};
 use oi_sandbox::{Policy, SandboxMode};
@@ -28,6 +28,78 @@ pub struct Setup {
     pub loaded: Loaded,
     /// One-time notes to show before the session starts.
     pub notes: Vec<String>,
+    /// The recorded session taken up again (`--resume`, `--continue`).
+    pub resumed: Option<transcript::Loaded>,
+}
+
+/// The session `--resume [ID]` or `--continue` names, read back.
+fn resumed_session(
+    loaded: &Loaded,
+    options: &SessionOptions,
+    cwd: &std::path::Path,
+) -> Result<Option<transcript::Loaded>, CliError> {
+    let wanted = match (&options.resume, options.continue_session) {
+        (Some(id), _) if !id.is_empty() => Some(id.clone()),
+        (Some(_), _) | (None, true) => None,
+        (None, false) => return Ok(None),
+    };
+    let dir = loaded.home.join("sessions");
+    let hint = "`interpreter sessions` lists the recorded sessions (`--here`: this folder's)";
+    let found = match wanted {
+        Some(id) => {
+            let exact = dir.join(&id).join(transcript::FILE_NAME);
+            if exact.is_file() {
+                Some(transcript::read(&exact).map_err(|e| CliError::usage(e.to_string(), hint))?)
+            } else {
+                // A unique prefix of an id is enough.
+                let mut matching: Vec<transcript::Loaded> = transcript::list(&dir)
+                    .into_iter()
+                    .filter(|l| l.header.id.starts_with(&id))
+                    .collect();
+                match matching.len() {
+                    0 => {
+                        return Err(CliError::usage(
+                            format!("--resume {id}: there is no recorded session `{id}`"),
+                            hint,
+                        ));
+                    }
+                    1 => matching.pop(),
+                    n => {
+                        return Err(CliError::usage(
+                            format!("--resume {id}: {n} sessions start with `{id}`"),
+                            "give more of the id",
+                        ));
+                    }
+                }
+            }
+        }
+        None => {
+            let here = cwd.display().to_string();
+            let found = transcript::list(&dir)
+                .into_iter()
+                .find(|l| l.header.cwd == here);
+            if found.is_none() {
+                return Err(CliError::usage(
+                    format!("no session was recorded in {here} yet, so there is none to continue"),
+                    hint,
+                ));
+            }
+            found
+        }
+    };
+    Ok(found)
+}
+
+/// What must never be written to a transcript: the API key in use, and the
+/// values of every provider's key and header variables.
+fn secrets(loaded: &Loaded, provider: &ProviderConfig) -> Vec<String> {
+    let mut secrets: Vec<String> = provider.api_key.iter().cloned().collect();
+    for p in loaded.config.providers.values() {
+        let vars = p.env_key.iter().chain(p.env_http_headers.values());
+        secrets.extend(vars.filter_map(|var| std::env::var(var).ok()));
+    }
+    secrets.retain(|s| !s.trim().is_empty());
+    secrets
 }
 
 /// Loads the configuration with every layer, including this command line.
@@ -209,7 +281,24 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         notes.extend(shortfalls.into_iter().map(|s| format!("warning: {s}")));
     }
     let cwd = policy.workspace.clone();
-    let session_id = oi_core::new_session_id();
+    let resumed = resumed_session(&loaded, options, &cwd)?;
+    let session_id = resumed
+        .as_ref()
+        .map_or_else(oi_core::new_session_id, |r| r.header.id.clone());
+    if let Some(r) = &resumed {
+        notes.extend(r.warnings.iter().map(|w| format!("warning: {w}")));
+        let last = r
+            .first_prompt
+            .as_deref()
+            .map(|p| format!(", begun with “{}”", p.lines().next().unwrap_or(p)))
+            .unwrap_or_default();
+        notes.push(format!(
+            "Resumed session {} ({} messages{last}; last active {}). The kernels start afresh.",
+            r.header.id,
+            r.messages.len(),
+            r.last_active.replace('T', " ")
+        ));
+    }
     let images = loaded
         .home
         .join("sessions")
@@ -301,8 +390,27 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
             ));
         }
     }
+    let sessions = loaded.home.join("sessions");
+    config.transcript = Some(oi_core::TranscriptSetup {
+        path: sessions.join(&session_id).join(transcript::FILE_NAME),
+        header: transcript::Header {
+            id: session_id.clone(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            started: oi_core::format_rfc3339(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
+            ),
+            cwd: cwd.display().to_string(),
+            model: config.model.clone(),
+            provider: c.model_provider.clone(),
+        },
+        secrets: secrets(&loaded, &provider),
+        resume: resumed.as_ref().map(|r| r.messages.clone()),
+    });
     Ok(Setup {
         config,
+        resumed,
         client: oi_providers::client(provider, wire),
         kernels: KernelManager::new(languages, cwd)
             .with_image_dir(images)

@@ -21,10 +21,14 @@ use crate::environment;
 use crate::harness::{Action, Harness, PromptEnv, ProposedRun, Report, language};
 use crate::loop_guard::LoopGuard;
 use crate::output::{DisplayPacer, HeadTail, Shown, describe_run};
+use crate::transcript::Transcript;
 
 /// Images kept in the conversation: older ones are replaced by a note, so
 /// a session that plots a lot does not pay for every plot on every request.
 const MAX_IMAGES_IN_HISTORY: usize = 3;
+
+/// Told to the model with the first message after a session is resumed.
+const RESUMED_NOTE: &str = "[This session was resumed: the kernels were restarted, so variables, imports, functions and the working directory from before are gone. Files on disk are as they are now. Rebuild any state you need before relying on it.]";
 /// Images of one run sent to the model (the last ones made).
 const MAX_IMAGES_PER_RUN: usize = 3;
 /// Larger image files are not sent (providers refuse them).
@@ -69,6 +73,29 @@ impl Agent {
             date: environment::today(),
             custom_instructions: config.custom_instructions.clone(),
         };
+        // The transcript: continued for a resumed session, else started.
+        let mut history = Vec::new();
+        let mut pending_notes = Vec::new();
+        let mut warnings = Vec::new();
+        let mut history_epoch = 0;
+        let transcript = config.transcript.as_ref().and_then(|setup| {
+            let opened = match &setup.resume {
+                Some(messages) => {
+                    history = messages.clone();
+                    crate::transcript::close_dangling_calls(&mut history);
+                    if history.len() != messages.len() {
+                        // The repaired conversation is written whole.
+                        history_epoch = 1;
+                    }
+                    pending_notes.push(RESUMED_NOTE.to_owned());
+                    Transcript::append(&setup.path, history.len(), &setup.secrets)
+                }
+                None => Transcript::create(&setup.path, &setup.header, &setup.secrets),
+            };
+            opened
+                .map_err(|e| warnings.push(format!("{e}; this session is not recorded")))
+                .ok()
+        });
         let session = Session {
             system_prompt: harness.system_prompt(&env),
             tools: harness.tools(&languages),
@@ -80,8 +107,8 @@ impl Agent {
             client,
             kernels,
             languages,
-            history: Vec::new(),
-            events: event_tx,
+            history,
+            events: event_tx.clone(),
             approvals: approval_rx,
             current,
             input_target,
@@ -93,9 +120,14 @@ impl Agent {
             requests_sent: 0,
             guard: LoopGuard::default(),
             task_started: Instant::now(),
-            pending_notes: Vec::new(),
+            pending_notes,
             checkpoint_warned: false,
+            transcript: Mutex::new(transcript),
+            history_epoch,
         };
+        for message in warnings {
+            let _ = event_tx.send(Event::Warning { message });
+        }
         tokio::spawn(session.run(work_rx));
         (op_tx, event_rx)
     }
@@ -202,6 +234,11 @@ struct Session {
     pending_notes: Vec<String>,
     /// Whether a failed checkpoint was already reported.
     checkpoint_warned: bool,
+    /// The session's transcript; taken out when writing it fails.
+    transcript: Mutex<Option<Transcript>>,
+    /// Moves on whenever the conversation is replaced (load, compaction),
+    /// so the transcript writes it whole.
+    history_epoch: u64,
 }
 
 /// A complete reply of the model.
@@ -225,8 +262,29 @@ enum Halt {
 
 impl Session {
     fn emit(&self, event: Event) {
+        self.record(&event);
         // A front end that stopped listening is not the agent's failure.
         let _ = self.events.send(event);
+    }
+
+    /// Brings the transcript up to date, then writes `event` to it. A
+    /// transcript that cannot be written is given up, with a warning.
+    fn record(&self, event: &Event) {
+        let Ok(mut slot) = self.transcript.lock() else {
+            return;
+        };
+        let Some(transcript) = slot.as_mut() else {
+            return;
+        };
+        let written = transcript
+            .sync(&self.history, self.history_epoch)
+            .and_then(|()| transcript.event(event));
+        if let Err(error) = written {
+            *slot = None;
+            let _ = self.events.send(Event::Warning {
+                message: format!("{error}; the rest of this session is not recorded"),
+            });
+        }
     }
 
     async fn run(mut self, mut work: mpsc::UnboundedReceiver<Work>) {
@@ -340,6 +398,7 @@ impl Session {
             Op::Load { path } => match load_conversation(Path::new(&path)) {
                 Ok(messages) => {
                     self.history = messages;
+                    self.history_epoch += 1;
                     self.undo_points.clear();
                     self.emit(Event::Loaded {
                         path,

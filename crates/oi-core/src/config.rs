@@ -55,6 +55,21 @@ pub struct AgentConfig {
     /// person is there to type). Otherwise a program that waits for input
     /// is stopped at once, and the model is told why.
     pub user_input: bool,
+    /// Where the session's transcript is written; `None`: nowhere.
+    pub transcript: Option<TranscriptSetup>,
+}
+
+/// The session's transcript (see [`crate::transcript`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranscriptSetup {
+    pub path: std::path::PathBuf,
+    /// Written first, for a new session.
+    pub header: crate::transcript::Header,
+    /// Values never to write (API keys).
+    pub secrets: Vec<String>,
+    /// The conversation of a session taken up again (its transcript is
+    /// continued, and the model is told the kernels restarted).
+    pub resume: Option<Vec<oi_protocol::Message>>,
 }
 
 impl AgentConfig {
@@ -82,6 +97,7 @@ impl AgentConfig {
             vision: false,
             user_input: false,
             checkpoints: None,
+            transcript: None,
         }
     }
 }

@@ -63,6 +63,19 @@ pub fn format_utc(unix_secs: u64) -> String {
     )
 }
 
+/// A moment as `2026-11-30T14:05:09Z` (RFC 3339, UTC), from seconds since
+/// 1970: sortable as text.
+pub fn format_rfc3339(unix_secs: u64) -> String {
+    let (y, m, d) = civil_from_days((unix_secs / 86_400) as i64);
+    let t = unix_secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01.
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;

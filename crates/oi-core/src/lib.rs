@@ -14,9 +14,10 @@ mod environment;
 mod harness;
 mod loop_guard;
 mod output;
+pub mod transcript;
 
 pub use agent::Agent;
 pub use checkpoint::{Checkpoint, CheckpointError, Checkpoints};
-pub use config::{AgentConfig, ApprovalPolicy};
-pub use environment::{format_utc, new_session_id};
+pub use config::{AgentConfig, ApprovalPolicy, TranscriptSetup};
+pub use environment::{format_rfc3339, format_utc, new_session_id};
 pub use harness::HarnessKind;

@@ -16,5 +16,6 @@ mod interactive;
 mod kernels;
 mod pty;
 mod sandbox;
+mod sessions;
 mod support;
 mod tui;
