@@ -642,6 +642,16 @@ impl App {
                     self.view.event(&event)?;
                 }
             }
+            "/compact" => {
+                if let Some(event) = self
+                    .control(Op::Compact, |e| {
+                        matches!(e, Event::Compacted { .. } | Event::Error { .. })
+                    })
+                    .await?
+                {
+                    self.view.event(&event)?;
+                }
+            }
             "/reset" => {
                 if let Some(event) = self
                     .control(Op::Reset, |e| matches!(e, Event::SessionReset))

@@ -124,6 +124,8 @@ impl Agent {
             checkpoint_warned: false,
             transcript: Mutex::new(transcript),
             history_epoch,
+            task_index: None,
+            probed_window: None,
         };
         for message in warnings {
             let _ = event_tx.send(Event::Warning { message });
@@ -176,6 +178,7 @@ async fn route_ops(
             }
             Op::Interrupt => cancel_current(),
             op @ (Op::Undo
+            | Op::Compact
             | Op::SetModel { .. }
             | Op::SetHarness { .. }
             | Op::SetApproval { .. }
@@ -239,6 +242,11 @@ struct Session {
     /// Moves on whenever the conversation is replaced (load, compaction),
     /// so the transcript writes it whole.
     history_epoch: u64,
+    /// Where the current task's message is in the history.
+    task_index: Option<usize>,
+    /// The context window the server said it serves the model with (asked
+    /// once, when neither the configuration nor the catalog knew).
+    probed_window: Option<Option<u32>>,
 }
 
 /// A complete reply of the model.
@@ -319,6 +327,7 @@ impl Session {
             Op::Undo => self.undo().await,
             Op::SetModel { model } => {
                 self.config.model = model.clone();
+                self.probed_window = None;
                 self.emit(Event::ModelChanged { model });
             }
             Op::SetHarness { harness } => {
@@ -357,8 +366,23 @@ impl Session {
                     policy: policy.trim().to_owned(),
                 });
             }
+            Op::Compact => {
+                let cancel = self.fresh_cancel_token();
+                if self.history.len() <= crate::context::KEEP_RECENT {
+                    self.emit(Event::Error {
+                        message: "nothing to compact yet: the conversation is short".to_owned(),
+                        hint: None,
+                    });
+                } else if let Err(message) = self.fit_context(true, &cancel).await {
+                    self.emit(Event::Error {
+                        message,
+                        hint: None,
+                    });
+                }
+            }
             Op::Reset => {
                 self.history.clear();
+                self.task_index = None;
                 self.pending_notes.clear();
                 self.undo_points.clear();
                 self.approve_all = false;
@@ -366,6 +390,7 @@ impl Session {
                 self.emit(Event::SessionReset);
             }
             Op::Stats => {
+                let window = self.context_window().await;
                 let request = self.request();
                 let context_tokens = estimate_tokens(&request);
                 let next_request_usd = self.config.pricing.map(|p| {
@@ -377,7 +402,7 @@ impl Session {
                 });
                 self.emit(Event::Stats {
                     context_tokens,
-                    context_window: self.config.context_window,
+                    context_window: Some(window),
                     next_request_usd,
                     total: self.total_usage,
                     cost_usd: self.config.pricing.map(|_| self.total_cost),
@@ -502,11 +527,12 @@ impl Session {
         let cancel = self.fresh_cancel_token();
         self.emit(Event::TaskStarted);
         let message = self.user_message(text, &images);
+        self.task_index = Some(self.history.len());
         self.history.push(message);
         self.guard = LoopGuard::default();
         self.task_started = Instant::now();
         let mut turn = 0;
-        let mut warned_context = false;
+        let mut retried_overflow = false;
         loop {
             if let Some(limit) = self.config.max_time
                 && self.task_started.elapsed() >= limit
@@ -528,6 +554,17 @@ impl Session {
                 });
                 return;
             }
+            if let Err(message) = self.fit_context(false, &cancel).await {
+                self.emit(Event::Error {
+                    message,
+                    hint: Some("set `context_window` (or `[models.\"NAME\"] context_window`) if the model allows more, lower `max_tokens`, or start a new conversation with /reset".to_owned()),
+                });
+                self.emit(Event::TaskComplete {
+                    reason: StopReason::Failed,
+                    final_message: None,
+                });
+                return;
+            }
             turn += 1;
             self.emit(Event::ModelRequest { turn });
             let request = self.request();
@@ -535,10 +572,6 @@ impl Session {
                 self.emit(Event::RawRequest {
                     body: self.client.request_body(&request),
                 });
-            }
-            if !warned_context && let Some(message) = self.context_warning(&request) {
-                warned_context = true;
-                self.emit(Event::Warning { message });
             }
             if let Some(stop) = self.over_budget(&request) {
                 self.emit(Event::TaskComplete {
@@ -562,6 +595,31 @@ impl Session {
                         final_message: None,
                     });
                     return;
+                }
+                // The server says it does not fit after all: make it
+                // smaller and ask once more.
+                Err(ReplyError::Failed(ProviderError::ContextLength { message, .. }))
+                    if !retried_overflow =>
+                {
+                    retried_overflow = true;
+                    self.emit(Event::Warning {
+                        message: format!(
+                            "the server found the request longer than the context window ({message}); making the conversation smaller and trying again"
+                        ),
+                    });
+                    if let Err(message) = self.fit_context(true, &cancel).await {
+                        self.emit(Event::Error {
+                            message,
+                            hint: None,
+                        });
+                        self.emit(Event::TaskComplete {
+                            reason: StopReason::Failed,
+                            final_message: None,
+                        });
+                        return;
+                    }
+                    turn -= 1;
+                    continue;
                 }
                 Err(ReplyError::Failed(error)) => {
                     self.emit(Event::Error {
@@ -637,18 +695,162 @@ impl Session {
         })
     }
 
-    /// A warning when `request` likely does not fit the context window
-    /// (estimated at four characters per token).
-    fn context_warning(&self, request: &ModelRequest) -> Option<String> {
-        let window = u64::from(self.config.context_window?);
-        let reserved = u64::from(self.config.max_tokens.unwrap_or(0));
-        let available = window.saturating_sub(reserved);
-        let estimate = estimate_tokens(request);
-        (estimate > available).then(|| {
-            format!(
-                "this request is about {estimate} tokens, more than the {available} the context window leaves (context_window = {window}, max_tokens = {reserved}); the server may reject it or forget the start of the conversation. Start a new session, or raise `context_window` if the model allows more"
-            )
-        })
+    /// The model's context window: configured or from the catalog, else
+    /// what the server says (asked once), else 8192.
+    async fn context_window(&mut self) -> u32 {
+        if let Some(window) = self.config.context_window {
+            return window;
+        }
+        if self.probed_window.is_none() {
+            let model = self.config.model.clone();
+            self.probed_window = Some(self.client.context_window(&model).await);
+        }
+        self.probed_window
+            .flatten()
+            .unwrap_or(crate::context::DEFAULT_CONTEXT_WINDOW)
+    }
+
+    /// Makes the conversation fit the context window (see
+    /// [`crate::context`]); with `force`, makes it smaller even if it fits.
+    /// An error when it cannot be made to fit.
+    async fn fit_context(&mut self, force: bool, cancel: &CancellationToken) -> Result<(), String> {
+        use crate::context::{KEEP_RECENT, input_budget, rebuild, shrink_outputs, split_point};
+        let window = self.context_window().await;
+        let budget = input_budget(window, self.config.max_tokens);
+        let before = estimate_tokens(&self.request());
+        if !force && before <= budget {
+            return Ok(());
+        }
+        // Forced (the server refused, or /compact): only the last exchange
+        // stays as it is.
+        let keep = if force { 2 } else { KEEP_RECENT };
+        let recent_start = self.history.len().saturating_sub(keep);
+        let mut shrunk = shrink_outputs(&mut self.history, recent_start, self.task_index);
+        let mut now = estimate_tokens(&self.request());
+        let mut summarized = 0;
+        if (force || now > budget)
+            && let Some(keep_from) = split_point(&self.history, keep)
+        {
+            let old: Vec<Message> = self.history[..keep_from]
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != self.task_index)
+                .map(|(_, m)| m.clone())
+                .collect();
+            if !old.is_empty() {
+                let summary = self.summarize(&old, window, cancel).await?;
+                let first_kept_is_user =
+                    matches!(self.history.get(keep_from), Some(Message::User { .. }));
+                self.history = rebuild(&self.history, keep_from, self.task_index, &summary);
+                self.task_index = self.task_index.map(|task| {
+                    if task < keep_from || first_kept_is_user {
+                        task.saturating_sub(keep_from)
+                    } else {
+                        task - keep_from + 1
+                    }
+                });
+                self.history_epoch += 1;
+                self.undo_points.clear();
+                summarized = old.len();
+                now = estimate_tokens(&self.request());
+            }
+        }
+        if now > budget {
+            // Last resort: the recent outputs too.
+            let all = self.history.len();
+            shrunk += shrink_outputs(&mut self.history, all, self.task_index);
+            now = estimate_tokens(&self.request());
+        }
+        if shrunk > 0 || summarized > 0 {
+            self.emit(Event::Compacted {
+                before_tokens: before,
+                after_tokens: now,
+                context_window: window,
+                shrunk_outputs: shrunk,
+                summarized_messages: summarized,
+            });
+        } else if force {
+            return Err(
+                "nothing to compact: no old outputs or earlier turns to summarize".to_owned(),
+            );
+        }
+        if now > budget {
+            return Err(format!(
+                "the conversation is about {now} tokens even after compaction, more than the {budget} a context window of {window} tokens leaves for it"
+            ));
+        }
+        Ok(())
+    }
+
+    /// A summary of `messages` by the model; if the model cannot make one,
+    /// a list of what the user asked.
+    async fn summarize(
+        &mut self,
+        messages: &[Message],
+        window: u32,
+        cancel: &CancellationToken,
+    ) -> Result<String, String> {
+        const SUMMARY_TOKENS: u32 = 600;
+        let budget = crate::context::input_budget(window, Some(SUMMARY_TOKENS));
+        // 3 characters per token, less the instructions.
+        let chars = usize::try_from(budget.saturating_mul(3))
+            .unwrap_or(usize::MAX)
+            .saturating_sub(2000);
+        let text = crate::context::render_for_summary(messages, 2000, chars);
+        let request = crate::context::summary_request(&self.config.model, &text, SUMMARY_TOKENS);
+        let mut stream = self.client.stream(request);
+        let mut summary = String::new();
+        let failure = loop {
+            let item = tokio::select! {
+                item = stream.next() => item,
+                () = cancel.cancelled() => return Err("interrupted while summarizing the conversation".to_owned()),
+            };
+            match item {
+                Some(Ok(StreamEvent::TextDelta(delta))) => summary.push_str(&delta),
+                Some(Ok(StreamEvent::Restart)) => summary.clear(),
+                Some(Ok(StreamEvent::Completed { usage, .. })) => {
+                    self.requests_sent += 1;
+                    if let Some(usage) = usage {
+                        self.total_usage += usage;
+                        let cost_usd = self.config.pricing.map(|p| {
+                            self.total_cost += p.cost(&usage);
+                            self.total_cost
+                        });
+                        self.emit(Event::Usage {
+                            last: usage,
+                            total: self.total_usage,
+                            cost_usd,
+                        });
+                    }
+                    break None;
+                }
+                Some(Ok(_)) => {}
+                Some(Err(error)) => break Some(error.to_string()),
+                None => break Some("the reply ended early".to_owned()),
+            }
+        };
+        let summary = summary.trim().to_owned();
+        if failure.is_none() && !summary.is_empty() {
+            return Ok(summary);
+        }
+        let asked: Vec<String> = messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::User { content } => content.first().and_then(ContentPart::as_text),
+                _ => None,
+            })
+            .map(|t| t.chars().take(200).collect())
+            .collect();
+        self.emit(Event::Warning {
+            message: format!(
+                "the model could not summarize the earlier conversation ({}); it is replaced by a list of what was asked",
+                failure.unwrap_or_else(|| "its summary was empty".to_owned())
+            ),
+        });
+        Ok(format!(
+            "Earlier, the user asked:\n- {}",
+            asked.join("\n- ")
+        ))
     }
 
     async fn stream_reply(
@@ -1254,12 +1456,7 @@ fn bound_images(history: &mut [Message], keep: usize) {
 }
 
 /// The size of a request in tokens, estimated at four characters per token.
-fn estimate_tokens(request: &ModelRequest) -> u64 {
-    let chars = request.system.len()
-        + serde_json::to_string(&request.messages).map_or(0, |s| s.len())
-        + serde_json::to_string(&request.tools).map_or(0, |s| s.len());
-    (chars / 4) as u64
-}
+use crate::context::estimate_tokens;
 
 #[cfg(test)]
 mod tests {

@@ -10,6 +10,7 @@
 mod agent;
 pub mod checkpoint;
 mod config;
+pub mod context;
 mod environment;
 mod harness;
 mod loop_guard;

@@ -37,6 +37,16 @@ pub enum Event {
     /// `Op::Reset`: the conversation was forgotten and the kernels stopped
     /// (they start afresh on the next run).
     SessionReset,
+    /// The conversation was made smaller to fit the context window (or on
+    /// `Op::Compact`): `shrunk_outputs` old outputs cut to head and tail,
+    /// `summarized_messages` older messages replaced by a summary.
+    Compacted {
+        before_tokens: u64,
+        after_tokens: u64,
+        context_window: u32,
+        shrunk_outputs: usize,
+        summarized_messages: usize,
+    },
     /// `Op::Stats`: the session's figures.
     Stats {
         /// The next request's size, estimated (about four characters per

@@ -25,6 +25,9 @@ pub enum Op {
     /// Restore the workspace to its state before the last run that changed
     /// it (answered with `Undone` or `Error`).
     Undo,
+    /// Make the conversation smaller now: old outputs cut, older turns
+    /// summarized (answered with `Compacted` or `Error`).
+    Compact,
     /// Use another model from the next request on (same provider).
     SetModel { model: String },
     /// Use another harness (`native` or `markdown`) from the next request on.

@@ -37,6 +37,10 @@ impl ChatClient {
 }
 
 impl ModelClient for ChatClient {
+    fn context_window<'a>(&'a self, model: &'a str) -> futures::future::BoxFuture<'a, Option<u32>> {
+        Box::pin(crate::discover::context_window(&self.config, model))
+    }
+
     fn request_body(&self, request: &ModelRequest) -> Value {
         request_body(request)
     }

@@ -8,6 +8,7 @@
 
 mod catalog;
 mod chat;
+pub mod discover;
 mod error;
 mod messages;
 mod models;
@@ -115,6 +116,13 @@ pub trait ModelClient: Send + Sync + std::fmt::Debug {
 
     /// The JSON body `request` is sent as (for showing it to the user).
     fn request_body(&self, request: &ModelRequest) -> serde_json::Value;
+
+    /// The context window the server says it serves `model` with (see
+    /// [`discover::context_window`]); `None` when it does not say.
+    fn context_window<'a>(&'a self, model: &'a str) -> futures::future::BoxFuture<'a, Option<u32>> {
+        let _ = model;
+        Box::pin(async { None })
+    }
 }
 
 /// Which API format a server speaks.

@@ -89,6 +89,10 @@ struct Shared {
     fallback: Option<Reply>,
     api_key: Option<String>,
     models: Option<Value>,
+    /// Replies for requests whose body contains a text, outside the script.
+    rules: Vec<(String, Reply)>,
+    /// Other JSON endpoints, by method and path (`GET /props` …).
+    routes: std::collections::HashMap<(String, String), Value>,
     requests: Vec<RecordedRequest>,
     served: u64,
 }
@@ -164,6 +168,25 @@ impl MockServer {
         self
     }
 
+    /// Answers `METHOD path` with `body` (status 200), to imitate a local
+    /// server's own endpoints: llama.cpp's `GET /props`, Ollama's
+    /// `POST /api/show` and `GET /api/tags`, LM Studio's `GET
+    /// /api/v0/models` …
+    pub fn set_route(&self, method: &str, path: &str, body: Value) -> &Self {
+        self.lock()
+            .routes
+            .insert((method.to_ascii_uppercase(), path.to_owned()), body);
+        self
+    }
+
+    /// Answers every model request whose JSON body contains `needle` with
+    /// `reply`, without taking a reply from the script (e.g. the requests
+    /// for a summary, which come whenever the agent needs one).
+    pub fn answer_when(&self, needle: &str, reply: Reply) -> &Self {
+        self.lock().rules.push((needle.to_owned(), reply));
+        self
+    }
+
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.lock().requests.clone()
@@ -221,6 +244,12 @@ async fn handle(
     let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
     s.requests.push(recorded);
 
+    if let Some(body) = s
+        .routes
+        .get(&(method.as_str().to_owned(), uri.path().to_owned()))
+    {
+        return json_response(StatusCode::OK, body.to_string());
+    }
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let wire = match (method.clone(), uri.path()) {
         (Method::POST, path) => Wire::from_path(path),
@@ -284,6 +313,16 @@ async fn handle(
     }
     s.served += 1;
     let serial = s.served;
+    let text = request_body.to_string();
+    if let Some((_, reply)) = s
+        .rules
+        .iter()
+        .find(|(needle, _)| text.contains(needle.as_str()))
+    {
+        let reply = reply.clone();
+        drop(s);
+        return respond(reply, wire, &request_body, serial);
+    }
     let reply = match s.script.pop_front() {
         Some(reply) => reply,
         None => match &s.fallback {

@@ -31,6 +31,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("/reset", "start a new conversation (kernels restart)"),
     (
+        "/compact",
+        "make the conversation smaller: old outputs cut, earlier turns summarized",
+    ),
+    (
         "/tokens",
         "context used and what the next request would cost",
     ),

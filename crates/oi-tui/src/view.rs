@@ -716,6 +716,28 @@ impl<W: Write> View<W> {
                 DIM,
                 "new conversation: the history is cleared and the kernels restart on the next run",
             )?,
+            Event::Compacted {
+                before_tokens,
+                after_tokens,
+                context_window,
+                shrunk_outputs,
+                summarized_messages,
+            } => {
+                let mut what = Vec::new();
+                if *shrunk_outputs > 0 {
+                    what.push(format!("{shrunk_outputs} old outputs cut to head and tail"));
+                }
+                if *summarized_messages > 0 {
+                    what.push(format!("{summarized_messages} earlier messages summarized"));
+                }
+                self.line(
+                    DIM,
+                    &format!(
+                        "context: about {before_tokens} → {after_tokens} tokens of {context_window} ({})",
+                        what.join(", ")
+                    ),
+                )?;
+            }
             Event::Stats {
                 context_tokens,
                 context_window,

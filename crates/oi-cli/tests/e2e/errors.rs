@@ -61,7 +61,7 @@ async fn a_rejected_api_key() {
         "{}",
         out.stderr
     );
-    assert_eq!(env.server.requests().len(), 1, "401 is not retried");
+    assert_eq!(env.server.chat_requests().len(), 1, "401 is not retried");
 }
 
 #[tokio::test]

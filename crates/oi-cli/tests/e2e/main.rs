@@ -10,6 +10,7 @@
 )]
 
 mod config;
+mod context;
 mod errors;
 mod exec;
 mod interactive;

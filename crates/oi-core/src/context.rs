@@ -1,0 +1,298 @@
+//! Keeping a conversation within the model's context window.
+//!
+//! Before each request the agent estimates its size. When it would not
+//! leave room for the reply, the conversation is made smaller in two
+//! steps, each only if the one before was not enough:
+//!
+//! 1. old run outputs are cut to their head and tail (the newest turns
+//!    keep theirs whole);
+//! 2. the older turns are replaced by a summary the model writes, keeping
+//!    the system prompt, the current task and the last turns.
+//!
+//! The functions here are the pure parts; the agent does the asking.
+
+use oi_protocol::{ContentPart, Message};
+use oi_providers::ModelRequest;
+
+/// Used when neither the configuration, the server nor the catalog knows
+/// the model's context window.
+pub const DEFAULT_CONTEXT_WINDOW: u32 = 8192;
+
+/// Messages at the end that keep their outputs whole and are never
+/// summarized.
+pub const KEEP_RECENT: usize = 4;
+
+/// An old output longer than this is cut to its head and tail.
+const SHRUNK_OUTPUT_CHARS: usize = 600;
+
+/// Estimated tokens of a request: its JSON at 3.5 characters per token,
+/// which errs on the large side for prose and code alike.
+pub fn estimate_tokens(request: &ModelRequest) -> u64 {
+    let chars = request.system.len()
+        + serde_json::to_string(&request.messages).map_or(0, |s| s.len())
+        + serde_json::to_string(&request.tools).map_or(0, |s| s.len());
+    (chars as u64 * 2).div_ceil(7)
+}
+
+/// The tokens a request may take in a `window`, leaving room for the
+/// reply (`max_tokens`, else a quarter of the window up to 4096) and a
+/// margin of 5% for the estimate's error.
+pub fn input_budget(window: u32, max_tokens: Option<u32>) -> u64 {
+    let window = u64::from(window);
+    let reply = max_tokens.map_or_else(|| (window / 4).min(4096), u64::from);
+    window.saturating_sub(reply).saturating_sub(window / 20)
+}
+
+/// `text` cut to `max` characters: its head and tail, and a note of what
+/// was cut.
+fn head_and_tail(text: &str, max: usize) -> Option<String> {
+    let count = text.chars().count();
+    if count <= max {
+        return None;
+    }
+    let half = max / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(count - half).collect();
+    Some(format!(
+        "{head}\n[… {} characters of this output were cut to fit the context window …]\n{tail}",
+        count - 2 * half
+    ))
+}
+
+/// Cuts the outputs of runs (tool results, and in the markdown harness the
+/// user messages that carry outputs) in `messages[..end]`, except message
+/// `task`, to their head and tail. Returns how many were cut.
+pub fn shrink_outputs(messages: &mut [Message], end: usize, task: Option<usize>) -> usize {
+    let mut shrunk = 0;
+    for (index, message) in messages.iter_mut().enumerate().take(end) {
+        if Some(index) == task {
+            continue;
+        }
+        let content = match message {
+            Message::Tool { content, .. } | Message::User { content } => content,
+            Message::Assistant { .. } => continue,
+        };
+        for part in content.iter_mut() {
+            if let ContentPart::Text { text } = part
+                && let Some(cut) = head_and_tail(text, SHRUNK_OUTPUT_CHARS)
+            {
+                *text = cut;
+                shrunk += 1;
+            }
+        }
+    }
+    shrunk
+}
+
+/// Where the kept recent part starts: at least `keep` messages from the
+/// end, at a message that is not a tool result (which must follow its
+/// call). `None` when there is nothing before it to summarize.
+pub fn split_point(messages: &[Message], keep: usize) -> Option<usize> {
+    let mut at = messages.len().saturating_sub(keep);
+    while at > 0 && matches!(messages[at], Message::Tool { .. }) {
+        at -= 1;
+    }
+    (at > 0).then_some(at)
+}
+
+/// The messages as plain text for the model to summarize, each cut to
+/// `per_message` characters, the whole to about `total` characters (the
+/// middle goes first).
+pub fn render_for_summary(messages: &[Message], per_message: usize, total: usize) -> String {
+    let mut parts: Vec<String> = messages
+        .iter()
+        .map(|message| {
+            let (who, text) = match message {
+                Message::User { content } => ("User", texts(content)),
+                Message::Tool { content, .. } => ("Output", texts(content)),
+                Message::Assistant {
+                    text, tool_calls, ..
+                } => {
+                    let mut all = text.clone();
+                    for call in tool_calls {
+                        all.push_str(&format!("\n[ran: {}]", call.arguments));
+                    }
+                    ("Assistant", all)
+                }
+            };
+            let text = head_and_tail(&text, per_message).unwrap_or(text);
+            format!("{who}: {text}")
+        })
+        .collect();
+    let mut length: usize = parts.iter().map(String::len).sum();
+    while length > total && parts.len() > 2 {
+        let middle = parts.len() / 2;
+        length -= parts.remove(middle).len();
+    }
+    parts.join("\n\n")
+}
+
+fn texts(content: &[ContentPart]) -> String {
+    content
+        .iter()
+        .map(|part| match part {
+            ContentPart::Text { text } => text.clone(),
+            _ => "[image]".to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The conversation after the messages before `keep_from` were replaced by
+/// `summary`: the summary comes first, then the current task (message
+/// `task`, kept word for word when it was among the summarized), then the
+/// recent messages. Consecutive user messages are merged.
+pub fn rebuild(
+    messages: &[Message],
+    keep_from: usize,
+    task: Option<usize>,
+    summary: &str,
+) -> Vec<Message> {
+    let mut lead = vec![ContentPart::text(format!(
+        "[Summary of the earlier conversation, which was too long to send whole:\n{summary}]"
+    ))];
+    if let Some(task) = task.filter(|t| *t < keep_from)
+        && let Some(Message::User { content }) = messages.get(task)
+    {
+        lead.push(ContentPart::text("The current task, as the user gave it:"));
+        lead.extend(content.iter().cloned());
+    }
+    let mut rebuilt = Vec::with_capacity(messages.len() - keep_from + 1);
+    let mut rest = messages[keep_from..].iter().cloned();
+    match rest.next() {
+        Some(Message::User { content }) => {
+            lead.extend(content);
+            rebuilt.push(Message::User { content: lead });
+        }
+        Some(other) => {
+            rebuilt.push(Message::User { content: lead });
+            rebuilt.push(other);
+        }
+        None => rebuilt.push(Message::User { content: lead }),
+    }
+    rebuilt.extend(rest);
+    rebuilt
+}
+
+/// The request that asks the model for the summary.
+pub fn summary_request(model: &str, text: &str, max_tokens: u32) -> ModelRequest {
+    ModelRequest {
+        model: model.to_owned(),
+        system: "You write short, factual summaries of a conversation between a user and an assistant that runs code on the user's computer. Keep what later work needs: the user's goals and preferences, files and paths involved, what was run and what it found, results and numbers, errors met and how they were solved, and what remains to do. Plain text, at most 250 words.".to_owned(),
+        messages: vec![Message::user(format!(
+            "Summarize this conversation:\n\n{text}"
+        ))],
+        tools: Vec::new(),
+        max_tokens: Some(max_tokens),
+        temperature: Some(0.0),
+        cache_key: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oi_protocol::ToolCall;
+    use pretty_assertions::assert_eq;
+
+    fn call(id: &str) -> Message {
+        Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: "execute".into(),
+                arguments: "{\"language\":\"python\",\"code\":\"print(1)\"}".into(),
+            }],
+            reasoning: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_budget_leaves_room_for_the_reply() {
+        assert_eq!(input_budget(8192, Some(1000)), 8192 - 1000 - 409);
+        assert_eq!(input_budget(8192, None), 8192 - 2048 - 409);
+        assert_eq!(input_budget(200_000, None), 200_000 - 4096 - 10_000);
+    }
+
+    #[test]
+    fn old_outputs_keep_head_and_tail_and_the_task_stays_whole() {
+        let long = "x".repeat(5000);
+        let mut messages = vec![
+            Message::user(long.clone()),
+            call("a"),
+            Message::tool("a", format!("start{long}end")),
+            call("b"),
+            Message::tool("b", long.clone()),
+        ];
+        assert_eq!(shrink_outputs(&mut messages, 3, Some(0)), 1);
+        let Message::Tool { content, .. } = &messages[2] else {
+            panic!()
+        };
+        let text = content[0].as_text().unwrap();
+        assert!(text.starts_with("start") && text.ends_with("end"), "{text}");
+        assert!(text.contains("characters of this output were cut"));
+        assert!(text.len() < 800);
+        assert_eq!(messages[0], Message::user(long.clone()));
+        assert_eq!(messages[4], Message::tool("b", long));
+    }
+
+    #[test]
+    fn the_kept_part_never_starts_with_a_tool_result() {
+        let messages = vec![
+            Message::user("task"),
+            call("a"),
+            Message::tool("a", "1"),
+            call("b"),
+            Message::tool("b", "2"),
+        ];
+        assert_eq!(split_point(&messages, 2), Some(3));
+        assert_eq!(split_point(&messages, 1), Some(3));
+        assert_eq!(split_point(&messages, 5), None);
+    }
+
+    #[test]
+    fn the_summary_leads_then_the_task_then_the_recent_turns() {
+        let messages = vec![
+            Message::user("old question"),
+            Message::Assistant {
+                text: "old answer".into(),
+                tool_calls: Vec::new(),
+                reasoning: Vec::new(),
+            },
+            Message::user("the task"),
+            call("a"),
+            Message::tool("a", "1"),
+            call("b"),
+            Message::tool("b", "2"),
+        ];
+        let rebuilt = rebuild(&messages, 5, Some(2), "they talked");
+        assert_eq!(rebuilt.len(), 3);
+        let Message::User { content } = &rebuilt[0] else {
+            panic!()
+        };
+        let text = texts(content);
+        assert!(text.contains("they talked"), "{text}");
+        assert!(text.contains("the task"), "{text}");
+        assert_eq!(rebuilt[1], messages[5]);
+        assert_eq!(rebuilt[2], messages[6]);
+        // The task among the kept messages: the summary merges into the
+        // first kept user message.
+        let rebuilt = rebuild(&messages, 2, Some(2), "they talked");
+        assert_eq!(rebuilt.len(), 5);
+        let Message::User { content } = &rebuilt[0] else {
+            panic!()
+        };
+        assert!(texts(content).ends_with("the task"));
+    }
+
+    #[test]
+    fn the_text_to_summarize_is_bounded() {
+        let messages: Vec<Message> = (0..50)
+            .map(|i| Message::user(format!("message {i} {}", "y".repeat(500))))
+            .collect();
+        let text = render_for_summary(&messages, 200, 3000);
+        assert!(text.len() <= 3000, "{}", text.len());
+        assert!(text.starts_with("User: message 0"));
+        assert!(text.contains("message 49"));
+    }
+}
