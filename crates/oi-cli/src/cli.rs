@@ -131,6 +131,21 @@ pub struct SessionOptions {
     )]
     pub api_key: Option<String>,
 
+    /// Use a model server running on this machine (Ollama, LM Studio,
+    /// llama.cpp, vLLM, Jan): found on its usual port, its model picked
+    /// (or `--model`), its context window asked, the harness suited to it.
+    #[arg(long, global = true)]
+    pub local: bool,
+
+    /// No network traffic but to the model server: code runs with
+    /// `network = false` (refused where that cannot be enforced).
+    #[arg(long, global = true)]
+    pub offline: bool,
+
+    /// Set by `--local`: the server and model it found (not a flag).
+    #[arg(skip)]
+    pub local_choice: Option<crate::local::Choice>,
+
     /// Take up a recorded session again: its conversation is restored and
     /// its transcript continued (the kernels start afresh). Without an ID,
     /// the most recent session of this folder. `interpreter sessions` lists

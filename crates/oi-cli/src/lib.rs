@@ -8,6 +8,7 @@ pub mod commands;
 pub mod error;
 pub mod exec;
 pub mod input;
+pub mod local;
 pub mod render;
 pub mod session;
 pub mod signals;
@@ -24,7 +25,7 @@ use crate::render::HumanRenderer;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     // Processes that code starts and leaves behind (daemons, `nohup` jobs)
     // become this process's children when their parent exits, so the
     // session can end them when it ends.
@@ -41,6 +42,9 @@ pub fn main() -> ExitCode {
         anstream::ColorChoice::Never.write_global();
     }
     let result = runtime.block_on(async move {
+        if cli.options.local {
+            cli.options.local_choice = Some(local::choose(&cli.options).await?);
+        }
         match cli.command {
             Some(Command::Exec(args)) => exec::run(args, cli.options).await,
             Some(Command::Config {

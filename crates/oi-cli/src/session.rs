@@ -136,6 +136,19 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
             "never",
         ));
     }
+    let mut api_base = options.api_base.clone().filter(|b| !b.trim().is_empty());
+    if let Some(choice) = &options.local_choice {
+        flags.push(FlagSetting::new(
+            "--local",
+            "model_provider",
+            oi_config::API_BASE_PROVIDER,
+        ));
+        flags.push(FlagSetting::new("--local", "model", choice.model.as_str()));
+        api_base = Some(choice.base_url.clone());
+    }
+    if options.offline {
+        flags.push(FlagSetting::new("--offline", "network", false));
+    }
     if let Some(mode) = &options.sandbox {
         flags.push(FlagSetting::new("--sandbox", "sandbox", mode.as_str()));
     }
@@ -148,7 +161,7 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
         profile: options.profile.clone(),
         overrides: options.config.clone(),
         flags,
-        api_base: options.api_base.clone().filter(|b| !b.trim().is_empty()),
+        api_base,
         env,
     })?;
     Ok(loaded)
@@ -271,6 +284,26 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     let policy = policy(&loaded, options)?;
     let mut notes = Vec::new();
     let shortfalls = oi_sandbox::shortfalls(&policy);
+    if options.offline {
+        if policy.mode == SandboxMode::FullAccess {
+            return Err(CliError::usage(
+                "--offline cannot be kept with --sandbox full-access, which lifts the network limit",
+                "drop one of the two (--offline works with read-only and workspace-write)",
+            ));
+        }
+        if let Some(problem) = shortfalls.iter().find(|s| s.contains("network")) {
+            return Err(CliError::usage(
+                format!("--offline cannot be kept here: {problem}"),
+                "run where the sandbox works (Linux with seccomp), or leave out --offline",
+            ));
+        }
+    }
+    if let Some(choice) = &options.local_choice {
+        notes.push(format!(
+            "--local: {} on {} at {}",
+            choice.model, choice.kind, choice.base_url
+        ));
+    }
     if !shortfalls.is_empty() {
         if c.sandbox_required {
             return Err(CliError::usage(
@@ -307,6 +340,13 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
 
     let mut config = AgentConfig::new(model);
     config.harness = c.harness;
+    // Only models served on this machine are moved to the markdown harness
+    // when they write code as text: a cloud model's code example in a final
+    // answer is not meant to run.
+    config.harness_auto = matches!(
+        loaded.origins.get("harness"),
+        Some(oi_config::Origin::Auto { .. })
+    ) && oi_config::is_local_url(&c.provider.base_url);
     config.approval = match c.approval {
         Approval::Auto => ApprovalPolicy::Auto,
         Approval::Ask => ApprovalPolicy::Ask,
@@ -343,7 +383,18 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     config.temperature = c.temperature;
     config.custom_instructions = c.custom_instructions.clone();
     let info = model_info(&loaded, &config.model)?;
-    config.context_window = c.context_window.or(info.context_window);
+    // The window: configured; else what the server says (asked first of a
+    // server on this machine, which may run the model with less than it
+    // was trained for); else the catalog's; else 8192.
+    let configured = c
+        .context_window
+        .or_else(|| c.models.get(&config.model).and_then(|m| m.context_window));
+    config.context_window = configured;
+    config.catalog_window = oi_providers::Catalog::builtin()
+        .ok()
+        .and_then(|catalog| catalog.lookup(&config.model).and_then(|m| m.context_window));
+    config.ask_server_window =
+        oi_config::is_local_url(&c.provider.base_url) || config.catalog_window.is_none();
     config.vision = info.vision.unwrap_or(false);
     if wire == Wire::Messages && config.max_tokens.is_none() {
         // The Messages API requires a limit; the model's own, within reason.

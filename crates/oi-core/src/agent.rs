@@ -342,12 +342,9 @@ impl Session {
                         return;
                     }
                 };
-                self.harness = Harness::new(kind);
-                self.system_prompt = self.harness.system_prompt(&self.env);
-                self.tools = self.harness.tools(&self.languages);
-                self.emit(Event::HarnessChanged {
-                    harness: kind.to_string(),
-                });
+                // The user chose: no more switching on their behalf.
+                self.config.harness_auto = false;
+                self.set_harness(kind);
             }
             Op::SetApproval { policy } => {
                 self.config.approval = match policy.trim() {
@@ -642,6 +639,7 @@ impl Session {
                 });
             }
             let final_text = reply.text.clone();
+            self.adapt_harness(&reply);
             let (message, actions) =
                 self.harness
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
@@ -695,18 +693,59 @@ impl Session {
         })
     }
 
-    /// The model's context window: configured or from the catalog, else
-    /// what the server says (asked once), else 8192.
+    fn set_harness(&mut self, kind: HarnessKind) {
+        self.harness = Harness::new(kind);
+        self.system_prompt = self.harness.system_prompt(&self.env);
+        self.tools = self.harness.tools(&self.languages);
+        self.emit(Event::HarnessChanged {
+            harness: kind.to_string(),
+        });
+    }
+
+    /// With the harness chosen automatically, a model that answers the
+    /// native harness with code written as text (fenced blocks, calls
+    /// printed as JSON) is moved to the markdown harness, which runs such
+    /// code; this reply is then read the markdown way.
+    fn adapt_harness(&mut self, reply: &Reply) {
+        if !self.config.harness_auto
+            || self.harness.kind() != HarnessKind::Native
+            || !reply.tool_calls.is_empty()
+        {
+            return;
+        }
+        let runs = |kind| {
+            let (_, actions) =
+                Harness::new(kind).interpret(reply.text.clone(), Vec::new(), Vec::new());
+            actions.iter().any(|a| matches!(a, Action::Run(_)))
+        };
+        // Calls printed as JSON are recovered by the native harness itself;
+        // only code it would leave unrun (fenced blocks) moves the model.
+        if runs(HarnessKind::Native) || !runs(HarnessKind::Markdown) {
+            return;
+        }
+        self.config.harness_auto = false;
+        self.emit(Event::Warning {
+            message: format!(
+                "`{}` wrote its code as text instead of calling the tool, so it now gets the markdown harness (its code blocks run); `--harness native` keeps the tool",
+                self.config.model
+            ),
+        });
+        self.set_harness(HarnessKind::Markdown);
+    }
+
+    /// The model's context window: configured; else what the server says
+    /// (asked once, if `ask_server_window`); else the catalog's; else 8192.
     async fn context_window(&mut self) -> u32 {
         if let Some(window) = self.config.context_window {
             return window;
         }
-        if self.probed_window.is_none() {
+        if self.config.ask_server_window && self.probed_window.is_none() {
             let model = self.config.model.clone();
             self.probed_window = Some(self.client.context_window(&model).await);
         }
         self.probed_window
             .flatten()
+            .or(self.config.catalog_window)
             .unwrap_or(crate::context::DEFAULT_CONTEXT_WINDOW)
     }
 

@@ -31,6 +31,12 @@ pub struct AgentConfig {
     /// The model's context window in tokens, when known: a request estimated
     /// to exceed it (less `max_tokens`) draws a warning.
     pub context_window: Option<u32>,
+    /// The window oi's model catalog gives the model, used when neither
+    /// the configuration nor (if asked) the server says.
+    pub catalog_window: Option<u32>,
+    /// Whether to ask the server for the window before falling back to the
+    /// catalog.
+    pub ask_server_window: bool,
     pub temperature: Option<f64>,
     /// Added to the end of the system prompt.
     pub custom_instructions: Option<String>,
@@ -55,6 +61,11 @@ pub struct AgentConfig {
     /// person is there to type). Otherwise a program that waits for input
     /// is stopped at once, and the model is told why.
     pub user_input: bool,
+    /// Whether the harness may change on its own: a model that writes its
+    /// code as text instead of calling the tool is then moved to the
+    /// markdown harness (the CLI sets it when the harness was chosen
+    /// automatically for a model served on this machine).
+    pub harness_auto: bool,
     /// Where the session's transcript is written; `None`: nowhere.
     pub transcript: Option<TranscriptSetup>,
 }
@@ -87,6 +98,8 @@ impl AgentConfig {
             max_output: Self::DEFAULT_MAX_OUTPUT,
             max_tokens: None,
             context_window: None,
+            catalog_window: None,
+            ask_server_window: true,
             temperature: None,
             custom_instructions: None,
             pricing: None,
@@ -98,6 +111,7 @@ impl AgentConfig {
             user_input: false,
             checkpoints: None,
             transcript: None,
+            harness_auto: false,
         }
     }
 }

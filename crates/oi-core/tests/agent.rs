@@ -311,24 +311,24 @@ async fn the_model_can_be_changed_between_tasks() {
 }
 
 #[tokio::test]
-async fn a_request_too_big_for_the_context_window_is_warned_about() {
+async fn a_request_that_cannot_fit_the_context_window_is_never_sent() {
     let mut h = start_with(ApprovalPolicy::Auto, detect_languages(), |c| {
         c.context_window = Some(300);
         c.max_tokens = Some(100);
     })
     .await;
     h.server.push(Reply::text("ok"));
+    // The task alone is larger than the window: nothing to cut or summarize.
     h.input(&"many words ".repeat(200));
     let events = h.task_end().await;
-    let warning = events.iter().find_map(|e| match e {
-        Event::Warning { message } => Some(message.clone()),
+    let error = events.iter().find_map(|e| match e {
+        Event::Error { message, .. } => Some(message.clone()),
         _ => None,
     });
-    let warning = warning.expect("a warning");
-    assert!(
-        warning.contains("more than the 200 the context window leaves"),
-        "{warning}"
-    );
+    let error = error.expect("an error");
+    assert!(error.contains("even after compaction"), "{error}");
+    assert!(error.contains("a context window of 300 tokens"), "{error}");
+    assert!(h.server.chat_requests().is_empty(), "nothing was sent");
 }
 
 fn finished(events: &[Event]) -> Vec<(RunStatus, u64)> {

@@ -15,6 +15,7 @@ mod errors;
 mod exec;
 mod interactive;
 mod kernels;
+mod local;
 mod pty;
 mod sandbox;
 mod sessions;

@@ -1,0 +1,198 @@
+//! Local models: `--local` finds servers that imitate Ollama and llama.cpp,
+//! picks the model, asks the context window, suits the harness; a local
+//! model that writes code as text is moved to the markdown harness;
+//! `--offline` keeps code off the network.
+
+use oi_testkit::{MockServer, Reply};
+use serde_json::json;
+
+use crate::support::{Output, TestEnv, run_command};
+
+/// A mock that answers as Ollama does, serving `model`.
+async fn ollama(model: &str, num_ctx: u32) -> MockServer {
+    let server = MockServer::start().await.unwrap();
+    server
+        .set_models(json!({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "library"}]}))
+        .set_route("GET", "/api/tags", json!({"models": [{"name": model}]}))
+        .set_route(
+            "POST",
+            "/api/show",
+            json!({"parameters": format!("num_ctx {num_ctx}"), "model_info": {"qwen2.context_length": 32768}}),
+        );
+    server
+}
+
+/// A mock that answers as llama.cpp's server does.
+async fn llama_cpp(model_path: &str, n_ctx: u32) -> MockServer {
+    let server = MockServer::start().await.unwrap();
+    server
+        .set_models(json!({"object": "list", "data": [{"id": model_path, "object": "model", "owned_by": "llamacpp", "meta": {"n_ctx": n_ctx, "n_ctx_train": 32768}}]}))
+        .set_route("GET", "/props", json!({"default_generation_settings": {"n_ctx": n_ctx}}));
+    server
+}
+
+async fn run_local(
+    env: &TestEnv,
+    servers: &[&MockServer],
+    args: &[&str],
+    stdin: Option<&str>,
+) -> Output {
+    let list: Vec<String> = servers.iter().map(|s| s.root_url()).collect();
+    let mut cmd = env.command(args);
+    cmd.env("OI_LOCAL_SERVERS", list.join(","));
+    run_command(cmd, stdin).await
+}
+
+#[tokio::test]
+async fn local_finds_the_servers_and_asks_which_model_when_there_are_several() {
+    let env = TestEnv::new().await;
+    let ollama = ollama("qwen2.5-coder:1.5b", 4096).await;
+    let llama = llama_cpp("/models/Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf", 16384).await;
+    let out = run_local(&env, &[&ollama, &llama], &["exec", "--local", "hi"], None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("found 2 models"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("qwen2.5-coder:1.5b  (Ollama"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("Qwen2.5-Coder-7B-Instruct-Q4_K_M.gguf  (llama.cpp"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("--local --model NAME"),
+        "{}",
+        out.stderr
+    );
+
+    // The small model on Ollama: the markdown harness, Ollama's num_ctx.
+    ollama.push(Reply::text("```python\nprint(6 * 7)\n```"));
+    ollama.push(Reply::text("It is 42."));
+    let out = run_local(
+        &env,
+        &[&ollama, &llama],
+        &[
+            "exec",
+            "-y",
+            "--local",
+            "--model",
+            "qwen2.5-coder:1.5b",
+            "what is 6*7?",
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("--local: qwen2.5-coder:1.5b on Ollama"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stdout, "It is 42.\n");
+    let request = &ollama.chat_requests()[0];
+    assert_eq!(request.body["model"], "qwen2.5-coder:1.5b");
+    assert!(
+        request.body.get("tools").is_none(),
+        "small models get no tools"
+    );
+    assert!(llama.chat_requests().is_empty());
+    let out = run_local(
+        &env,
+        &[&ollama],
+        &["--local", "--model", "qwen2.5-coder:1.5b"],
+        Some("/tokens\n"),
+    )
+    .await;
+    assert!(out.stdout.contains("of 4096 tokens"), "{out:?}");
+
+    // The only server with the only model: taken without asking; its
+    // window from /props.
+    let out = run_local(&env, &[&llama], &["--local"], Some("/tokens\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("of 16384 tokens"), "{out:?}");
+}
+
+#[tokio::test]
+async fn local_without_a_server_says_what_it_looked_for() {
+    let env = TestEnv::new().await;
+    let mut cmd = env.command(&["exec", "--local", "hi"]);
+    cmd.env("OI_LOCAL_SERVERS", "127.0.0.1:9");
+    let out = run_command(cmd, None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("no model server with a model answered"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("http://127.0.0.1:9"), "{}", out.stderr);
+    assert!(out.stderr.contains("--api-base"), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn a_local_model_writing_code_as_text_gets_the_markdown_harness() {
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"big-local-model\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
+        env.server.base_url()
+    ));
+    env.server
+        .push(Reply::text("Here:\n```python\nprint(2 ** 10)\n```"))
+        .push(Reply::text("It is 1024."));
+    let out = env.exec(&["-y", "2 to the 10th?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("now gets the markdown harness"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stdout, "It is 1024.\n");
+    let requests = env.server.chat_requests();
+    assert!(requests[0].body.get("tools").is_some());
+    assert!(requests[1].body.get("tools").is_none());
+    assert!(requests[1].body.to_string().contains("1024"));
+
+    // Chosen by the user: kept, and the block is not run.
+    env.server
+        .push(Reply::text("Here:\n```python\nprint(2 ** 10)\n```"));
+    let out = env
+        .exec(&["-y", "--harness", "native", "2 to the 10th?"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!out.stderr.contains("markdown harness"), "{}", out.stderr);
+    assert_eq!(env.server.chat_requests().len(), 3);
+}
+
+#[tokio::test]
+async fn offline_code_cannot_reach_the_network_but_the_model_can() {
+    let env = TestEnv::new().await;
+    if !oi_sandbox::support().seccomp {
+        eprintln!("skipped: no seccomp here, so --offline is refused");
+        return;
+    }
+    let port = env.server.root_url().rsplit(':').next().unwrap().to_owned();
+    env.server
+        .push(Reply::execute(
+            "python",
+            &format!("import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)"),
+        ))
+        .push(Reply::text("Offline indeed."));
+    let out = env.exec(&["-y", "--offline", "try the network"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "Offline indeed.\n");
+    let result = crate::support::last_message_text(&env.server, 1);
+    assert!(result.starts_with("refused"), "{result}");
+
+    let out = env
+        .exec(&["--offline", "--sandbox", "full-access", "x"])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("--offline cannot be kept with --sandbox full-access"),
+        "{}",
+        out.stderr
+    );
+}
