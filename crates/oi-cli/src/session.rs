@@ -347,6 +347,8 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         loaded.origins.get("harness"),
         Some(oi_config::Origin::Auto { .. })
     ) && oi_config::is_local_url(&c.provider.base_url);
+    config.small_model =
+        oi_config::is_local_url(&c.provider.base_url) && oi_config::is_small_model(&config.model);
     config.approval = match c.approval {
         Approval::Auto => ApprovalPolicy::Auto,
         Approval::Ask => ApprovalPolicy::Ask,

@@ -21,7 +21,10 @@ pub use config::{
 };
 pub use credentials::Credentials;
 pub use error::ConfigError;
-pub use load::{FlagSetting, LoadOptions, Loaded, UntrustedProject, home_dir, load, project_root};
+pub use load::{
+    FlagSetting, LoadOptions, Loaded, UntrustedProject, home_dir, is_small_model, load,
+    project_root,
+};
 pub use origin::{Origin, display_path};
 pub use providers::{API_BASE_PROVIDER, WireApi, is_local_url};
 pub use show::{DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, show};

@@ -795,7 +795,7 @@ fn auto_harness(provider: &ProviderInfo, model: Option<&str>) -> (HarnessKind, S
 
 /// Whether a model id names a model of at most 4 billion parameters
 /// (`qwen2.5-coder:1.5b`, `Llama-3.2-3B-Instruct`, `phi3:mini` …).
-pub(crate) fn is_small_model(model: &str) -> bool {
+pub fn is_small_model(model: &str) -> bool {
     let lower = model.to_ascii_lowercase();
     let sized = lower
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))

@@ -72,6 +72,7 @@ impl Agent {
             languages: languages.clone(),
             date: environment::today(),
             custom_instructions: config.custom_instructions.clone(),
+            compact: config.small_model,
         };
         // The transcript: continued for a resumed session, else started.
         let mut history = Vec::new();
@@ -530,6 +531,7 @@ impl Session {
         self.task_started = Instant::now();
         let mut turn = 0;
         let mut retried_overflow = false;
+        let mut nudged = false;
         loop {
             if let Some(limit) = self.config.max_time
                 && self.task_started.elapsed() >= limit
@@ -644,6 +646,21 @@ impl Session {
                 self.harness
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
             self.history.push(message);
+            if actions.is_empty() && !nudged && self.describes_code(&final_text) {
+                // A small model that tells the user what to run: once per
+                // task, it is asked to run it itself.
+                nudged = true;
+                let how = match self.harness.kind() {
+                    HarnessKind::Native => "call the `execute` tool with it",
+                    HarnessKind::Markdown => {
+                        "write it in a fenced code block tagged with its language (```python … ```)"
+                    }
+                };
+                self.history.push(Message::user(format!(
+                    "[oi: you described code instead of running it. Run it yourself: {how}. You will see its output.]"
+                )));
+                continue;
+            }
             if actions.is_empty() {
                 self.emit(Event::TaskComplete {
                     reason: StopReason::Done,
@@ -652,7 +669,13 @@ impl Session {
                 return;
             }
             let (reports, halt) = self.execute(actions, &cancel).await;
-            let results = self.harness.results(reports);
+            let mut results = self.harness.results(reports);
+            if let Some(warning) = self.guard.warning(self.config.loop_guard_max_repeats)
+                && let Some(Message::Tool { content, .. } | Message::User { content }) =
+                    results.last_mut()
+            {
+                content.push(ContentPart::text(warning));
+            }
             self.history.extend(results);
             bound_images(&mut self.history, MAX_IMAGES_IN_HISTORY);
             if halt == Some(Halt::Interrupted) {
@@ -691,6 +714,27 @@ impl Session {
             spent_usd: self.total_cost,
             next_usd: next,
         })
+    }
+
+    /// Whether a small model's reply, which ran nothing, tells the user to
+    /// run code ("you can run", "run the following" …).
+    fn describes_code(&self, text: &str) -> bool {
+        if !self.config.small_model {
+            return false;
+        }
+        let lower = text.to_lowercase();
+        [
+            "you can run",
+            "you can use the following",
+            "run the following",
+            "execute the following",
+            "run this command",
+            "use this command",
+            "copy and paste",
+            "save this code",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
     }
 
     fn set_harness(&mut self, kind: HarnessKind) {

@@ -66,6 +66,9 @@ pub struct AgentConfig {
     /// markdown harness (the CLI sets it when the harness was chosen
     /// automatically for a model served on this machine).
     pub harness_auto: bool,
+    /// A small model (a few billion parameters): a short system prompt, and
+    /// a nudge when it describes code instead of running it.
+    pub small_model: bool,
     /// Where the session's transcript is written; `None`: nowhere.
     pub transcript: Option<TranscriptSetup>,
 }
@@ -112,6 +115,7 @@ impl AgentConfig {
             checkpoints: None,
             transcript: None,
             harness_auto: false,
+            small_model: false,
         }
     }
 }

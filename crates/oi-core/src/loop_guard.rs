@@ -40,6 +40,27 @@ impl LoopGuard {
         }
     }
 
+    /// A word to the model one repeat before the guard stops the task:
+    /// small models often change course when told they are repeating.
+    pub(crate) fn warning(&self, max: u32) -> Option<String> {
+        if max < 2 {
+            return None;
+        }
+        if self.code_repeats == max - 1 {
+            return Some(format!(
+                "[oi: you ran exactly this code {} times in a row. Running it again will not help; change your approach, or answer if the task is done. One more repeat stops the task.]",
+                self.code_repeats
+            ));
+        }
+        if self.error_repeats == max - 1 {
+            return Some(format!(
+                "[oi: the same error {} times in a row. Read it and do something different (another method, check your assumptions, inspect the data); one more repeat stops the task.]",
+                self.error_repeats
+            ));
+        }
+        None
+    }
+
     /// Why the task should stop, once something repeated `max` times.
     pub(crate) fn tripped(&self, max: u32) -> Option<(u32, String)> {
         if max == 0 {
@@ -149,6 +170,22 @@ mod tests {
             exit_code: None,
             error: Some(error.to_owned()),
         }
+    }
+
+    #[test]
+    fn the_model_is_warned_one_repeat_before_the_stop() {
+        let mut guard = LoopGuard::default();
+        guard.proposed("python", "print(x)");
+        assert_eq!(guard.warning(3), None);
+        guard.proposed("python", "print(x)  ");
+        let warning = guard.warning(3).unwrap();
+        assert!(warning.contains("exactly this code 2 times"), "{warning}");
+        assert_eq!(guard.tripped(3), None);
+        let mut guard = LoopGuard::default();
+        guard.ran(&failed("NameError: name 'x' is not defined"), "");
+        guard.ran(&failed("NameError: name 'x' is not defined"), "");
+        assert!(guard.warning(3).unwrap().contains("same error 2 times"));
+        assert_eq!(guard.warning(1), None);
     }
 
     #[test]

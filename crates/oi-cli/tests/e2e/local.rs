@@ -196,3 +196,55 @@ async fn offline_code_cannot_reach_the_network_but_the_model_can() {
         out.stderr
     );
 }
+
+#[tokio::test]
+async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
+        env.server.base_url()
+    ));
+    env.server
+        // Describes instead of running: asked once to run it itself.
+        .push(Reply::text(
+            "You can run the following command to list the files: ls",
+        ))
+        // Untagged code: its language is inferred.
+        .push(Reply::text(
+            "```\nimport os\nprint(len(os.listdir('.')))\n```",
+        ))
+        // The same code again: warned before the guard stops it.
+        .push(Reply::text(
+            "```python\nimport os\nprint(len(os.listdir('.')))\n```",
+        ))
+        .push(Reply::text("There are 0 files."));
+    let out = env.exec(&["-y", "how many files are here?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "There are 0 files.\n");
+    let requests = env.server.chat_requests();
+    let system = requests[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(system.len() < 700, "{} characters: {system}", system.len());
+    assert!(system.contains("fenced block"), "{system}");
+    assert!(
+        last_message(&requests[1]).contains("you described code instead of running it"),
+        "{}",
+        last_message(&requests[1])
+    );
+    assert!(
+        last_message(&requests[2]).starts_with("Result of the python code:\n```\n0\n```"),
+        "{}",
+        last_message(&requests[2])
+    );
+    assert!(
+        last_message(&requests[3]).contains("you ran exactly this code 2 times"),
+        "{}",
+        last_message(&requests[3])
+    );
+}
+
+fn last_message(request: &oi_testkit::RecordedRequest) -> String {
+    request.last_message_text()
+}

@@ -62,6 +62,8 @@ pub(crate) struct PromptEnv {
     pub languages: Vec<String>,
     pub date: String,
     pub custom_instructions: Option<String>,
+    /// A small model: a short prompt it can follow.
+    pub compact: bool,
 }
 
 /// Fenced-block languages that are data or prose, never run.
@@ -115,6 +117,9 @@ impl Harness {
     }
 
     pub(crate) fn system_prompt(&self, env: &PromptEnv) -> String {
+        if env.compact {
+            return self.compact_prompt(env);
+        }
         let languages = env.languages.join(", ");
         let mut prompt = format!(
             "You are Open Interpreter (oi), an assistant that completes tasks by running code on the user's computer.\n\
@@ -153,6 +158,40 @@ impl Harness {
             .filter(|s| !s.trim().is_empty())
         {
             prompt.push('\n');
+            prompt.push_str(extra.trim());
+            prompt.push('\n');
+        }
+        prompt
+    }
+
+    /// The prompt for small models: the same rules, in few words.
+    fn compact_prompt(&self, env: &PromptEnv) -> String {
+        let mut prompt = format!(
+            "You are oi. You do the user's task by running code on their computer ({os}). Working directory: {cwd}. Languages: {languages}.\n",
+            os = env.os,
+            cwd = env.cwd,
+            languages = env.languages.join(", "),
+        );
+        prompt.push_str(match self.kind {
+            HarnessKind::Native => "To run code, call the `execute` tool with `language` and `code`. You then see its output.\n",
+            HarnessKind::Markdown => "To run code, write it in one fenced block with its language:\n```python\nprint(1 + 1)\n```\nIt runs, and you get its output.\n",
+        });
+        prompt.push_str(
+            "Rules: run code yourself, never ask the user to. One small step at a time. If it fails, fix it; do not repeat the same code. ",
+        );
+        prompt.push_str(match self.kind {
+            HarnessKind::Native => {
+                "When done, answer in one or two sentences without calling the tool.\n"
+            }
+            HarnessKind::Markdown => {
+                "When done, answer in one or two sentences with no code block.\n"
+            }
+        });
+        if let Some(extra) = env
+            .custom_instructions
+            .as_deref()
+            .filter(|s| !s.trim().is_empty())
+        {
             prompt.push_str(extra.trim());
             prompt.push('\n');
         }
@@ -711,6 +750,7 @@ mod tests {
             languages: vec!["python".into(), "shell".into()],
             date: "2026-11-30".into(),
             custom_instructions: Some("Answer in French.".into()),
+            compact: false,
         };
         let native = Harness::new(HarnessKind::Native).system_prompt(&env);
         assert!(
