@@ -1,0 +1,189 @@
+//! Everyday tasks with a real small model (Qwen2.5-Coder 0.5B served by
+//! llama.cpp), through `interpreter exec --local`. The assertions are on
+//! results — a file made, a number in a run's output — never on wording.
+//!
+//! They need a running server: `OI_LOCALMODEL_URL` (e.g.
+//! `http://127.0.0.1:8090`), as `.ci/run` starts with
+//! `../shared/localmodel/localmodel serve 0.5b`. Without it they are skipped
+//! (saying so), unless `OI_REQUIRE_LOCALMODEL` is set. Run them one at a
+//! time: `cargo test -p oi-cli --test realmodel -- --test-threads=1`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    clippy::print_stderr,
+    reason = "test code: a panic is a test failure"
+)]
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The server, or `None` (skip) when none is configured.
+fn server() -> Option<String> {
+    match std::env::var("OI_LOCALMODEL_URL") {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ => {
+            assert!(
+                std::env::var_os("OI_REQUIRE_LOCALMODEL").is_none(),
+                "OI_REQUIRE_LOCALMODEL is set but OI_LOCALMODEL_URL is not"
+            );
+            eprintln!("skipped: no local model server (set OI_LOCALMODEL_URL)");
+            None
+        }
+    }
+}
+
+struct Task {
+    /// The working folder, with the task's input files.
+    cwd: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+/// What a task did: its events (JSON lines of `exec --json`) and exit code.
+struct Outcome {
+    code: i32,
+    events: Vec<Value>,
+    stderr: String,
+}
+
+impl Outcome {
+    /// Everything the runs printed, stdout and stderr.
+    fn output(&self) -> String {
+        self.events
+            .iter()
+            .filter(|e| e["type"] == "output_delta")
+            .filter_map(|e| e["text"].as_str())
+            .collect()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "exit {}; run output:\n{}\nstderr:\n{}",
+            self.code,
+            self.output(),
+            self.stderr
+        )
+    }
+}
+
+impl Task {
+    fn new() -> Self {
+        Self {
+            cwd: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn file(&self, name: &str, text: &str) -> &Self {
+        std::fs::write(self.cwd.path().join(name), text).unwrap();
+        self
+    }
+
+    async fn run(&self, server: &str, prompt: &str) -> Outcome {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_interpreter"));
+        cmd.args([
+            "exec",
+            "--json",
+            "--local",
+            "-y",
+            "--max-turns",
+            "6",
+            "-c",
+            "max_tokens=300",
+            "-c",
+            "temperature=0",
+            prompt,
+        ])
+        .current_dir(self.cwd.path())
+        .env("HOME", self.home.path())
+        .env("OI_LOCAL_SERVERS", server)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("INTERPRETER_HOME")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+        let child = cmd.spawn().unwrap();
+        let out = tokio::time::timeout(Duration::from_secs(600), child.wait_with_output())
+            .await
+            .expect("the task did not finish within 10 minutes")
+            .unwrap();
+        Outcome {
+            code: out.status.code().unwrap_or(-1),
+            events: String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn sum_of_one_to_a_hundred() {
+    let Some(server) = server() else { return };
+    let task = Task::new();
+    let outcome = task
+        .run(
+            &server,
+            "Use python to compute the sum of the integers from 1 to 100 and print it.",
+        )
+        .await;
+    assert!(outcome.output().contains("5050"), "{}", outcome.describe());
+}
+
+#[tokio::test]
+async fn create_a_file_with_given_text() {
+    let Some(server) = server() else { return };
+    let task = Task::new();
+    let outcome = task
+        .run(
+            &server,
+            "Create a file named hello.txt containing the text hi",
+        )
+        .await;
+    let made = std::fs::read_to_string(task.cwd.path().join("hello.txt"))
+        .unwrap_or_else(|e| panic!("no hello.txt ({e}); {}", outcome.describe()));
+    assert_eq!(made.trim(), "hi", "{}", outcome.describe());
+}
+
+#[tokio::test]
+async fn count_the_lines_of_a_csv() {
+    let Some(server) = server() else { return };
+    let task = Task::new();
+    task.file(
+        "data.csv",
+        "name,age\nann,31\nbob,25\ncid,40\ndee,19\neve,52\nfay,33\n",
+    );
+    let outcome = task
+        .run(
+            &server,
+            "Count the lines of data.csv using the shell command wc.",
+        )
+        .await;
+    let output = outcome.output();
+    assert!(
+        output
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|n| n == "7"),
+        "{}",
+        outcome.describe()
+    );
+}
+
+#[tokio::test]
+async fn a_power_of_two() {
+    let Some(server) = server() else { return };
+    let task = Task::new();
+    let outcome = task
+        .run(&server, "Use python to print 2 to the power of 20.")
+        .await;
+    assert!(
+        outcome.output().contains("1048576"),
+        "{}",
+        outcome.describe()
+    );
+}
