@@ -20,6 +20,9 @@ pub struct Choice {
     pub kind: String,
     pub base_url: String,
     pub model: String,
+    /// Whether the model made a real tool call when asked to (`None`: not
+    /// asked: the harness was set, or the model is small).
+    pub calls_tools: Option<bool>,
 }
 
 /// `host:port`, `http://host:port` or `0.0.0.0:port` as a URL to reach.
@@ -99,7 +102,57 @@ pub async fn choose(options: &SessionOptions) -> Result<Choice, CliError> {
         kind: server.kind.clone(),
         base_url: server.base_url.clone(),
         model: model.to_owned(),
+        calls_tools: None,
     };
+    let mut choice = pick_model(options, &servers, &pairs, &pick)?;
+    choice.calls_tools = probe_tools(options, &choice).await?;
+    Ok(choice)
+}
+
+/// With the harness left to oi and a model that is not small (those get
+/// the markdown harness anyway): whether it makes real tool calls, asked
+/// once per server and model and remembered in oi's cache folder.
+async fn probe_tools(options: &SessionOptions, choice: &Choice) -> Result<Option<bool>, CliError> {
+    if oi_config::is_small_model(&choice.model) {
+        return Ok(None);
+    }
+    let loaded = crate::session::load_config(options)?;
+    if !matches!(
+        loaded.origins.get("harness"),
+        None | Some(oi_config::Origin::Auto { .. })
+    ) {
+        return Ok(None);
+    }
+    let cache = loaded.home.join("cache").join("tool-calls.json");
+    let key = format!("{} {}", choice.base_url, choice.model);
+    let mut known: std::collections::BTreeMap<String, bool> = fs_err::read_to_string(&cache)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    if let Some(answer) = known.get(&key) {
+        return Ok(Some(*answer));
+    }
+    let config = oi_providers::ProviderConfig::new(choice.kind.clone(), choice.base_url.clone());
+    let Some(answer) = oi_providers::discover::calls_tools(&config, &choice.model).await else {
+        return Ok(None);
+    };
+    known.insert(key, answer);
+    if let Some(parent) = cache.parent() {
+        let _ = fs_err::create_dir_all(parent);
+    }
+    if let Ok(text) = serde_json::to_string_pretty(&known) {
+        let _ = fs_err::write(&cache, text);
+    }
+    Ok(Some(answer))
+}
+
+/// `--model`, the only model, or the user's pick.
+fn pick_model(
+    options: &SessionOptions,
+    servers: &[LocalServer],
+    pairs: &[(&LocalServer, &String)],
+    pick: &dyn Fn(&LocalServer, &str) -> Choice,
+) -> Result<Choice, CliError> {
     if let Some(wanted) = options.model.as_deref().filter(|m| !m.is_empty()) {
         if let Some((server, model)) = pairs.iter().find(|(_, m)| m.as_str() == wanted) {
             return Ok(pick(server, model));

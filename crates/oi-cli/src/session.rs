@@ -144,6 +144,10 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
             oi_config::API_BASE_PROVIDER,
         ));
         flags.push(FlagSetting::new("--local", "model", choice.model.as_str()));
+        if let Some(tools) = choice.calls_tools {
+            let harness = if tools { "native" } else { "markdown" };
+            flags.push(FlagSetting::new("--local", "harness", harness));
+        }
         api_base = Some(choice.base_url.clone());
     }
     if options.offline {
@@ -299,8 +303,13 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         }
     }
     if let Some(choice) = &options.local_choice {
+        let tools = match choice.calls_tools {
+            Some(true) => " (it calls tools: native harness)",
+            Some(false) => " (it made no tool call when asked: markdown harness)",
+            None => "",
+        };
         notes.push(format!(
-            "--local: {} on {} at {}",
+            "--local: {} on {} at {}{tools}",
             choice.model, choice.kind, choice.base_url
         ));
     }

@@ -151,6 +151,44 @@ pub async fn context_window(config: &ProviderConfig, model: &str) -> Option<u32>
     entry_for(&list, model).and_then(window_of_entry)
 }
 
+/// Whether `model` on an OpenAI-compatible chat server answers a request
+/// that plainly calls for the tool with a real `tool_calls` entry; `None`
+/// when the server could not be asked.
+pub async fn calls_tools(config: &ProviderConfig, model: &str) -> Option<bool> {
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .connect_timeout(ASK_TIMEOUT)
+        .build()
+        .unwrap_or_default();
+    let body = serde_json::json!({
+        "model": model,
+        "messages": [{"role": "user", "content": "Use the run_python tool to run this code: print(6 * 7)"}],
+        "tools": [{
+            "type": "function",
+            "function": {
+                "name": "run_python",
+                "description": "Run Python code and return its output.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"code": {"type": "string", "description": "The code."}},
+                    "required": ["code"]
+                }
+            }
+        }],
+        "max_tokens": 64,
+        "temperature": 0,
+        "stream": false
+    });
+    let reply = post_json(&http, &config.endpoint("chat/completions"), &body, config).await?;
+    let message = reply.pointer("/choices/0/message")?;
+    Some(
+        message
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .is_some_and(|calls| !calls.is_empty()),
+    )
+}
+
 /// A model server found on this machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LocalServer {

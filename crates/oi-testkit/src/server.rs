@@ -371,6 +371,15 @@ fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
             return response;
         }
         ReplyBody::RawSse(raw) => vec![raw.clone()],
+        ReplyBody::Completion(c)
+            if wire == Wire::Chat
+                && request.get("stream").and_then(Value::as_bool) != Some(true) =>
+        {
+            return json_response(
+                StatusCode::OK,
+                wire::chat_completion(c, request, serial).to_string(),
+            );
+        }
         ReplyBody::Completion(c) => match wire {
             Wire::Chat => wire::chat_frames(c, reply.chunk_chars, reply.send_done, request, serial),
             Wire::Responses => wire::responses_frames(c, reply.chunk_chars, request, serial),

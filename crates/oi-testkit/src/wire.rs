@@ -185,6 +185,42 @@ pub(crate) fn chat_frames(
     frames
 }
 
+/// Chat Completions without streaming (`"stream": false`): one
+/// `chat.completion` object.
+pub(crate) fn chat_completion(c: &Completion, request: &Value, serial: u64) -> Value {
+    let tool_calls: Vec<Value> = c
+        .tool_calls
+        .iter()
+        .enumerate()
+        .map(|(index, call)| {
+            let id = if call.id.is_empty() {
+                format!("call_mock{serial}_{index}")
+            } else {
+                call.id.clone()
+            };
+            json!({"id": id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}})
+        })
+        .collect();
+    let mut message = json!({
+        "role": "assistant",
+        "content": if c.text.is_empty() { Value::Null } else { json!(c.text) },
+        "refusal": null,
+    });
+    if !tool_calls.is_empty() {
+        message["tool_calls"] = json!(tool_calls);
+    }
+    let (input, output) = usage_of(c, request);
+    json!({
+        "id": format!("chatcmpl-mock{serial}"),
+        "object": "chat.completion",
+        "created": 1_700_000_000u64 + serial,
+        "model": model_of(request),
+        "system_fingerprint": "fp_mock",
+        "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish_of(c)}],
+        "usage": {"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output},
+    })
+}
+
 fn named(event: &Value) -> String {
     let kind = event
         .get("type")

@@ -66,7 +66,12 @@ impl TerminalInput {
                 let reply = match request {
                     Request::Prompt => editor.read_line(&prompt).map(|signal| {
                         Reply::Line(match signal {
-                            Signal::Success(text) => LineResult::Text(text),
+                            Signal::Success(text) => {
+                                // On disk at once: the session may end
+                                // without this thread winding down.
+                                let _ = editor.sync_history();
+                                LineResult::Text(text)
+                            }
                             Signal::CtrlC => LineResult::Interrupted,
                             _ => LineResult::Eof,
                         })

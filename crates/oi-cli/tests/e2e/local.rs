@@ -248,3 +248,62 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
 fn last_message(request: &oi_testkit::RecordedRequest) -> String {
     request.last_message_text()
 }
+
+#[tokio::test]
+async fn local_asks_a_model_once_whether_it_calls_tools() {
+    let env = TestEnv::new().await;
+    let server = ollama("mistral-nemo:12b", 8192).await;
+    // Asked to call the tool, it writes the code as text instead.
+    server.answer_when(
+        "Use the run_python tool",
+        Reply::text("```python\nprint(6 * 7)\n```"),
+    );
+    server
+        .push(Reply::text("```python\nprint(6 * 7)\n```"))
+        .push(Reply::text("42."));
+    let out = run_local(&env, &[&server], &["exec", "-y", "--local", "6*7?"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("made no tool call when asked: markdown harness"),
+        "{}",
+        out.stderr
+    );
+    let probes = |s: &MockServer| {
+        s.chat_requests()
+            .iter()
+            .filter(|r| r.body.to_string().contains("Use the run_python tool"))
+            .count()
+    };
+    assert_eq!(probes(&server), 1);
+    let task = server
+        .chat_requests()
+        .into_iter()
+        .find(|r| r.body["stream"] == true)
+        .unwrap();
+    assert!(task.body.get("tools").is_none());
+    // Remembered: not asked again.
+    server.push(Reply::text("Hi."));
+    let out = run_local(&env, &[&server], &["exec", "--local", "hi"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(probes(&server), 1);
+
+    // A model that calls the tool keeps the native harness.
+    let env = TestEnv::new().await;
+    let server = ollama("qwen2.5-coder:32b", 8192).await;
+    server.answer_when(
+        "Use the run_python tool",
+        Reply::tool_calls(vec![oi_testkit::MockToolCall::new(
+            "run_python",
+            json!({"code": "print(6 * 7)"}),
+        )]),
+    );
+    server.push(Reply::text("Hello."));
+    let out = run_local(&env, &[&server], &["exec", "--local", "hi"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("it calls tools: native harness"),
+        "{}",
+        out.stderr
+    );
+}
