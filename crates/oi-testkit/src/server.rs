@@ -463,7 +463,8 @@ mod tests {
     async fn serves_script_in_order_and_records_requests() {
         let server = MockServer::start().await.unwrap();
         server.push(Reply::text("one"));
-        let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}]});
+        let body =
+            json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true});
         let (status, text) = post(&server, "/v1/chat/completions", body.clone(), &[]).await;
         assert_eq!(status, 200);
         assert!(text.contains(r#""content":"one""#), "{text}");
@@ -481,7 +482,13 @@ mod tests {
         let server = MockServer::start().await.unwrap();
         let reply = Reply::execute("python", "print(1)").with_text("Running.");
         server.repeat(reply);
-        let (_, chat) = post(&server, "/v1/chat/completions", json!({}), &[]).await;
+        let (_, chat) = post(
+            &server,
+            "/v1/chat/completions",
+            json!({"stream": true}),
+            &[],
+        )
+        .await;
         assert!(
             data_lines(&chat)
                 .iter()
@@ -574,12 +581,29 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn without_stream_true_a_chat_request_gets_one_completion_object() {
+        let server = MockServer::start().await.unwrap();
+        server.push(Reply::execute("python", "print(1)").with_text("Running."));
+        let (status, text) =
+            post(&server, "/v1/chat/completions", json!({"model": "m"}), &[]).await;
+        assert_eq!(status, 200);
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(body["object"], "chat.completion");
+        assert_eq!(body["choices"][0]["message"]["content"], "Running.");
+        assert_eq!(
+            body["choices"][0]["message"]["tool_calls"][0]["function"]["name"],
+            "execute"
+        );
+        assert_eq!(body["choices"][0]["finish_reason"], "tool_calls");
+    }
+
+    #[tokio::test]
     async fn cut_streams_abort_the_connection() {
         let server = MockServer::start().await.unwrap();
         server.push(Reply::text("a long reply").cut_after_events(2));
         let r = reqwest::Client::new()
             .post(format!("{}/chat/completions", server.base_url()))
-            .json(&json!({}))
+            .json(&json!({"stream": true}))
             .send()
             .await
             .unwrap();
