@@ -29,6 +29,10 @@ pub enum Command {
     },
     /// List the models the active provider offers.
     Models,
+    /// Measure how often the tasks of a suite succeed, in how many steps and
+    /// for how much: `interpreter eval [SUITE_DIR]`, or `interpreter eval
+    /// compare A.json B.json`.
+    Eval(EvalArgs),
     /// List the recorded sessions, most recent first (`--resume ID` takes
     /// one up again).
     Sessions {
@@ -82,6 +86,41 @@ pub enum ConfigAction {
     /// KEY may be dotted (`model_providers.kunavo.wire_api`); VALUE is read as
     /// TOML where it fits the key (`20`, `true`, `["a", "b"]`), else as text.
     Set { key: String, value: String },
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct EvalArgs {
+    #[command(subcommand)]
+    pub action: Option<EvalAction>,
+
+    /// The suite: a folder of task folders (default: `evals/basic`).
+    pub suite: Option<PathBuf>,
+
+    /// Tasks run at once, each in its own workspace with its own kernels.
+    #[arg(long, short = 'j', default_value_t = 1)]
+    pub jobs: usize,
+
+    /// Attempts at each task.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+
+    /// Where the results go (JSON), written after every attempt
+    /// (default: `eval-results.json`, or the `--resume FILE` file, whose
+    /// finished attempts are then skipped).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Only the tasks with this tag (repeatable).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalAction {
+    /// Compare two results files: the change in success rate, and the
+    /// tasks that changed.
+    Compare { before: PathBuf, after: PathBuf },
 }
 
 #[derive(Debug, Args)]

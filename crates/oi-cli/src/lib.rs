@@ -6,6 +6,7 @@ pub mod approve;
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod eval;
 pub mod exec;
 pub mod input;
 pub mod local;
@@ -54,6 +55,7 @@ pub fn main() -> ExitCode {
                 action: ConfigAction::Set { key, value },
             }) => commands::config_set(&key, &value),
             Some(Command::Models) => commands::models(&cli.options).await,
+            Some(Command::Eval(args)) => eval::run(args, &cli.options).await,
             Some(Command::Sessions { here, limit }) => {
                 commands::sessions(&cli.options, here, limit)
             }

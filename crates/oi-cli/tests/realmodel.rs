@@ -187,3 +187,46 @@ async fn a_power_of_two() {
         outcome.describe()
     );
 }
+
+/// `interpreter eval` on the bundled suite's smoke tasks with the real
+/// model: it runs and reports (the rate itself is not asserted).
+#[tokio::test]
+async fn eval_runs_the_smoke_tasks_and_reports() {
+    let Some(server) = server() else { return };
+    let task = Task::new();
+    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../evals/basic");
+    let out_file = task.cwd.path().join("results.json");
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_interpreter"))
+        .args([
+            "eval",
+            "--tag",
+            "smoke",
+            "--local",
+            "-c",
+            "max_tokens=300",
+            "--out",
+        ])
+        .arg(&out_file)
+        .arg(&suite)
+        .current_dir(task.cwd.path())
+        .env("HOME", task.home.path())
+        .env("OI_LOCAL_SERVERS", &server)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("INTERPRETER_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("attempts passed"), "{stdout}");
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let attempts = results["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 5, "{results}");
+    for attempt in attempts {
+        assert!(attempt["turns"].as_u64().unwrap() >= 1, "{attempt}");
+        assert!(attempt["transcript"].is_string(), "{attempt}");
+    }
+}

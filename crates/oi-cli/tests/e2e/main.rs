@@ -12,6 +12,7 @@
 mod config;
 mod context;
 mod errors;
+mod eval;
 mod exec;
 mod interactive;
 mod kernels;

@@ -1,0 +1,2 @@
+n=$(ls *.txt | wc -l
+echo $n
