@@ -532,6 +532,17 @@ impl Session {
         let mut turn = 0;
         let mut retried_overflow = false;
         let mut nudged = false;
+        let mut checked_outputs = false;
+        // Files the task names that do not exist yet: likely what it asks
+        // to make (a small model often ends without making them).
+        let expected: Vec<String> = if self.config.small_model {
+            named_files(&text_of_task(&self.history, self.task_index))
+                .into_iter()
+                .filter(|name| !self.kernels.cwd().join(name).exists())
+                .collect()
+        } else {
+            Vec::new()
+        };
         loop {
             if let Some(limit) = self.config.max_time
                 && self.task_started.elapsed() >= limit
@@ -661,6 +672,21 @@ impl Session {
                 )));
                 continue;
             }
+            if actions.is_empty() && !checked_outputs && !expected.is_empty() {
+                checked_outputs = true;
+                let missing: Vec<&String> = expected
+                    .iter()
+                    .filter(|name| !self.kernels.cwd().join(name.as_str()).exists())
+                    .collect();
+                if !missing.is_empty() {
+                    let names: Vec<String> = missing.iter().map(|n| format!("`{n}`")).collect();
+                    self.history.push(Message::user(format!(
+                        "[oi: the task names {}, which does not exist yet. If the task asks you to write it, do that now with code; if it does not, give your answer again.]",
+                        names.join(", ")
+                    )));
+                    continue;
+                }
+            }
             if actions.is_empty() {
                 self.emit(Event::TaskComplete {
                     reason: StopReason::Done,
@@ -732,6 +758,12 @@ impl Session {
             "use this command",
             "copy and paste",
             "save this code",
+            "you can use",
+            "you need to",
+            "text editor",
+            "follow these steps",
+            "here's how you can",
+            "here is how you can",
         ]
         .iter()
         .any(|p| lower.contains(p))
@@ -1541,10 +1573,71 @@ fn bound_images(history: &mut [Message], keep: usize) {
 /// The size of a request in tokens, estimated at four characters per token.
 use crate::context::estimate_tokens;
 
+/// The text of the task's message.
+fn text_of_task(history: &[Message], task: Option<usize>) -> String {
+    match task.and_then(|t| history.get(t)) {
+        Some(Message::User { content }) => content
+            .iter()
+            .filter_map(ContentPart::as_text)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// File names a task mentions (`count.txt`, `out/sum.txt`, `chart.png` …).
+fn named_files(text: &str) -> Vec<String> {
+    const EXTENSIONS: &[&str] = &[
+        "txt", "csv", "json", "md", "png", "jpg", "jpeg", "svg", "pdf", "zip", "tar", "gz", "py",
+        "sh", "js", "html", "xml", "yaml", "yml", "log", "ini", "toml", "db", "xlsx",
+    ];
+    let mut found: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let word = word.trim_matches(|c: char| {
+            matches!(
+                c,
+                '`' | '"' | '\'' | ',' | ';' | ':' | '(' | ')' | '[' | ']' | '<' | '>'
+            )
+        });
+        let word = word.strip_suffix('.').unwrap_or(word);
+        let Some((stem, ext)) = word.rsplit_once('.') else {
+            continue;
+        };
+        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '.');
+        if stem.is_empty()
+            || word.starts_with('/')
+            || word.contains("..")
+            || !word.chars().all(plain)
+            || !EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+        {
+            continue;
+        }
+        if !found.iter().any(|f| f == word) {
+            found.push(word.to_owned());
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_files_a_task_names_are_found() {
+        assert_eq!(
+            named_files("Count the lines of data.csv and write the number to count.txt."),
+            ["data.csv", "count.txt"]
+        );
+        assert_eq!(
+            named_files(
+                "write the squares to out/squares.txt, then `out/sum.txt` (see /etc/hosts, v1.2 and e.g. this)"
+            ),
+            ["out/squares.txt", "out/sum.txt"]
+        );
+        assert!(named_files("no files here, version 3.11.7").is_empty());
+    }
 
     fn image(n: u8) -> ContentPart {
         ContentPart::Image {

@@ -307,3 +307,40 @@ async fn local_asks_a_model_once_whether_it_calls_tools() {
         out.stderr
     );
 }
+
+#[tokio::test]
+async fn a_small_model_that_ends_without_the_file_the_task_names_is_told() {
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
+        env.server.base_url()
+    ));
+    std::fs::write(env.cwd.path().join("data.csv"), "a\nb\nc\n").unwrap();
+    env.server
+        // Counts, prints, and calls it done: count.txt was never written.
+        .push(Reply::text(
+            "```python\nprint(len(open('data.csv').readlines()))\n```",
+        ))
+        .push(Reply::text("There are 3 lines."))
+        .push(Reply::text(
+            "```python\nopen('count.txt', 'w').write('3')\n```",
+        ))
+        .push(Reply::text("Written."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Count the lines of data.csv and write the number to count.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("count.txt")).unwrap(),
+        "3"
+    );
+    let told = env.server.chat_requests()[2].last_message_text();
+    assert!(
+        told.contains("the task names `count.txt`, which does not exist yet"),
+        "{told}"
+    );
+    assert!(!told.contains("data.csv"), "{told}");
+}
