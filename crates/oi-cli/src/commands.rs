@@ -73,15 +73,7 @@ pub async fn undo(options: &SessionOptions) -> Result<ExitCode, CliError> {
     let checkpoints = workspace_checkpoints(options)?;
     let restored = checkpoints.undo().await.map_err(checkpoint_error)?;
     let mut out = crate::render::HumanRenderer::new(anstream::stdout());
-    crate::render::Render::event(
-        &mut out,
-        &oi_protocol::Event::Undone {
-            checkpoint: restored.checkpoint.short_id().to_owned(),
-            message: restored.checkpoint.message.clone(),
-            changes: restored.changes.iter().map(ToString::to_string).collect(),
-            previous: restored.previous.short_id().to_owned(),
-        },
-    )?;
+    crate::render::Render::event(&mut out, &restored.event())?;
     Ok(ExitCode::from(exit::OK))
 }
 
@@ -95,15 +87,7 @@ pub async fn checkpoints(
         Some(crate::cli::CheckpointAction::Restore { id }) => {
             let restored = checkpoints.restore(&id).await.map_err(checkpoint_error)?;
             let mut out = crate::render::HumanRenderer::new(anstream::stdout());
-            crate::render::Render::event(
-                &mut out,
-                &oi_protocol::Event::Undone {
-                    checkpoint: restored.checkpoint.short_id().to_owned(),
-                    message: restored.checkpoint.message.clone(),
-                    changes: restored.changes.iter().map(ToString::to_string).collect(),
-                    previous: restored.previous.short_id().to_owned(),
-                },
-            )?;
+            crate::render::Render::event(&mut out, &restored.event())?;
         }
         None => {
             let list = checkpoints.list().await.map_err(checkpoint_error)?;

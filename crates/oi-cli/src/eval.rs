@@ -169,11 +169,7 @@ pub async fn run(args: EvalArgs, options: &SessionOptions) -> Result<ExitCode, C
         })?,
         None => Results {
             version: env!("CARGO_PKG_VERSION").to_owned(),
-            started: oi_core::format_rfc3339(
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs()),
-            ),
+            started: oi_core::now_rfc3339(),
             suite: suite_dir.display().to_string(),
             model: loaded.config.model.clone(),
             args: passed_through(options),
@@ -188,7 +184,6 @@ pub async fn run(args: EvalArgs, options: &SessionOptions) -> Result<ExitCode, C
     let settings = Arc::new(RunSettings {
         binary: std::env::current_exe()?,
         args: passed_through(options),
-        oi_home: loaded.home.clone(),
     });
     let todo: Vec<(oi_eval::Task, u32)> = suite
         .tasks

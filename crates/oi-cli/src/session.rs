@@ -401,9 +401,9 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         .context_window
         .or_else(|| c.models.get(&config.model).and_then(|m| m.context_window));
     config.context_window = configured;
-    config.catalog_window = oi_providers::Catalog::builtin()
-        .ok()
-        .and_then(|catalog| catalog.lookup(&config.model).and_then(|m| m.context_window));
+    // (`info` is the catalog's entry with `[models."ID"]` over it; when
+    // that setting exists it is `configured` already.)
+    config.catalog_window = info.context_window;
     config.ask_server_window =
         oi_config::is_local_url(&c.provider.base_url) || config.catalog_window.is_none();
     config.vision = info.vision.unwrap_or(false);
@@ -458,11 +458,7 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         header: transcript::Header {
             id: session_id.clone(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
-            started: oi_core::format_rfc3339(
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs()),
-            ),
+            started: oi_core::now_rfc3339(),
             cwd: cwd.display().to_string(),
             model: config.model.clone(),
             provider: c.model_provider.clone(),

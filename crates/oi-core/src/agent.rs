@@ -302,6 +302,11 @@ impl Session {
             harness: self.harness.kind().to_string(),
             languages: self.languages.clone(),
             cwd: self.kernels.cwd().display().to_string(),
+            transcript: self
+                .transcript
+                .lock()
+                .ok()
+                .and_then(|t| t.as_ref().map(|t| t.path().display().to_string())),
         });
         while let Some(item) = work.recv().await {
             match item {
@@ -389,8 +394,7 @@ impl Session {
             }
             Op::Stats => {
                 let window = self.context_window().await;
-                let request = self.request();
-                let context_tokens = estimate_tokens(&request);
+                let context_tokens = self.next_request_tokens();
                 let next_request_usd = self.config.pricing.map(|p| {
                     p.cost(&Usage {
                         input_tokens: context_tokens,
@@ -742,6 +746,28 @@ impl Session {
         })
     }
 
+    /// Counts a completed model request and its tokens and cost, and says
+    /// so with a `Usage` event.
+    fn request_completed(&mut self, usage: Option<Usage>) {
+        self.requests_sent += 1;
+        let Some(usage) = usage else { return };
+        self.total_usage += usage;
+        let cost_usd = self.config.pricing.map(|p| {
+            self.total_cost += p.cost(&usage);
+            self.total_cost
+        });
+        self.emit(Event::Usage {
+            last: usage,
+            total: self.total_usage,
+            cost_usd,
+        });
+    }
+
+    /// The estimated size of the next request, without building it.
+    fn next_request_tokens(&self) -> u64 {
+        crate::context::estimate(&self.system_prompt, &self.history, &self.tools)
+    }
+
     /// Whether a small model's reply, which ran nothing, tells the user to
     /// run code ("you can run", "run the following" …).
     fn describes_code(&self, text: &str) -> bool {
@@ -832,7 +858,7 @@ impl Session {
         use crate::context::{KEEP_RECENT, input_budget, rebuild, shrink_outputs, split_point};
         let window = self.context_window().await;
         let budget = input_budget(window, self.config.max_tokens);
-        let before = estimate_tokens(&self.request());
+        let before = self.next_request_tokens();
         if !force && before <= budget {
             return Ok(());
         }
@@ -841,7 +867,7 @@ impl Session {
         let keep = if force { 2 } else { KEEP_RECENT };
         let recent_start = self.history.len().saturating_sub(keep);
         let mut shrunk = shrink_outputs(&mut self.history, recent_start, self.task_index);
-        let mut now = estimate_tokens(&self.request());
+        let mut now = self.next_request_tokens();
         let mut summarized = 0;
         if (force || now > budget)
             && let Some(keep_from) = split_point(&self.history, keep)
@@ -867,14 +893,14 @@ impl Session {
                 self.history_epoch += 1;
                 self.undo_points.clear();
                 summarized = old.len();
-                now = estimate_tokens(&self.request());
+                now = self.next_request_tokens();
             }
         }
         if now > budget {
             // Last resort: the recent outputs too.
             let all = self.history.len();
             shrunk += shrink_outputs(&mut self.history, all, self.task_index);
-            now = estimate_tokens(&self.request());
+            now = self.next_request_tokens();
         }
         if shrunk > 0 || summarized > 0 {
             self.emit(Event::Compacted {
@@ -924,19 +950,7 @@ impl Session {
                 Some(Ok(StreamEvent::TextDelta(delta))) => summary.push_str(&delta),
                 Some(Ok(StreamEvent::Restart)) => summary.clear(),
                 Some(Ok(StreamEvent::Completed { usage, .. })) => {
-                    self.requests_sent += 1;
-                    if let Some(usage) = usage {
-                        self.total_usage += usage;
-                        let cost_usd = self.config.pricing.map(|p| {
-                            self.total_cost += p.cost(&usage);
-                            self.total_cost
-                        });
-                        self.emit(Event::Usage {
-                            last: usage,
-                            total: self.total_usage,
-                            cost_usd,
-                        });
-                    }
+                    self.request_completed(usage);
                     break None;
                 }
                 Some(Ok(_)) => {}
@@ -1008,19 +1022,7 @@ impl Session {
                     finish_reason,
                     usage,
                 })) => {
-                    self.requests_sent += 1;
-                    if let Some(usage) = usage {
-                        self.total_usage += usage;
-                        let cost_usd = self.config.pricing.map(|p| {
-                            self.total_cost += p.cost(&usage);
-                            self.total_cost
-                        });
-                        self.emit(Event::Usage {
-                            last: usage,
-                            total: self.total_usage,
-                            cost_usd,
-                        });
-                    }
+                    self.request_completed(usage);
                     return Ok(Reply {
                         text,
                         tool_calls,
@@ -1290,12 +1292,7 @@ impl Session {
                         restored.checkpoint.short_id(),
                     ));
                 }
-                self.emit(Event::Undone {
-                    checkpoint: restored.checkpoint.short_id().to_owned(),
-                    message: restored.checkpoint.message.clone(),
-                    changes,
-                    previous: restored.previous.short_id().to_owned(),
-                });
+                self.emit(restored.event());
             }
             Err(error) => self.emit(Event::Error {
                 message: error.to_string(),

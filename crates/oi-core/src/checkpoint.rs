@@ -74,6 +74,18 @@ pub struct Restored {
     pub changes: Vec<Change>,
 }
 
+impl Restored {
+    /// The event that reports this restore.
+    pub fn event(&self) -> oi_protocol::Event {
+        oi_protocol::Event::Undone {
+            checkpoint: self.checkpoint.short_id().to_owned(),
+            message: self.checkpoint.message.clone(),
+            changes: self.changes.iter().map(ToString::to_string).collect(),
+            previous: self.previous.short_id().to_owned(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     #[error("`git` is needed for checkpoints and could not be run: {0}")]

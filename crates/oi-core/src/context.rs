@@ -28,9 +28,14 @@ const SHRUNK_OUTPUT_CHARS: usize = 600;
 /// Estimated tokens of a request: its JSON at 3.5 characters per token,
 /// which errs on the large side for prose and code alike.
 pub fn estimate_tokens(request: &ModelRequest) -> u64 {
-    let chars = request.system.len()
-        + serde_json::to_string(&request.messages).map_or(0, |s| s.len())
-        + serde_json::to_string(&request.tools).map_or(0, |s| s.len());
+    estimate(&request.system, &request.messages, &request.tools)
+}
+
+/// [`estimate_tokens`] of a request's parts (no request needs building).
+pub fn estimate(system: &str, messages: &[Message], tools: &[oi_providers::ToolSpec]) -> u64 {
+    let chars = system.len()
+        + serde_json::to_string(messages).map_or(0, |s| s.len())
+        + serde_json::to_string(tools).map_or(0, |s| s.len());
     (chars as u64 * 2).div_ceil(7)
 }
 

@@ -76,6 +76,14 @@ pub fn format_rfc3339(unix_secs: u64) -> String {
     )
 }
 
+/// The time now, as [`format_rfc3339`] writes it.
+pub fn now_rfc3339() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format_rfc3339(secs)
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01.
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;

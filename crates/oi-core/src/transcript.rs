@@ -151,7 +151,9 @@ impl Transcript {
                 source,
             })?;
         let mut transcript = Self::with_file(path, file, secrets, messages);
-        transcript.write(&Record::Resumed { time: now() })?;
+        transcript.write(&Record::Resumed {
+            time: crate::now_rfc3339(),
+        })?;
         Ok(transcript)
     }
 
@@ -228,7 +230,7 @@ impl Transcript {
             return Ok(());
         }
         self.write(&Record::Event {
-            time: now(),
+            time: crate::now_rfc3339(),
             event: event.clone(),
         })
     }
@@ -361,14 +363,6 @@ pub fn close_dangling_calls(messages: &mut Vec<Message>) {
             ),
         );
     }
-}
-
-/// The time now, as transcripts write it.
-fn now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    crate::format_rfc3339(secs)
 }
 
 fn first_text(content: &[ContentPart]) -> Option<String> {

@@ -19,8 +19,6 @@ pub struct RunSettings {
     pub binary: PathBuf,
     /// Arguments passed through (`--model`, `--profile`, `-c` …).
     pub args: Vec<String>,
-    /// oi's folder, where the transcripts land (to find each attempt's).
-    pub oi_home: PathBuf,
 }
 
 /// Why an attempt failed.
@@ -116,6 +114,7 @@ impl Attempt {
     /// Takes in one event of the agent.
     fn event(&mut self, event: &Event) {
         match event {
+            Event::SessionConfigured { transcript, .. } => self.transcript.clone_from(transcript),
             Event::ModelRequest { turn } => self.turns = self.turns.max(*turn),
             Event::Usage {
                 total, cost_usd, ..
@@ -198,26 +197,6 @@ async fn script(
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     Some((out.status.success(), text))
-}
-
-/// The transcript of the session that worked in `workspace`.
-fn transcript_of(oi_home: &Path, workspace: &Path) -> Option<String> {
-    let want = workspace.display().to_string();
-    let sessions = fs_err::read_dir(oi_home.join("sessions")).ok()?;
-    for entry in sessions.flatten() {
-        let path = entry.path().join("transcript.jsonl");
-        let Ok(text) = fs_err::read_to_string(&path) else {
-            continue;
-        };
-        let first: Option<serde_json::Value> = text
-            .lines()
-            .next()
-            .and_then(|l| serde_json::from_str(l).ok());
-        if first.is_some_and(|h| h["cwd"].as_str() == Some(want.as_str())) {
-            return Some(path.display().to_string());
-        }
-    }
-    None
 }
 
 /// Asks a process to stop (SIGTERM, so it stops its kernels), then kills
@@ -329,7 +308,6 @@ pub async fn run_task(task: &Task, repeat: u32, settings: &RunSettings) -> Attem
             }
         }
     }
-    attempt.transcript = transcript_of(&settings.oi_home, &cwd);
 
     let checked = script(&task.check, &cwd, task, Duration::from_secs(60)).await;
     attempt.wall_secs = started.elapsed().as_secs_f64();

@@ -27,6 +27,9 @@ pub enum Event {
         /// Languages whose kernels are available, in the order the model sees them.
         languages: Vec<String>,
         cwd: String,
+        /// The session's transcript file, when one is written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        transcript: Option<String>,
     },
     /// The model was changed (`Op::SetModel`); later requests use it.
     ModelChanged { model: String },
