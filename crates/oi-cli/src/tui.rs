@@ -568,6 +568,19 @@ impl App {
         Ok(None)
     }
 
+    /// [`Self::control`], then shows the answer too.
+    async fn control_shown(
+        &mut self,
+        op: Op,
+        done: impl Fn(&Event) -> bool,
+    ) -> Result<Option<Event>, CliError> {
+        let event = self.control(op, done).await?;
+        if let Some(event) = &event {
+            self.view.event(event)?;
+        }
+        Ok(event)
+    }
+
     async fn command(&mut self, line: &str) -> Result<Flow, CliError> {
         let (name, arg) = match line.split_once(char::is_whitespace) {
             Some((name, arg)) => (name, arg.trim()),
@@ -603,24 +616,20 @@ impl App {
                 } else {
                     Some(arg.to_owned())
                 };
-                if let Some(harness) = chosen {
-                    let event = self
-                        .control(Op::SetHarness { harness }, |e| {
+                if let Some(harness) = chosen
+                    && let Some(Event::HarnessChanged { harness }) = self
+                        .control_shown(Op::SetHarness { harness }, |e| {
                             matches!(e, Event::HarnessChanged { .. } | Event::Error { .. })
                         })
-                        .await?;
-                    if let Some(Event::HarnessChanged { harness }) = &event {
-                        self.harness = harness.clone();
-                    }
-                    if let Some(event) = event {
-                        self.view.event(&event)?;
-                    }
+                        .await?
+                {
+                    self.harness = harness;
                 }
             }
             "/auto" => {
                 let policy = if self.auto { "ask" } else { "auto" };
-                if let Some(event) = self
-                    .control(
+                if let Some(Event::ApprovalChanged { policy }) = self
+                    .control_shown(
                         Op::SetApproval {
                             policy: policy.to_owned(),
                         },
@@ -629,77 +638,37 @@ impl App {
                     .await?
                 {
                     self.auto = policy == "auto";
-                    self.view.event(&event)?;
                 }
             }
             "/undo" => {
-                if let Some(event) = self
-                    .control(Op::Undo, |e| {
-                        matches!(e, Event::Undone { .. } | Event::Error { .. })
-                    })
-                    .await?
-                {
-                    self.view.event(&event)?;
-                }
+                self.control_shown(Op::Undo, |e| {
+                    matches!(e, Event::Undone { .. } | Event::Error { .. })
+                })
+                .await?;
             }
             "/compact" => {
-                if let Some(event) = self
-                    .control(Op::Compact, |e| {
-                        matches!(e, Event::Compacted { .. } | Event::Error { .. })
-                    })
-                    .await?
-                {
-                    self.view.event(&event)?;
-                }
+                self.control_shown(Op::Compact, |e| {
+                    matches!(e, Event::Compacted { .. } | Event::Error { .. })
+                })
+                .await?;
             }
             "/reset" => {
-                if let Some(event) = self
-                    .control(Op::Reset, |e| matches!(e, Event::SessionReset))
-                    .await?
-                {
-                    self.view.event(&event)?;
-                }
+                self.control_shown(Op::Reset, |e| matches!(e, Event::SessionReset))
+                    .await?;
             }
             "/tokens" | "/cost" => {
                 let stats = self
                     .control(Op::Stats, |e| matches!(e, Event::Stats { .. }))
                     .await?;
-                if let Some(Event::Stats {
-                    context_tokens,
-                    context_window,
-                    next_request_usd,
-                    total,
-                    cost_usd,
-                    requests,
-                    messages,
-                }) = stats
-                {
+                if let Some(stats) = stats {
                     let text = if name == "/tokens" {
-                        let window = match context_window {
-                            Some(w) => format!(
-                                "{context_tokens} of {w} tokens ({:.0}% of the context window)",
-                                context_tokens as f64 * 100.0 / f64::from(w.max(1))
-                            ),
-                            None => format!(
-                                "{context_tokens} tokens (the model's context window is unknown)"
-                            ),
-                        };
-                        let next = next_request_usd.map_or_else(
-                            || "unknown (no prices for this model)".to_owned(),
-                            |c| format!("about ${c:.4}"),
-                        );
-                        format!("context: {window}, {messages} messages\nnext request: {next}")
+                        oi_tui::view::context_text(&stats)
                     } else {
-                        let cost = cost_usd.map_or_else(
-                            || "unknown (no prices for this model)".to_owned(),
-                            |c| format!("${c:.4}"),
-                        );
-                        format!(
-                            "this session: {requests} requests, {} tokens in ({} from the cache), {} out\ncost: {cost}",
-                            total.input_tokens, total.cached_input_tokens, total.output_tokens
-                        )
+                        oi_tui::view::cost_text(&stats)
                     };
-                    self.view.line(Style::new(), &text)?;
+                    if let Some(text) = text {
+                        self.view.line(Style::new(), &text)?;
+                    }
                 }
             }
             "/save" => {
@@ -709,17 +678,13 @@ impl App {
                     arg.to_owned()
                 };
                 let path = self.conversation_path(&name);
-                if let Some(event) = self
-                    .control(
-                        Op::Save {
-                            path: path.display().to_string(),
-                        },
-                        |e| matches!(e, Event::Saved { .. } | Event::Error { .. }),
-                    )
-                    .await?
-                {
-                    self.view.event(&event)?;
-                }
+                self.control_shown(
+                    Op::Save {
+                        path: path.display().to_string(),
+                    },
+                    |e| matches!(e, Event::Saved { .. } | Event::Error { .. }),
+                )
+                .await?;
             }
             "/load" => {
                 let name = if arg.is_empty() {
@@ -739,17 +704,13 @@ impl App {
                 };
                 if let Some(name) = name {
                     let path = self.conversation_path(&name);
-                    if let Some(event) = self
-                        .control(
-                            Op::Load {
-                                path: path.display().to_string(),
-                            },
-                            |e| matches!(e, Event::Loaded { .. } | Event::Error { .. }),
-                        )
-                        .await?
-                    {
-                        self.view.event(&event)?;
-                    }
+                    self.control_shown(
+                        Op::Load {
+                            path: path.display().to_string(),
+                        },
+                        |e| matches!(e, Event::Loaded { .. } | Event::Error { .. }),
+                    )
+                    .await?;
                 }
             }
             "/verbose" => {
@@ -821,17 +782,13 @@ impl App {
         let Some(chosen) = chosen else {
             return Ok(());
         };
-        if let Some(event) = self
-            .control(
-                Op::SetModel {
-                    model: chosen.clone(),
-                },
-                |e| matches!(e, Event::ModelChanged { .. }),
-            )
-            .await?
-        {
-            self.view.event(&event)?;
-        }
+        self.control_shown(
+            Op::SetModel {
+                model: chosen.clone(),
+            },
+            |e| matches!(e, Event::ModelChanged { .. }),
+        )
+        .await?;
         self.model = chosen.clone();
         match oi_config::edit::set(&self.loaded.home, "model", &chosen) {
             Ok((file, _)) => self.view.line(

@@ -738,32 +738,13 @@ impl<W: Write> View<W> {
                     ),
                 )?;
             }
-            Event::Stats {
-                context_tokens,
-                context_window,
-                next_request_usd,
-                total,
-                cost_usd,
-                requests,
-                messages,
-            } => {
-                let window = match context_window {
-                    Some(w) => format!(
-                        "{context_tokens} of {w} tokens ({:.0}%)",
-                        *context_tokens as f64 * 100.0 / f64::from((*w).max(1))
-                    ),
-                    None => format!("{context_tokens} tokens (window unknown)"),
-                };
-                let next = next_request_usd
-                    .map_or_else(|| "unknown".to_owned(), |c| format!("about ${c:.4}"));
-                let spent = cost_usd.map_or_else(|| "unknown".to_owned(), |c| format!("${c:.4}"));
-                self.line(
-                    DIM,
-                    &format!(
-                        "context: {window}, {messages} messages · next request: {next}\nsession: {requests} requests, {} tokens in ({} cached), {} out · cost {spent}",
-                        total.input_tokens, total.cached_input_tokens, total.output_tokens
-                    ),
-                )?;
+            Event::Stats { .. } => {
+                let text = [context_text(event), cost_text(event)]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                self.line(DIM, &text)?;
             }
             Event::Saved { path, messages } => {
                 self.line(DIM, &format!("saved {messages} messages to {path}"))?;
@@ -828,6 +809,57 @@ impl<W: Write> View<W> {
 }
 
 /// `512 B`, `3.4 KB`, `200.0 MB`, `1.2 GB`.
+/// What `/tokens` says of a `Stats` event: the context used against the
+/// window, and what the next request would cost (`None` for other events).
+pub fn context_text(stats: &Event) -> Option<String> {
+    let Event::Stats {
+        context_tokens,
+        context_window,
+        next_request_usd,
+        messages,
+        ..
+    } = stats
+    else {
+        return None;
+    };
+    let window = match context_window {
+        Some(w) => format!(
+            "{context_tokens} of {w} tokens ({:.0}% of the context window)",
+            *context_tokens as f64 * 100.0 / f64::from((*w).max(1))
+        ),
+        None => format!("{context_tokens} tokens (the model's context window is unknown)"),
+    };
+    let next = next_request_usd.map_or_else(
+        || "unknown (no prices for this model)".to_owned(),
+        |c| format!("about ${c:.4}"),
+    );
+    Some(format!(
+        "context: {window}, {messages} messages\nnext request: {next}"
+    ))
+}
+
+/// What `/cost` says of a `Stats` event: the session's requests, tokens
+/// and cost (`None` for other events).
+pub fn cost_text(stats: &Event) -> Option<String> {
+    let Event::Stats {
+        total,
+        cost_usd,
+        requests,
+        ..
+    } = stats
+    else {
+        return None;
+    };
+    let cost = cost_usd.map_or_else(
+        || "unknown (no prices for this model)".to_owned(),
+        |c| format!("${c:.4}"),
+    );
+    Some(format!(
+        "this session: {requests} requests, {} tokens in ({} from the cache), {} out\ncost: {cost}",
+        total.input_tokens, total.cached_input_tokens, total.output_tokens
+    ))
+}
+
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
     if bytes < 1000 {
