@@ -111,6 +111,15 @@ impl Pty {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// Rows the terminal wrapped because more was written to them than
+    /// fits the width.
+    pub(crate) fn wrapped_rows(&self) -> Vec<u16> {
+        let parser = self.parser.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, _) = screen.size();
+        (0..rows.get()).filter(|r| screen.row_wrapped(*r)).collect()
+    }
+
     pub(crate) fn raw(&self) -> String {
         String::from_utf8_lossy(&self.raw.lock().unwrap()).into_owned()
     }
