@@ -12,7 +12,9 @@
 mod reply;
 mod server;
 mod wire;
+mod xvfb;
 
 pub use reply::{MockToolCall, Reply};
 pub use server::{MockServer, RecordedRequest};
 pub use wire::Wire;
+pub use xvfb::{Xvfb, xvfb_required};
