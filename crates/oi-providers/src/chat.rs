@@ -625,6 +625,7 @@ mod tests {
                 name: "execute".into(),
                 description: "run".into(),
                 parameters: json!({"type": "object"}),
+                builtin: None,
             }],
             max_tokens: Some(100),
             temperature: None,

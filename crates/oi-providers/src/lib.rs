@@ -53,6 +53,34 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of the arguments object.
     pub parameters: serde_json::Value,
+    /// A tool the provider defines itself, sent in its own form where the
+    /// wire and model have it (the function form above elsewhere).
+    #[serde(skip)]
+    pub builtin: Option<BuiltinTool>,
+}
+
+impl ToolSpec {
+    /// A plain function tool.
+    pub fn function(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: serde_json::Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            builtin: None,
+        }
+    }
+}
+
+/// Tools some providers define themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuiltinTool {
+    /// Screen, mouse and keyboard (Anthropic's computer-use tool on the
+    /// Messages wire with a Claude model), for a display of this size.
+    Computer { width: u32, height: u32 },
 }
 
 /// One step of a streamed reply.

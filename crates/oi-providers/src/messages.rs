@@ -15,8 +15,8 @@ use crate::error::{api_error, truncate_chars};
 use crate::models::ANTHROPIC_VERSION;
 use crate::transport::{Attempt, RetryBudget, response_events, send_with_retries, with_restarts};
 use crate::{
-    EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
-    StreamEvent, messages_endpoint,
+    BuiltinTool, EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig,
+    ProviderError, StreamEvent, messages_endpoint,
 };
 
 /// `max_tokens` is required by this API; used when none is configured.
@@ -59,12 +59,16 @@ impl MessagesClient {
         Box::pin(async_stream::try_stream! {
             let url = messages_endpoint(&config.base_url, "messages");
             let body = request_body(&request);
+            let beta = beta_header(&request);
             let response = send_with_retries(&config, &url, &budget, || {
-                let builder = http
+                let mut builder = http
                     .post(&url)
                     .header(ACCEPT, "text/event-stream")
                     .header("anthropic-version", ANTHROPIC_VERSION)
                     .json(&body);
+                if let Some(beta) = beta {
+                    builder = builder.header("anthropic-beta", beta);
+                }
                 match &config.api_key {
                     Some(key) => builder.header("x-api-key", key),
                     None => builder,
@@ -204,11 +208,19 @@ fn request_body(request: &ModelRequest) -> Value {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let mut tool = json!({
-                    "name": t.name,
-                    "description": t.description,
-                    "input_schema": t.parameters,
-                });
+                let mut tool = match (t.builtin, computer_tool_version(&request.model)) {
+                    (Some(BuiltinTool::Computer { width, height }), Some((kind, _))) => json!({
+                        "type": kind,
+                        "name": t.name,
+                        "display_width_px": width,
+                        "display_height_px": height,
+                    }),
+                    _ => json!({
+                        "name": t.name,
+                        "description": t.description,
+                        "input_schema": t.parameters,
+                    }),
+                };
                 if i + 1 == count {
                     tool["cache_control"] = json!({"type": "ephemeral"});
                 }
@@ -220,6 +232,37 @@ fn request_body(request: &ModelRequest) -> Value {
         body["temperature"] = json!(t);
     }
     body
+}
+
+/// Anthropic's computer-use tool type for `model`, and the beta header
+/// value it needs; `None` for models that are not Claude (they get the
+/// function form).
+fn computer_tool_version(model: &str) -> Option<(&'static str, &'static str)> {
+    let model = model.to_ascii_lowercase();
+    if !model.contains("claude") {
+        return None;
+    }
+    // The newest tool version is for the newest Opus models only.
+    let newest = ["opus-4-5", "opus-4-6", "opus-4-7", "opus-5"]
+        .iter()
+        .any(|m| model.contains(m));
+    Some(if newest {
+        ("computer_20251124", "computer-use-2025-11-24")
+    } else if model.contains("claude-3-5-sonnet") || model.contains("claude-3.5-sonnet") {
+        ("computer_20241022", "computer-use-2024-10-22")
+    } else {
+        ("computer_20250124", "computer-use-2025-01-24")
+    })
+}
+
+/// The `anthropic-beta` header a request needs, if any.
+fn beta_header(request: &ModelRequest) -> Option<&'static str> {
+    request
+        .tools
+        .iter()
+        .any(|t| matches!(t.builtin, Some(BuiltinTool::Computer { .. })))
+        .then(|| computer_tool_version(&request.model).map(|(_, beta)| beta))
+        .flatten()
 }
 
 /// Text and image blocks (empty text is left out: the API refuses it).
@@ -496,6 +539,42 @@ mod tests {
     }
 
     #[test]
+    fn claude_gets_the_computer_use_tool_type_and_its_beta_header() {
+        let computer = ToolSpec {
+            builtin: Some(BuiltinTool::Computer {
+                width: 1280,
+                height: 720,
+            }),
+            ..ToolSpec::function("computer", "screen", json!({"type": "object"}))
+        };
+        let request = |model: &str| ModelRequest {
+            model: model.into(),
+            system: String::new(),
+            messages: vec![Message::user("hi")],
+            tools: vec![computer.clone()],
+            max_tokens: None,
+            temperature: None,
+            cache_key: None,
+        };
+        let claude = request("claude-sonnet-4-5");
+        assert_eq!(
+            request_body(&claude)["tools"],
+            json!([{"type": "computer_20250124", "name": "computer", "display_width_px": 1280, "display_height_px": 720, "cache_control": {"type": "ephemeral"}}])
+        );
+        assert_eq!(beta_header(&claude), Some("computer-use-2025-01-24"));
+        let opus = request("claude-opus-4-5-20251101");
+        assert_eq!(request_body(&opus)["tools"][0]["type"], "computer_20251124");
+        assert_eq!(beta_header(&opus), Some("computer-use-2025-11-24"));
+        // Another model on this wire gets the function form.
+        let other = request("minimax-m2");
+        assert_eq!(
+            request_body(&other)["tools"][0]["input_schema"],
+            json!({"type": "object"})
+        );
+        assert_eq!(beta_header(&other), None);
+    }
+
+    #[test]
     fn request_body_alternates_roles_and_marks_the_cache() {
         let request = ModelRequest {
             model: "claude".into(),
@@ -534,6 +613,7 @@ mod tests {
                 name: "execute".into(),
                 description: "d".into(),
                 parameters: json!({"type": "object"}),
+                builtin: None,
             }],
             max_tokens: None,
             temperature: Some(0.2),

@@ -531,6 +531,7 @@ mod tests {
                 name: "execute".into(),
                 description: "d".into(),
                 parameters: json!({"type": "object"}),
+                builtin: None,
             }],
             max_tokens: Some(500),
             temperature: None,

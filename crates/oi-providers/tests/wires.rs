@@ -47,6 +47,7 @@ fn request() -> ModelRequest {
             name: "execute".into(),
             description: "Run code".into(),
             parameters: json!({"type": "object"}),
+            builtin: None,
         }],
         max_tokens: None,
         temperature: None,

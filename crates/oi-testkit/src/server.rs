@@ -290,6 +290,27 @@ async fn handle(
             wire::error_body(wire, 400, "anthropic-version: header is required"),
         );
     }
+    // Like the real API: a computer-use tool needs its beta header.
+    if wire == Wire::Messages
+        && let Some(kind) = request_body["tools"].as_array().and_then(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["type"].as_str())
+                .find(|t| t.starts_with("computer_"))
+        })
+        && !header("anthropic-beta").is_some_and(|b| b.contains("computer-use-"))
+    {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            wire::error_body(
+                wire,
+                400,
+                &format!(
+                    "tools.0: Input tag '{kind}' found using 'type' does not match any of the expected tags (add the computer-use beta header)"
+                ),
+            ),
+        );
+    }
     if let Some(key) = &s.api_key {
         let sent = match wire {
             Wire::Messages => header("x-api-key"),

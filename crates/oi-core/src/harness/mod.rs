@@ -491,6 +491,7 @@ fn execute_tool(languages: &[String]) -> ToolSpec {
             "required": ["language", "code"],
             "additionalProperties": false,
         }),
+        builtin: None,
     }
 }
 
