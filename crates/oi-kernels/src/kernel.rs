@@ -388,9 +388,20 @@ impl Kernel {
         let mut waiting_reported = false;
         let mut input_open = input.is_some();
 
+        // Node also gets an `interrupt` line naming the run: a promise the
+        // code awaits is not stopped by the signal alone.
+        let mut interrupt_line_sent = false;
         loop {
             if done.is_some() && streams.iter().all(|s| s.finished) {
                 break;
+            }
+            if signalled && !interrupt_line_sent && done.is_none() && self.kind == KernelKind::Node
+            {
+                interrupt_line_sent = true;
+                let line = format!("{{\"type\":\"interrupt\",\"id\":{id}}}\n");
+                if let Some(requests) = self.requests.as_mut() {
+                    let _ = requests.write_all(line.as_bytes()).await;
+                }
             }
             let grace_end = stop.map(|(_, t)| tokio::time::Instant::from_std(t + INTERRUPT_GRACE));
             let again_at = stop

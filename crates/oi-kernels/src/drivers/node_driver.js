@@ -193,10 +193,12 @@
       fs.writeSync(errFd, `(node) ${warning.name}: ${warning.message}\n`);
     }
   });
-  process.on('SIGINT', () => {
-    if (running && interruptCell) interruptCell();
-    else pendingInterrupt = true;
-  });
+  // SIGINT breaks synchronous code (`breakOnSigint`); a cell waiting on a
+  // promise is stopped by an `interrupt` line naming it. A signal that lands
+  // anywhere else is ignored: Node can deliver one late, after the cell it
+  // was meant for has ended, and it must not stop the next one.
+  process.on('SIGINT', () => {});
+  let currentId = null;
 
   // Work a cell may start and whose end it waits for: timers, file and DNS
   // requests, connections being made, child processes. (Not open sockets
@@ -304,16 +306,30 @@
       try { request = JSON.parse(line); } catch { continue; }
       if (request.type !== 'run') { process.exit(0); }
       pendingInterrupt = false;
+      currentId = request.id;
       send({ type: 'started', id: request.id });
       const reply = await runCell(request.id, request.code);
       const marker = `\x1b]oi;${token};${request.id}\x07`;
       fs.writeSync(outFd, marker);
       fs.writeSync(errFd, marker);
+      currentId = null;
       send(Object.assign(reply, { type: 'done', id: request.id }));
     }
     busy = false;
   }
-  input.on('line', (line) => { queue.push(line); drain(); });
+  input.on('line', (line) => {
+    let request = null;
+    try { request = JSON.parse(line); } catch { /* queued, then skipped */ }
+    if (request && request.type === 'interrupt') {
+      if (request.id === currentId) {
+        if (running && interruptCell) interruptCell();
+        else pendingInterrupt = true;
+      }
+      return;
+    }
+    queue.push(line);
+    drain();
+  });
   input.on('close', () => process.exit(0));
   send({ type: 'ready', pid: process.pid });
 })();
