@@ -7,6 +7,9 @@ use oi_protocol::ReviewDecision;
 use crate::input::LineReader;
 use crate::render::HumanRenderer;
 
+/// The language of OS mode's screen actions.
+pub(crate) const SCREEN: &str = "computer";
+
 /// Asks until the user gives a valid answer. End of input means no.
 pub async fn ask<W: Write>(
     out: &mut HumanRenderer<W>,
@@ -14,10 +17,16 @@ pub async fn ask<W: Write>(
     language: &str,
     code: &str,
 ) -> io::Result<ReviewDecision> {
+    // Screen actions (OS mode) are done as shown or not at all.
+    let screen = language == SCREEN;
     loop {
-        out.raw(&format!(
-            "Run this {language} code? [y]es, [n]o, [a]lways (this session), [e]dit: "
-        ))?;
+        if screen {
+            out.raw("Do this on the screen? [y]es, [n]o, [a]lways (this session): ")?;
+        } else {
+            out.raw(&format!(
+                "Run this {language} code? [y]es, [n]o, [a]lways (this session), [e]dit: "
+            ))?;
+        }
         let Some(answer) = input.next_line().await? else {
             out.raw("\n")?;
             return Ok(ReviewDecision::Decline);
@@ -26,6 +35,9 @@ pub async fn ask<W: Write>(
             "y" | "yes" => return Ok(ReviewDecision::Approve),
             "n" | "no" => return Ok(ReviewDecision::Decline),
             "a" | "all" | "always" => return Ok(ReviewDecision::ApproveForSession),
+            "e" | "edit" if screen => {
+                out.raw("A screen action cannot be edited; answer y, n or a.\n")?;
+            }
             "e" | "edit" => match edit(language, code).await {
                 Ok(edited) if edited.trim().is_empty() => {
                     out.raw("The edited code is empty, so it will not run.\n")?;

@@ -176,6 +176,11 @@ pub struct SessionOptions {
     #[arg(long, global = true)]
     pub local: bool,
 
+    /// OS mode: the model may see the screen and use the mouse and keyboard
+    /// (a `computer` tool; X11 on Linux). Needs a model that reads images.
+    #[arg(long, global = true)]
+    pub os: bool,
+
     /// No network traffic but to the model server: code runs with
     /// `network = false` (refused where that cannot be enforced).
     #[arg(long, global = true)]

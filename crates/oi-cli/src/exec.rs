@@ -191,7 +191,7 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
         | StopReason::Budget { .. }
         | StopReason::LoopGuard { .. }
         | StopReason::TimeLimit { .. } => exit::LIMIT,
-        StopReason::Interrupted => exit::INTERRUPTED,
+        StopReason::Interrupted | StopReason::FailSafe => exit::INTERRUPTED,
     };
     Ok(ExitCode::from(code))
 }

@@ -153,6 +153,9 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
     if options.offline {
         flags.push(FlagSetting::new("--offline", "network", false));
     }
+    if options.os {
+        flags.push(FlagSetting::new("--os", "os", true));
+    }
     if let Some(mode) = &options.sandbox {
         flags.push(FlagSetting::new("--sandbox", "sandbox", mode.as_str()));
     }
@@ -466,6 +469,38 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         secrets: secrets(&loaded, &provider),
         resume: resumed.as_ref().map(|r| r.messages.clone()),
     });
+    if c.os {
+        // Named when a file turned it on (the flag is in plain sight).
+        let origin = loaded
+            .origins
+            .get("os")
+            .map(ToString::to_string)
+            .filter(|o| !o.starts_with("--"))
+            .map(|o| format!(" (os = true from {o})"))
+            .unwrap_or_default();
+        if !config.vision {
+            return Err(CliError::usage(
+                format!(
+                    "OS mode{origin} needs a model that can see screenshots, and `{}` is not known to read images",
+                    config.model
+                ),
+                format!(
+                    "choose a vision model with --model; if `{}` does read images, say so in the configuration: `[models.\"{}\"] vision = true`",
+                    config.model, config.model
+                ),
+            ));
+        }
+        let computer = oi_computer::connect().map_err(|error| {
+            CliError::usage(
+                format!("OS mode{origin} cannot start: {error}"),
+                "leave out --os (or set `os = false`) to work without the screen",
+            )
+        })?;
+        let shots = sessions.join(&session_id).join("screenshots");
+        config.os = Some(oi_core::OsMode::new(oi_computer::Desktop::new(
+            computer, shots,
+        )));
+    }
     Ok(Setup {
         config,
         resumed,

@@ -529,6 +529,11 @@ impl App {
                 Decision::No => ReviewDecision::Decline,
                 Decision::Always => ReviewDecision::ApproveForSession,
                 Decision::Interrupt => return Ok(None),
+                Decision::Edit if language == crate::approve::SCREEN => {
+                    self.view
+                        .line(DIM, "A screen action cannot be edited; answer y, n or a.")?;
+                    continue;
+                }
                 Decision::Edit => match crate::approve::edit(language, code).await {
                     Ok(edited) if edited.trim().is_empty() => {
                         self.view

@@ -144,6 +144,9 @@ pub struct Config {
     pub max_time: u64,
     /// Whether the workspace is saved before each run (for undo).
     pub checkpoints: bool,
+    /// OS mode: the model may see the screen and use the mouse and
+    /// keyboard (`--os`).
+    pub os: bool,
     /// Files larger than this many megabytes are left out of checkpoints.
     pub checkpoint_max_file_mb: u64,
     /// The same error (or the same code) this many times in a row stops a

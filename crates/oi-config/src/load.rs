@@ -509,6 +509,9 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
     let checkpoints = get(&mut origins, "checkpoints")
         .and_then(|(v, _)| v.as_bool())
         .unwrap_or(true);
+    let os = get(&mut origins, "os")
+        .and_then(|(v, _)| v.as_bool())
+        .unwrap_or(false);
     let checkpoint_max_file_mb = number(get(&mut origins, "checkpoint_max_file_mb"))
         .unwrap_or(Config::DEFAULT_CHECKPOINT_MAX_FILE_MB);
     let loop_guard_max_repeats = number(get(&mut origins, "loop_guard.max_repeats"))
@@ -580,6 +583,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             run_timeout,
             max_time,
             checkpoints,
+            os,
             checkpoint_max_file_mb,
             loop_guard_max_repeats,
             context_window,

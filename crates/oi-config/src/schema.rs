@@ -100,6 +100,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("run_timeout", Kind::NonNegative),
     ("max_time", Kind::NonNegative),
     ("checkpoints", Kind::Bool),
+    ("os", Kind::Bool),
     ("checkpoint_max_file_mb", Kind::Positive),
     ("loop_guard", Kind::Table),
     ("context_window", Kind::Positive),

@@ -128,6 +128,7 @@ pub fn show(loaded: &Loaded) -> String {
     top(&mut lines, "run_timeout", Some(c.run_timeout.to_string()));
     top(&mut lines, "max_time", Some(c.max_time.to_string()));
     top(&mut lines, "checkpoints", Some(c.checkpoints.to_string()));
+    top(&mut lines, "os", Some(c.os.to_string()));
     top(
         &mut lines,
         "checkpoint_max_file_mb",

@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::HarnessKind;
-use crate::config::{AgentConfig, ApprovalPolicy};
+use crate::config::{AgentConfig, ApprovalPolicy, OsMode};
 use crate::environment;
 use crate::harness::{Action, Harness, PromptEnv, ProposedRun, Report, language};
 use crate::loop_guard::LoopGuard;
@@ -64,8 +64,12 @@ impl Agent {
             Arc::clone(&input_target),
         ));
 
+        let kernels = match &config.os {
+            Some(os) => kernels.with_computer(os.kernel_handler()),
+            None => kernels,
+        };
         let languages: Vec<String> = kernels.languages().iter().map(|l| l.name.clone()).collect();
-        let harness = Harness::new(config.harness);
+        let harness = Harness::new(config.harness).with_os(config.os.as_ref().map(OsMode::shown));
         let env = PromptEnv {
             os: environment::os_description(),
             cwd: kernels.cwd().display().to_string(),
@@ -267,6 +271,8 @@ enum ReplyError {
 #[derive(PartialEq, Eq)]
 enum Halt {
     Interrupted,
+    /// OS mode's fail-safe: the mouse was thrown into a screen corner.
+    FailSafe,
 }
 
 impl Session {
@@ -708,9 +714,12 @@ impl Session {
             }
             self.history.extend(results);
             bound_images(&mut self.history, MAX_IMAGES_IN_HISTORY);
-            if halt == Some(Halt::Interrupted) {
+            if let Some(halt) = halt {
                 self.emit(Event::TaskComplete {
-                    reason: StopReason::Interrupted,
+                    reason: match halt {
+                        Halt::Interrupted => StopReason::Interrupted,
+                        Halt::FailSafe => StopReason::FailSafe,
+                    },
                     final_message: None,
                 });
                 return;
@@ -796,7 +805,7 @@ impl Session {
     }
 
     fn set_harness(&mut self, kind: HarnessKind) {
-        self.harness = Harness::new(kind);
+        self.harness = Harness::new(kind).with_os(self.config.os.as_ref().map(OsMode::shown));
         self.system_prompt = self.harness.system_prompt(&self.env);
         self.tools = self.harness.tools(&self.languages);
         self.emit(Event::HarnessChanged {
@@ -1063,6 +1072,16 @@ impl Session {
                     continue;
                 }
                 Action::Run(proposed) => proposed,
+                Action::Computer { call_id, action } => {
+                    let (report, halt) = self
+                        .computer_step(call_id, action, &mut skip_rest, cancel)
+                        .await;
+                    reports.push(report);
+                    if halt.is_some() {
+                        return (reports, halt);
+                    }
+                    continue;
+                }
             };
             let id = RunId(self.next_run_id);
             self.next_run_id += 1;
@@ -1200,6 +1219,19 @@ impl Session {
             };
 
             let (status, text, images) = self.run_code(id, &language, &code, cancel).await;
+            if self.config.os.as_ref().is_some_and(OsMode::take_tripped) {
+                self.emit(Event::Error {
+                    message: oi_computer::ComputerError::FailSafe.to_string(),
+                    hint: Some(
+                        "move the mouse away from the corners, then give the next task".to_owned(),
+                    ),
+                });
+                reports.push(report(
+                    &language,
+                    format!("{text}\n[Stopped by the user with the fail-safe.]"),
+                ));
+                return (reports, Some(Halt::FailSafe));
+            }
             if let Some(status) = &status {
                 self.guard.ran(status, &text);
             }
@@ -1219,6 +1251,196 @@ impl Session {
             }
         }
         (reports, None)
+    }
+
+    /// OS mode: one action of the `computer` tool, shown and approved like
+    /// code (as language `computer`), then done on the desktop.
+    async fn computer_step(
+        &mut self,
+        call_id: String,
+        action: oi_computer::Action,
+        skip_rest: &mut Option<SkipReason>,
+        cancel: &CancellationToken,
+    ) -> (Report, Option<Halt>) {
+        const LANGUAGE: &str = "computer";
+        let report = |text: String, images: Vec<ContentPart>| Report {
+            call_id: Some(call_id.clone()),
+            language: LANGUAGE.to_owned(),
+            text,
+            images,
+        };
+        let id = RunId(self.next_run_id);
+        self.next_run_id += 1;
+        let Some(os) = self.config.os.clone() else {
+            return (
+                report(
+                    "Error: OS mode is off, so the screen cannot be used.".to_owned(),
+                    Vec::new(),
+                ),
+                None,
+            );
+        };
+        let description = match os.desktop.lock() {
+            Ok(desktop) => desktop.describe(&action),
+            Err(_) => action.describe(&|p| format!("({}, {})", p.x, p.y)),
+        };
+        self.emit(Event::CodeProposed {
+            id,
+            language: LANGUAGE.to_owned(),
+            code: description.clone(),
+        });
+        // Clicking or typing the same thing again is going in circles;
+        // looking, pressing a key or scrolling again is not.
+        if !action.observes()
+            && !matches!(
+                action,
+                oi_computer::Action::Key { .. } | oi_computer::Action::Scroll { .. }
+            )
+        {
+            self.guard.proposed(LANGUAGE, &description);
+        }
+        if let Some(reason) = skip_rest.as_ref() {
+            self.emit(Event::RunSkipped {
+                id,
+                reason: reason.clone(),
+            });
+            return (
+                report(
+                    "Not done: an earlier action of this reply was not approved.".to_owned(),
+                    Vec::new(),
+                ),
+                None,
+            );
+        }
+        let ask = match self.config.approval {
+            ApprovalPolicy::Ask => !self.approve_all,
+            ApprovalPolicy::Auto | ApprovalPolicy::Never => false,
+        };
+        if ask {
+            self.emit(Event::ApprovalRequested {
+                id,
+                language: LANGUAGE.to_owned(),
+                code: description.clone(),
+                risks: Vec::new(),
+            });
+            let decision = match self.wait_for_decision(id, cancel).await {
+                Some(decision) => decision,
+                None => {
+                    return (
+                        report(
+                            "Not done: the user interrupted the task.".to_owned(),
+                            Vec::new(),
+                        ),
+                        Some(Halt::Interrupted),
+                    );
+                }
+            };
+            match decision {
+                ReviewDecision::Approve | ReviewDecision::Edit { .. } => {}
+                ReviewDecision::ApproveForSession => self.approve_all = true,
+                ReviewDecision::Decline | ReviewDecision::NoApprover => {
+                    let reason = if decision == ReviewDecision::Decline {
+                        SkipReason::Declined
+                    } else {
+                        SkipReason::NoApprover
+                    };
+                    self.emit(Event::RunSkipped {
+                        id,
+                        reason: reason.clone(),
+                    });
+                    let text = if reason == SkipReason::Declined {
+                        "The user declined this action."
+                    } else {
+                        "Not done: this session cannot ask the user to approve screen actions (no terminal). The user can rerun with `--yes`."
+                    };
+                    *skip_rest = Some(reason);
+                    return (report(text.to_owned(), Vec::new()), None);
+                }
+            }
+        }
+        self.emit(Event::RunStarted {
+            id,
+            language: LANGUAGE.to_owned(),
+            code: description,
+        });
+        let started = Instant::now();
+        let stop = cancel.clone();
+        let desktop = std::sync::Arc::clone(&os.desktop);
+        let done = tokio::task::spawn_blocking(move || {
+            let mut desktop = desktop.lock().map_err(|_| {
+                oi_computer::ComputerError::Protocol(
+                    "the desktop is unusable after an earlier failure".to_owned(),
+                )
+            })?;
+            desktop.perform(&action, oi_computer::Perform::for_model(), &|| {
+                stop.is_cancelled()
+            })
+        })
+        .await
+        .unwrap_or_else(|e| Err(oi_computer::ComputerError::Protocol(e.to_string())));
+        let (status, text, images, halt) = match done {
+            Ok(outcome) => {
+                let mut images = Vec::new();
+                if let Some(shot) = &outcome.screenshot {
+                    self.emit(Event::Image {
+                        id,
+                        path: shot.path.display().to_string(),
+                        media_type: "image/png".to_owned(),
+                    });
+                    if self.config.vision {
+                        images.push(ContentPart::Image {
+                            media_type: "image/png".to_owned(),
+                            data: base64::engine::general_purpose::STANDARD.encode(&shot.png),
+                        });
+                    }
+                }
+                (RunStatus::Ok, outcome.text, images, None)
+            }
+            Err(oi_computer::ComputerError::Stopped) => (
+                RunStatus::Interrupted,
+                "Stopped: the user interrupted the action.".to_owned(),
+                Vec::new(),
+                Some(Halt::Interrupted),
+            ),
+            Err(error @ oi_computer::ComputerError::FailSafe) => {
+                let message = error.to_string();
+                self.emit(Event::Error {
+                    message: message.clone(),
+                    hint: Some(
+                        "move the mouse away from the corners, then give the next task".to_owned(),
+                    ),
+                });
+                (
+                    RunStatus::Failed {
+                        exit_code: None,
+                        error: Some(message.clone()),
+                    },
+                    format!("Stopped by the user: {message}"),
+                    Vec::new(),
+                    Some(Halt::FailSafe),
+                )
+            }
+            Err(error) => {
+                let message = error.to_string();
+                (
+                    RunStatus::Failed {
+                        exit_code: None,
+                        error: Some(message.clone()),
+                    },
+                    format!("Error: {message}"),
+                    Vec::new(),
+                    None,
+                )
+            }
+        };
+        self.guard.ran(&status, &text);
+        self.emit(Event::RunFinished {
+            id,
+            status,
+            duration_ms: started.elapsed().as_millis() as u64,
+            output_bytes: 0,
+        });
+        (report(text, images), halt)
     }
 
     /// Saves the workspace before run `id` (a failure is reported once and

@@ -71,6 +71,91 @@ pub struct AgentConfig {
     pub small_model: bool,
     /// Where the session's transcript is written; `None`: nowhere.
     pub transcript: Option<TranscriptSetup>,
+    /// OS mode: the screen, mouse and keyboard the model may use.
+    pub os: Option<OsMode>,
+}
+
+/// The desktop of OS mode, shared by the agent's `computer` tool and the
+/// Python kernel's `computer` module.
+#[derive(Debug, Clone)]
+pub struct OsMode {
+    pub desktop: std::sync::Arc<std::sync::Mutex<oi_computer::Desktop>>,
+    /// Set when code tripped the fail-safe (the agent then stops the task).
+    tripped: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl OsMode {
+    pub fn new(desktop: oi_computer::Desktop) -> Self {
+        Self {
+            desktop: std::sync::Arc::new(std::sync::Mutex::new(desktop)),
+            tripped: std::sync::Arc::default(),
+        }
+    }
+
+    /// Whether code tripped the fail-safe since last asked.
+    pub(crate) fn take_tripped(&self) -> bool {
+        self.tripped
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Answers the Python kernel's `computer` module: the same desktop, in
+    /// real screen pixels.
+    pub fn kernel_handler(&self) -> oi_kernels::ComputerHandler {
+        use oi_computer::{Action, ComputerError, Perform, Space};
+        use serde_json::json;
+        let desktop = std::sync::Arc::clone(&self.desktop);
+        let tripped = std::sync::Arc::clone(&self.tripped);
+        std::sync::Arc::new(move |request, cancel| {
+            let failed = |error: ComputerError| {
+                if matches!(error, ComputerError::FailSafe) {
+                    tripped.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+                json!({"ok": false, "error": error.to_string()})
+            };
+            let Ok(mut desktop) = desktop.lock() else {
+                return json!({"ok": false, "error": "the screen is unusable after an earlier failure"});
+            };
+            match request["action"].as_str() {
+                Some("size") => {
+                    let real = desktop.scaler().real();
+                    json!({"ok": true, "width": real.width, "height": real.height})
+                }
+                Some("screenshot") => match desktop.screenshot(Space::Real) {
+                    Ok(shot) => {
+                        json!({"ok": true, "path": shot.path, "width": shot.size.width, "height": shot.size.height})
+                    }
+                    Err(error) => failed(error),
+                },
+                _ => match Action::from_json(&request) {
+                    Ok(action) => {
+                        match desktop
+                            .perform(&action, Perform::for_script(), &|| cancel.is_cancelled())
+                        {
+                            Ok(outcome) => {
+                                json!({"ok": true, "x": outcome.pointer.0, "y": outcome.pointer.1, "text": outcome.text})
+                            }
+                            Err(error) => failed(error),
+                        }
+                    }
+                    Err(problem) => json!({"ok": false, "error": problem}),
+                },
+            }
+        })
+    }
+
+    /// The size of the screenshots the model is shown.
+    pub fn shown(&self) -> oi_computer::Size {
+        self.desktop
+            .lock()
+            .map(|d| d.scaler().shown())
+            .unwrap_or(oi_computer::MAX_SHOWN)
+    }
+}
+
+impl PartialEq for OsMode {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.desktop, &other.desktop)
+    }
 }
 
 /// The session's transcript (see [`crate::transcript`]).
@@ -116,6 +201,7 @@ impl AgentConfig {
             transcript: None,
             harness_auto: false,
             small_model: false,
+            os: None,
         }
     }
 }

@@ -32,11 +32,54 @@ pub fn estimate_tokens(request: &ModelRequest) -> u64 {
 }
 
 /// [`estimate_tokens`] of a request's parts (no request needs building).
+/// Images count as what providers charge for them, not as their base64.
 pub fn estimate(system: &str, messages: &[Message], tools: &[oi_providers::ToolSpec]) -> u64 {
-    let chars = system.len()
+    let mut image_chars = 0;
+    let mut image_tokens = 0;
+    for message in messages {
+        let (Message::User { content } | Message::Tool { content, .. }) = message else {
+            continue;
+        };
+        for part in content {
+            if let ContentPart::Image { data, .. } = part {
+                image_chars += data.len();
+                image_tokens += image_cost(data);
+            }
+        }
+    }
+    let chars = (system.len()
         + serde_json::to_string(messages).map_or(0, |s| s.len())
-        + serde_json::to_string(tools).map_or(0, |s| s.len());
-    (chars as u64 * 2).div_ceil(7)
+        + serde_json::to_string(tools).map_or(0, |s| s.len()))
+    .saturating_sub(image_chars);
+    (chars as u64 * 2).div_ceil(7) + image_tokens
+}
+
+/// Tokens an image costs: about one per 750 pixels (Anthropic's rule;
+/// OpenAI's tiles come to less), at most 1,600 (images are scaled down to
+/// about 1.15 megapixels). An image whose size cannot be read (not a PNG)
+/// counts as its base64 text would, up to 1,600.
+fn image_cost(base64_data: &str) -> u64 {
+    use base64::Engine as _;
+    const MAX: u64 = 1600;
+    let unknown = (base64_data.len() as u64 * 2).div_ceil(7).min(MAX);
+    let head = base64_data.get(..44).unwrap_or(base64_data);
+    let Ok(bytes) =
+        base64::engine::general_purpose::STANDARD_NO_PAD.decode(head.trim_end_matches('='))
+    else {
+        return unknown;
+    };
+    if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" {
+        return unknown;
+    }
+    let word = |at: usize| {
+        u64::from(u32::from_be_bytes([
+            bytes[at],
+            bytes[at + 1],
+            bytes[at + 2],
+            bytes[at + 3],
+        ]))
+    };
+    (word(16) * word(20)).div_ceil(750).min(MAX)
 }
 
 /// The tokens a request may take in a `window`, leaving room for the
@@ -197,6 +240,32 @@ pub fn summary_request(model: &str, text: &str, max_tokens: u32) -> ModelRequest
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn images_count_as_pixels_not_as_base64() {
+        use base64::Engine as _;
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        png.extend_from_slice(&1280u32.to_be_bytes());
+        png.extend_from_slice(&720u32.to_be_bytes());
+        png.extend_from_slice(&[0; 20_000]);
+        let data = base64::engine::general_purpose::STANDARD.encode(&png);
+        let with_image = vec![Message::Tool {
+            call_id: "c".into(),
+            content: vec![
+                ContentPart::text("shot"),
+                ContentPart::Image {
+                    media_type: "image/png".into(),
+                    data,
+                },
+            ],
+        }];
+        let without = vec![Message::tool("c", "shot")];
+        let extra = estimate("", &with_image, &[]) - estimate("", &without, &[]);
+        // 1280 × 720 / 750 = 1229 tokens, give or take the JSON around it.
+        assert!((1229..1260).contains(&extra), "{extra}");
+        assert_eq!(image_cost("bm90IGFuIGltYWdl"), 5, "as text");
+        assert_eq!(image_cost(&"A".repeat(100_000)), 1600, "at most");
+    }
     use oi_protocol::ToolCall;
     use pretty_assertions::assert_eq;
 

@@ -19,6 +19,6 @@ pub mod transcript;
 
 pub use agent::Agent;
 pub use checkpoint::{Checkpoint, CheckpointError, Checkpoints};
-pub use config::{AgentConfig, ApprovalPolicy, TranscriptSetup};
+pub use config::{AgentConfig, ApprovalPolicy, OsMode, TranscriptSetup};
 pub use environment::{format_rfc3339, format_utc, new_session_id, now_rfc3339};
 pub use harness::HarnessKind;

@@ -143,6 +143,7 @@ impl Attempt {
                         StopReason::TimeLimit { .. } => "time_limit",
                         StopReason::Failed => "failed",
                         StopReason::Interrupted => "interrupted",
+                        StopReason::FailSafe => "fail_safe",
                     }
                     .to_owned(),
                 );

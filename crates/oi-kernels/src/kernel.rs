@@ -132,6 +132,9 @@ struct Reply {
     path: Option<PathBuf>,
     #[serde(default)]
     media_type: Option<String>,
+    /// `computer`: what the code asks of the screen.
+    #[serde(default)]
+    request: Option<serde_json::Value>,
 }
 
 /// A running kernel process.
@@ -343,6 +346,7 @@ impl Kernel {
         code: &str,
         sink: &mut (dyn FnMut(RunEvent) + Send),
         control: RunControl<'_>,
+        computer: Option<&crate::ComputerHandler>,
     ) -> RunOutcome {
         let RunControl {
             cancel,
@@ -440,6 +444,26 @@ impl Kernel {
                                 }
                             }
                             "done" => done = Some(reply),
+                            "computer" => {
+                                let answer = match (computer, reply.request) {
+                                    (Some(handler), Some(request)) => {
+                                        let handler = std::sync::Arc::clone(handler);
+                                        let cancel = cancel.clone();
+                                        tokio::task::spawn_blocking(move || handler(request, cancel))
+                                            .await
+                                            .unwrap_or_else(|e| serde_json::json!({"ok": false, "error": e.to_string()}))
+                                    }
+                                    _ => serde_json::json!({
+                                        "ok": false,
+                                        "error": "OS mode is off: start oi with --os (or set `os = true`) to use the screen",
+                                    }),
+                                };
+                                let mut line = serde_json::json!({"type": "computer_result", "reply": answer}).to_string();
+                                line.push('\n');
+                                if let Some(requests) = self.requests.as_mut() {
+                                    let _ = requests.write_all(line.as_bytes()).await;
+                                }
+                            }
                             _ => {}
                         }
                     }
@@ -533,6 +557,7 @@ impl Kernel {
             exit_code: None,
             path: None,
             media_type: None,
+            request: None,
         });
         let stopped_by = stop.map(|(why, _)| why);
         let status = match (reply.status.as_deref(), reply.exit_code) {

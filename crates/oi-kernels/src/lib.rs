@@ -41,6 +41,13 @@ pub enum RunEvent {
     Image { path: PathBuf, media_type: String },
 }
 
+/// Serves the Python kernel's `computer` module (OS mode): takes a request
+/// (`{"action": …}`) and answers it (`{"ok": true, …}` or `{"ok": false,
+/// "error": …}`); the token is cancelled when the run is interrupted. It
+/// may block (it is called on a blocking thread).
+pub type ComputerHandler =
+    std::sync::Arc<dyn Fn(serde_json::Value, CancellationToken) -> serde_json::Value + Send + Sync>;
+
 /// How a run may be stopped or fed.
 #[derive(Debug)]
 pub struct RunControl<'a> {
@@ -190,6 +197,17 @@ pub struct KernelManager {
     sandbox: Option<oi_sandbox::Policy>,
     cache_dir: Option<PathBuf>,
     kernels: HashMap<String, Kernel>,
+    computer: Option<HandlerSlot>,
+}
+
+/// A [`ComputerHandler`] in a struct that can be printed for debugging.
+#[derive(Clone)]
+struct HandlerSlot(ComputerHandler);
+
+impl std::fmt::Debug for HandlerSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ComputerHandler")
+    }
 }
 
 impl KernelManager {
@@ -202,7 +220,15 @@ impl KernelManager {
             sandbox: None,
             cache_dir: None,
             kernels: HashMap::new(),
+            computer: None,
         }
+    }
+
+    /// Lets code drive the screen through the kernel's `computer` module
+    /// (Python), answered by `handler`.
+    pub fn with_computer(mut self, handler: ComputerHandler) -> Self {
+        self.computer = Some(HandlerSlot(handler));
+        self
     }
 
     /// Where kernels save the images (plots) that code produces.
@@ -272,8 +298,9 @@ impl KernelManager {
         sink: &mut (dyn FnMut(RunEvent) + Send),
         control: RunControl<'_>,
     ) -> Result<RunOutcome, KernelError> {
+        let computer = self.computer.clone().map(|slot| slot.0);
         let kernel = self.kernel(language).await?;
-        Ok(kernel.run(code, sink, control).await)
+        Ok(kernel.run(code, sink, control, computer.as_ref()).await)
     }
 
     /// The live kernel of `language`, started (or restarted) as needed.

@@ -274,6 +274,9 @@ pub enum StopReason {
     Failed,
     /// The user interrupted the task.
     Interrupted,
+    /// OS mode: the user threw the mouse into a corner of the screen, which
+    /// stops every action at once.
+    FailSafe,
 }
 
 #[cfg(test)]

@@ -67,16 +67,31 @@ pub fn decision_for(key: &KeyEvent) -> Option<Decision> {
 /// The question of the approval dialog, under the code and the risk
 /// classifier's notes: the language, the sandbox the code will run in,
 /// and the answer keys.
+/// A screen action of OS mode (language `computer`) is asked about as
+/// such: the sandbox does not apply to it, and it cannot be edited.
 pub fn approval_question(language: &str, sandbox: &str) -> Line {
     let dim = Style::new().dimmed();
     let cyan = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Cyan)));
     let key = Style::new().bold();
-    let mut line = Line::new(vec![
-        Span::new(format!("Run this {language} code?"), cyan.bold()),
-        Span::new(format!(" (sandbox: {sandbox})"), dim),
-        Span::plain("  "),
-    ]);
-    for (k, rest) in [("y", "es"), ("n", "o"), ("a", "lways"), ("e", "dit")] {
+    let screen = language == "computer";
+    let mut line = if screen {
+        Line::new(vec![
+            Span::new("Do this on the screen?", cyan.bold()),
+            Span::plain("  "),
+        ])
+    } else {
+        Line::new(vec![
+            Span::new(format!("Run this {language} code?"), cyan.bold()),
+            Span::new(format!(" (sandbox: {sandbox})"), dim),
+            Span::plain("  "),
+        ])
+    };
+    let keys: &[(&str, &str)] = if screen {
+        &[("y", "es"), ("n", "o"), ("a", "lways")]
+    } else {
+        &[("y", "es"), ("n", "o"), ("a", "lways"), ("e", "dit")]
+    };
+    for &(k, rest) in keys {
         line.push(Span::plain("["));
         line.push(Span::new(k, key));
         line.push(Span::plain(format!("]{rest} ")));

@@ -798,6 +798,13 @@ impl<W: Write> View<W> {
                 reason: StopReason::Interrupted,
                 ..
             } => self.line(YELLOW, "interrupted")?,
+            Event::TaskComplete {
+                reason: StopReason::FailSafe,
+                ..
+            } => self.error(
+                "stopped: the mouse was moved into a corner of the screen (the OS-mode fail-safe)",
+                Some("move the mouse away from the corners before the next task"),
+            )?,
             Event::TaskComplete { .. }
             | Event::SessionConfigured { .. }
             | Event::ApprovalRequested { .. }

@@ -17,6 +17,7 @@ mod exec;
 mod interactive;
 mod kernels;
 mod local;
+mod os;
 mod pty;
 mod sandbox;
 mod sessions;

@@ -78,6 +78,9 @@ impl TestEnv {
             .env_remove("OI_MODEL")
             .env_remove("VISUAL")
             .env_remove("EDITOR")
+            // OS-mode tests name their own (virtual) display.
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
             .env("HOME", self.home.path())
             .env("NO_COLOR", "1")
             .kill_on_drop(true);

@@ -33,7 +33,7 @@ pub(crate) struct ProposedRun {
 }
 
 /// What the agent must do about one part of a reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Action {
     Run(ProposedRun),
     /// A call that cannot be run; `message` goes back as its result (as a
@@ -41,6 +41,11 @@ pub(crate) enum Action {
     Invalid {
         call_id: Option<String>,
         message: String,
+    },
+    /// OS mode: an action of the `computer` tool.
+    Computer {
+        call_id: String,
+        action: oi_computer::Action,
     },
 }
 
@@ -102,6 +107,8 @@ const NOT_CODE: &[&str] = &[
 pub(crate) struct Harness {
     kind: HarnessKind,
     next_recovered_id: u64,
+    /// OS mode: the size of the screenshots the model is shown.
+    os: Option<oi_computer::Size>,
 }
 
 impl Harness {
@@ -109,7 +116,15 @@ impl Harness {
         Self {
             kind,
             next_recovered_id: 1,
+            os: None,
         }
+    }
+
+    /// With the `computer` tool (native) or the Python `computer` module
+    /// (markdown) for a screen shown at `shown` size.
+    pub(crate) fn with_os(mut self, shown: Option<oi_computer::Size>) -> Self {
+        self.os = shown;
+        self
     }
 
     pub(crate) fn kind(&self) -> HarnessKind {
@@ -152,6 +167,10 @@ impl Harness {
             HarnessKind::Native => "- When the task is done, reply with a short answer or summary and do not call the tool.\n",
             HarnessKind::Markdown => "- When the task is done, reply with a short answer or summary and no code block.\n",
         });
+        if let Some(shown) = self.os {
+            prompt.push('\n');
+            prompt.push_str(&self.os_prompt(shown));
+        }
         if let Some(extra) = env
             .custom_instructions
             .as_deref()
@@ -162,6 +181,23 @@ impl Harness {
             prompt.push('\n');
         }
         prompt
+    }
+
+    /// What the model is told about the screen in OS mode.
+    fn os_prompt(&self, shown: oi_computer::Size) -> String {
+        let mut text = String::from(
+            "OS mode is on: you can see the user's screen and use its mouse and keyboard to operate any application.\n",
+        );
+        match self.kind {
+            HarnessKind::Native => text.push_str(&format!(
+                "Use the `computer` tool for that. Start with a `screenshot`; every other action returns a new screenshot too. Coordinates are pixels on the screenshots, which are {shown} (x from the left, y from the top); aim at the centre of what you click. Prefer keyboard shortcuts where they are reliable. Use code (`execute`) for work that needs no screen.\n",
+            )),
+            HarnessKind::Markdown => text.push_str(
+                "In Python, the `computer` module does it (real screen pixels):\n\
+                 ```python\ncomputer.screenshot()          # saves a PNG of the screen, returns its path; you see it\ncomputer.click(x, y)            # also right_click, double_click, move(x, y), drag(x1, y1, x2, y2)\ncomputer.scroll(\"down\", 3, x, y)\ncomputer.type(\"text\")\ncomputer.key(\"ctrl+s\")          # or \"Return\", \"alt+Tab\"\ncomputer.size(), computer.cursor_position()\n```\n",
+            ),
+        }
+        text
     }
 
     /// The prompt for small models: the same rules, in few words.
@@ -187,6 +223,9 @@ impl Harness {
                 "When done, answer in one or two sentences with no code block.\n"
             }
         });
+        if let Some(shown) = self.os {
+            prompt.push_str(&self.os_prompt(shown));
+        }
         if let Some(extra) = env
             .custom_instructions
             .as_deref()
@@ -201,7 +240,11 @@ impl Harness {
     /// The tools offered to the model.
     pub(crate) fn tools(&self, languages: &[String]) -> Vec<ToolSpec> {
         match self.kind {
-            HarnessKind::Native => vec![execute_tool(languages)],
+            HarnessKind::Native => {
+                let mut tools = vec![execute_tool(languages)];
+                tools.extend(self.os.map(computer_tool));
+                tools
+            }
             HarnessKind::Markdown => Vec::new(),
         }
     }
@@ -215,7 +258,10 @@ impl Harness {
     ) -> (Message, Vec<Action>) {
         match self.kind {
             HarnessKind::Native if !tool_calls.is_empty() => {
-                let actions = tool_calls.iter().map(action_for_call).collect();
+                let actions = tool_calls
+                    .iter()
+                    .map(|call| self.action_for_call(call))
+                    .collect();
                 (
                     Message::Assistant {
                         text,
@@ -438,7 +484,35 @@ fn fence_for(text: &str) -> String {
     "`".repeat((longest + 1).max(3))
 }
 
-fn action_for_call(call: &ToolCall) -> Action {
+impl Harness {
+    fn action_for_call(&self, call: &ToolCall) -> Action {
+        if call.name == "computer" && self.os.is_some() {
+            return computer_action(call);
+        }
+        plain_action_for_call(call)
+    }
+}
+
+/// A call of the `computer` tool: its action, or what is wrong with it.
+fn computer_action(call: &ToolCall) -> Action {
+    let parsed = serde_json::from_str::<serde_json::Value>(&call.arguments)
+        .map_err(|e| format!("its arguments are not valid JSON ({e})"))
+        .and_then(|args| oi_computer::Action::from_json(&args));
+    match parsed {
+        Ok(action) => Action::Computer {
+            call_id: call.id.clone(),
+            action,
+        },
+        Err(problem) => Action::Invalid {
+            call_id: Some(call.id.clone()),
+            message: format!(
+                "Error: the computer action was not done: {problem}. Example: {{\"action\": \"left_click\", \"coordinate\": [640, 400]}}."
+            ),
+        },
+    }
+}
+
+fn plain_action_for_call(call: &ToolCall) -> Action {
     match recover::read_arguments(&call.name, &call.arguments) {
         Ok((language, code)) => Action::Run(ProposedRun {
             call_id: Some(call.id.clone()),
@@ -467,6 +541,42 @@ fn unusable_message(kind: HarnessKind, name: &str, problem: &str) -> String {
         format!("Error: the call was not run because {problem}. {how}")
     } else {
         format!("Error: there is no tool named `{name}`; the only way to act is to run code. {how}")
+    }
+}
+
+/// The `computer` tool (OS mode) for screenshots shown at `shown` size.
+fn computer_tool(shown: oi_computer::Size) -> ToolSpec {
+    let point = |what: &str| {
+        json!({
+            "type": "array",
+            "items": {"type": "integer"},
+            "minItems": 2,
+            "maxItems": 2,
+            "description": what,
+        })
+    };
+    ToolSpec {
+        name: "computer".to_owned(),
+        description: format!(
+            "Use the user's screen, mouse and keyboard. Screenshots are {shown} pixels; coordinates are [x, y] on them. Actions: screenshot; left_click, right_click, middle_click, double_click, triple_click (at coordinate, or where the pointer is; `text` may name modifier keys to hold, e.g. \"shift\"); mouse_move (coordinate); left_click_drag (start_coordinate to coordinate); left_mouse_down, left_mouse_up; scroll (scroll_direction, scroll_amount in wheel clicks, at coordinate); type (text); key (text: a key or combination such as \"Return\", \"ctrl+s\", \"alt+Tab\"); hold_key (text, duration); wait (duration in seconds); cursor_position. Every action except cursor_position returns a new screenshot."
+        ),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": oi_computer::ACTIONS},
+                "coordinate": point("[x, y] on the screenshot: where to click, move, scroll, or where a drag ends"),
+                "start_coordinate": point("[x, y] where a left_click_drag starts"),
+                "text": {"type": "string", "description": "The text to type, the key(s) to press, or modifier keys to hold during a click or scroll"},
+                "scroll_direction": {"type": "string", "enum": ["up", "down", "left", "right"]},
+                "scroll_amount": {"type": "integer", "minimum": 1, "description": "Wheel clicks to scroll"},
+                "duration": {"type": "number", "description": "Seconds to wait or to hold a key"},
+            },
+            "required": ["action"],
+        }),
+        builtin: Some(oi_providers::BuiltinTool::Computer {
+            width: shown.width,
+            height: shown.height,
+        }),
     }
 }
 
@@ -522,6 +632,93 @@ mod tests {
             Harness::new(HarnessKind::Markdown)
                 .tools(&["python".into()])
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn os_mode_adds_the_computer_tool_and_reads_its_calls() {
+        let shown = oi_computer::Size {
+            width: 1280,
+            height: 720,
+        };
+        let mut h = Harness::new(HarnessKind::Native).with_os(Some(shown));
+        let tools = h.tools(&["python".into()]);
+        assert_eq!(
+            tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["execute", "computer"]
+        );
+        assert_eq!(
+            tools[1].builtin,
+            Some(oi_providers::BuiltinTool::Computer {
+                width: 1280,
+                height: 720
+            })
+        );
+        assert!(tools[1].description.contains("1280×720"));
+        let call = |id: &str, args: &str| ToolCall {
+            id: id.into(),
+            name: "computer".into(),
+            arguments: args.into(),
+        };
+        let (_, actions) = h.interpret(
+            String::new(),
+            vec![
+                call("a", r#"{"action": "left_click", "coordinate": [5, 6]}"#),
+                call("b", r#"{"action": "teleport"}"#),
+                call("c", "{"),
+            ],
+            Vec::new(),
+        );
+        assert!(
+            matches!(&actions[0], Action::Computer { call_id, action: oi_computer::Action::Click { at: Some(p), .. } } if call_id == "a" && (p.x, p.y) == (5, 6)),
+            "{actions:?}"
+        );
+        assert!(
+            matches!(&actions[1], Action::Invalid { call_id: Some(id), message } if id == "b" && message.contains("no action `teleport`")),
+            "{actions:?}"
+        );
+        assert!(
+            matches!(&actions[2], Action::Invalid { message, .. } if message.contains("not valid JSON")),
+            "{actions:?}"
+        );
+        // Without OS mode there is no such tool.
+        let (_, actions) = Harness::new(HarnessKind::Native).interpret(
+            String::new(),
+            vec![call("d", r#"{"action": "screenshot"}"#)],
+            Vec::new(),
+        );
+        assert!(
+            matches!(&actions[0], Action::Invalid { message, .. } if message.contains("no tool named `computer`")),
+            "{actions:?}"
+        );
+    }
+
+    #[test]
+    fn os_mode_prompts_name_the_tool_or_the_python_module() {
+        let env = PromptEnv {
+            os: "Linux".into(),
+            cwd: "/w".into(),
+            languages: vec!["python".into()],
+            date: "2026-11-30".into(),
+            custom_instructions: None,
+            compact: false,
+        };
+        let shown = Some(oi_computer::Size {
+            width: 1024,
+            height: 768,
+        });
+        let native = Harness::new(HarnessKind::Native)
+            .with_os(shown)
+            .system_prompt(&env);
+        assert!(native.contains("`computer` tool") && native.contains("1024×768"));
+        let markdown = Harness::new(HarnessKind::Markdown)
+            .with_os(shown)
+            .system_prompt(&env);
+        assert!(markdown.contains("computer.click(x, y)"), "{markdown}");
+        assert!(
+            !Harness::new(HarnessKind::Native)
+                .system_prompt(&env)
+                .contains("OS mode")
         );
     }
 

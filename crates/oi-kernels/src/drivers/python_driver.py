@@ -20,6 +20,10 @@ _CTRL_IN = 3
 _CTRL_OUT = 4
 _DRIVER_FILE = sys._getframe().f_code.co_filename
 _running = False
+# The request channel and the running cell (the `computer` module asks the
+# parent on it in the middle of a cell).
+_requests = None
+_cell = None
 # An interrupt that arrived between `started` and the start of the code.
 _pending_interrupt = False
 _loop = None
@@ -147,7 +151,8 @@ def _parse(code, filename):
 
 
 def _run_cell(code, cell_id, namespace):
-    global _running
+    global _running, _cell
+    _cell = cell_id
     filename = f"<cell-{cell_id}>"
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -356,13 +361,146 @@ class _IPythonStandIn:
             module.display = display
 
 
+# ── The screen (OS mode) ───────────────────────────────────────────────
+# `computer.click(x, y)` and friends are answered by the parent (oi's own
+# X11 backend) over the control channel; coordinates are real screen pixels.
+
+
+def _computer_request(request):
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    _send({"type": "computer", "id": _cell, "request": request})
+    while True:
+        line = _requests.readline()
+        if not line:
+            raise SystemExit("oi went away")
+        message = json.loads(line)
+        if message.get("type") == "computer_result":
+            return message.get("reply") or {}
+
+
+_COMPUTER_SOURCE = r"""
+import os as _os
+import shutil as _shutil
+
+
+class ComputerError(Exception):
+    "An action on the screen failed (or OS mode is off)."
+
+
+def _call(action, **arguments):
+    request = {"action": action}
+    request.update({k: v for k, v in arguments.items() if v is not None})
+    reply = _request(request)
+    if not reply.get("ok"):
+        raise ComputerError(reply.get("error") or "the action failed")
+    return reply
+
+
+def _at(x, y):
+    if x is None and y is None:
+        return None
+    if x is None or y is None:
+        raise ValueError("give both x and y, or neither")
+    return [int(round(x)), int(round(y))]
+
+
+def _where(reply):
+    return (reply.get("x"), reply.get("y"))
+
+
+def size():
+    "The screen's (width, height) in pixels."
+    reply = _call("size")
+    return (reply["width"], reply["height"])
+
+
+def screenshot(path=None):
+    "Saves a PNG of the whole screen (to `path` if given); returns its path."
+    reply = _call("screenshot")
+    saved = reply["path"]
+    if path is not None:
+        path = _os.path.abspath(_os.path.expanduser(str(path)))
+        _shutil.copyfile(saved, path)
+        saved = path
+    _announce(saved)
+    return saved
+
+
+def click(x=None, y=None, button="left", clicks=1):
+    "Clicks at (x, y), or where the pointer is."
+    names = {1: button + "_click", 2: "double_click", 3: "triple_click"}
+    if button not in ("left", "right", "middle") or clicks not in names:
+        raise ValueError("button is left, right or middle; clicks is 1, 2 or 3")
+    if clicks > 1 and button != "left":
+        raise ValueError("double and triple clicks are left clicks")
+    return _where(_call(names[clicks], coordinate=_at(x, y)))
+
+
+def double_click(x=None, y=None):
+    return click(x, y, clicks=2)
+
+
+def right_click(x=None, y=None):
+    return click(x, y, button="right")
+
+
+def move(x, y):
+    "Moves the pointer to (x, y)."
+    return _where(_call("mouse_move", coordinate=_at(x, y)))
+
+
+def drag(x1, y1, x2, y2):
+    "Drags with the left button from (x1, y1) to (x2, y2)."
+    return _where(_call("left_click_drag", start_coordinate=_at(x1, y1), coordinate=_at(x2, y2)))
+
+
+def scroll(direction="down", amount=3, x=None, y=None):
+    "Turns the wheel `amount` clicks up, down, left or right (at (x, y))."
+    return _where(_call("scroll", scroll_direction=direction, scroll_amount=amount, coordinate=_at(x, y)))
+
+
+def type(text):
+    "Types `text` on the keyboard."
+    _call("type", text=str(text))
+
+
+def key(keys):
+    "Presses a key or combination: 'Return', 'ctrl+s', 'alt+Tab'."
+    _call("key", text=str(keys))
+
+
+def cursor_position():
+    "Where the pointer is: (x, y)."
+    return _where(_call("cursor_position"))
+
+
+write = type
+press = key
+hotkey = key
+"""
+
+
+def _install_computer():
+    module = types.ModuleType("computer")
+    module.__doc__ = "The screen, mouse and keyboard (oi's OS mode)."
+    module._request = _computer_request
+    module._announce = _announce
+    exec(_COMPUTER_SOURCE, module.__dict__)
+    sys.modules["computer"] = module
+    return module
+
+
 def _install_display():
     builtins.display = display
     sys.meta_path.append(_IPythonStandIn())
 
 
 def _main():
-    global _pending_interrupt
+    global _pending_interrupt, _requests
     os.set_inheritable(_CTRL_IN, False)
     os.set_inheritable(_CTRL_OUT, False)
     # Markers go to duplicates of the original stdout/stderr, so a cell that
@@ -370,6 +508,7 @@ def _main():
     out_fd = os.dup(1)
     err_fd = os.dup(2)
     requests = os.fdopen(_CTRL_IN, "rb")
+    _requests = requests
     signal.signal(signal.SIGINT, _on_sigint)
 
     sys.meta_path.insert(0, _BackendFinder())
@@ -378,6 +517,7 @@ def _main():
 
     main = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = builtins
+    main.__dict__["computer"] = _install_computer()
     sys.modules["__main__"] = main
     sys.argv = [""]
     if "" not in sys.path:
@@ -393,6 +533,9 @@ def _main():
             break
         _pending_interrupt = False
         request = json.loads(line)
+        if request.get("type") == "computer_result":
+            # The answer to a request of a cell that was interrupted.
+            continue
         if request.get("type") != "run":
             break
         cell_id = request["id"]
