@@ -250,6 +250,24 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
             cwd.display()
         ),
     )?;
+    if let Some(os) = &setup.config.os
+        && let Ok(desktop) = os.desktop.lock()
+    {
+        let scaler = desktop.scaler();
+        let shown = if scaler.scales() {
+            format!(", shown to the model at {}", scaler.shown())
+        } else {
+            String::new()
+        };
+        view.line(
+            DIM,
+            &format!(
+                "OS mode: the model sees and uses {} ({}{shown}). Throw the mouse into a screen corner to stop it.",
+                desktop.name(),
+                scaler.real()
+            ),
+        )?;
+    }
     let auto = setup.config.approval != oi_core::ApprovalPolicy::Ask;
     view.line(
         DIM,

@@ -536,3 +536,91 @@ async fn the_fail_safe_also_stops_code_that_drives_the_screen() {
     assert!(!out.stderr.contains("not reached\n"), "{}", out.stderr);
     assert_eq!(env.server.model_requests().len(), 1, "the task stopped");
 }
+
+#[tokio::test]
+async fn ctrl_c_stops_an_action_at_once() {
+    let Some(x) = display_with(1024, 768, &[]) else {
+        return;
+    };
+    let env = vision_env().await;
+    env.server
+        .push(computer(json!({"action": "wait", "duration": 25})))
+        .push(Reply::text("never asked"));
+    let mut cmd = env.command(&["exec", "--os", "--yes", "wait for the page"]);
+    cmd.env("DISPLAY", x.display())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let pid = child.id().unwrap().to_string();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stderr));
+    let mut seen = String::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        seen.push_str(&line);
+        seen.push('\n');
+        if line == "wait 25 s" {
+            break;
+        }
+    }
+    assert!(seen.contains("wait 25 s"), "{seen}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let interrupted = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        seen.push_str(&line);
+        seen.push('\n');
+    }
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
+        .await
+        .expect("interpreter did not stop")
+        .unwrap();
+    assert!(
+        interrupted.elapsed() < Duration::from_secs(5),
+        "stopped {:?} after Ctrl-C",
+        interrupted.elapsed()
+    );
+    assert_eq!(status.code(), Some(130), "{seen}");
+    assert_eq!(env.server.model_requests().len(), 1, "{seen}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_live_session_asks_about_each_action_with_one_key() {
+    let Some(x) = display_with(1024, 768, &["xdotool"]) else {
+        return;
+    };
+    let env = vision_env().await;
+    env.server
+        .push(computer(
+            json!({"action": "mouse_move", "coordinate": [70, 80]}),
+        ))
+        .push(Reply::text("Moved."));
+    let mut pty = crate::pty::Pty::spawn_on_display(&env, &["--os"], 100, 30, x.display());
+    let screen = pty.wait_for("› ");
+    assert!(
+        screen.contains(&format!(
+            "OS mode: the model sees and uses X11 display {} (1024×768)",
+            x.display()
+        )) && screen.contains("screen corner to stop it"),
+        "{screen}"
+    );
+    pty.type_line("move the mouse");
+    let screen = pty.wait_for("Do this on the screen?");
+    assert!(screen.contains("── computer"), "{screen}");
+    assert!(screen.contains("mouse_move to (70, 80)"), "{screen}");
+    assert!(
+        !screen.contains("[e]dit"),
+        "actions are not edited: {screen}"
+    );
+    assert!(!screen.contains("sandbox:"), "{screen}");
+    pty.send("y");
+    let screen = pty.wait_for("Moved.");
+    assert!(screen.contains("✓ ran in"), "{screen}");
+    let location = x.xdotool(&["getmouselocation"]).unwrap();
+    assert!(location.starts_with("x:70 y:80 "), "{location}");
+    pty.send("\x04");
+    pty.wait_exit();
+}

@@ -34,6 +34,17 @@ impl Pty {
         Self::spawn_with(env, args, cols, rows, false)
     }
 
+    /// [`Self::spawn`] on the X display `display` (OS mode).
+    pub(crate) fn spawn_on_display(
+        env: &TestEnv,
+        args: &[&str],
+        cols: u16,
+        rows: u16,
+        display: &str,
+    ) -> Self {
+        Self::spawn_env(env, args, cols, rows, &[("DISPLAY", display)])
+    }
+
     /// [`Self::spawn`], with `NO_COLOR=1` when `no_color`.
     pub(crate) fn spawn_with(
         env: &TestEnv,
@@ -41,6 +52,17 @@ impl Pty {
         cols: u16,
         rows: u16,
         no_color: bool,
+    ) -> Self {
+        let extra: &[(&str, &str)] = if no_color { &[("NO_COLOR", "1")] } else { &[] };
+        Self::spawn_env(env, args, cols, rows, extra)
+    }
+
+    fn spawn_env(
+        env: &TestEnv,
+        args: &[&str],
+        cols: u16,
+        rows: u16,
+        extra: &[(&str, &str)],
     ) -> Self {
         let pair = native_pty_system().openpty(size(cols, rows)).unwrap();
         let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_interpreter"));
@@ -55,8 +77,8 @@ impl Pty {
         cmd.env("HOME", env.home.path());
         cmd.env("TERM", "xterm-256color");
         cmd.env("EDITOR", "true");
-        if no_color {
-            cmd.env("NO_COLOR", "1");
+        for (name, value) in extra {
+            cmd.env(name, value);
         }
         let child = pair.slave.spawn_command(cmd).unwrap();
         drop(pair.slave);
