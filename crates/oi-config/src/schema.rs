@@ -210,6 +210,12 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
                     reason: "a project file may not open other folders to writes",
                 });
             }
+            "os" => {
+                return Err(Problem::Denied {
+                    key: path.join("."),
+                    reason: "a project file may not give the model the screen, mouse and keyboard (use --os, or `os = true` in your own configuration)",
+                });
+            }
             _ => {}
         }
     }
@@ -548,6 +554,7 @@ mod tests {
             "model_providers.openai.base_url",
             "model_providers.x.env_key",
             "projects./p.trust_level",
+            "os",
         ] {
             assert!(
                 matches!(
