@@ -98,7 +98,7 @@ fn typing_into_a_terminal_runs_a_command_with_every_character_intact() {
         eprintln!("skipped: Xvfb is not installed");
         return;
     };
-    if which("xterm").is_none() {
+    if !oi_testkit::installed("xterm") {
         assert!(!oi_testkit::xvfb_required(), "xterm is not installed");
         return;
     }
@@ -141,7 +141,7 @@ fn drags_and_scrolls_reach_a_window_as_button_events() {
         eprintln!("skipped: Xvfb is not installed");
         return;
     };
-    if which("xev").is_none() {
+    if !oi_testkit::installed("xev") {
         assert!(!oi_testkit::xvfb_required(), "xev is not installed");
         return;
     }
@@ -187,80 +187,38 @@ fn drags_and_scrolls_reach_a_window_as_button_events() {
             .count()
             >= 2
     });
-    let events = parse_xev(&fs_err::read_to_string(&log).unwrap());
-    let presses: Vec<&(String, u32, i32, i32)> =
-        events.iter().filter(|e| e.0 == "ButtonPress").collect();
-    assert_eq!(presses[0].1, 1, "the drag presses button 1");
+    let events = oi_testkit::xev_events(&fs_err::read_to_string(&log).unwrap());
+    let presses: Vec<&oi_testkit::XEvent> =
+        events.iter().filter(|e| e.name == "ButtonPress").collect();
+    assert_eq!(presses[0].button, 1, "the drag presses button 1");
     assert_eq!(
-        (presses[0].2, presses[0].3),
+        (presses[0].x, presses[0].y),
         (100, 100),
         "where the drag starts"
     );
     let release = events
         .iter()
-        .find(|e| e.0 == "ButtonRelease" && e.1 == 1)
+        .find(|e| e.name == "ButtonRelease" && e.button == 1)
         .expect("button 1 released");
-    assert_eq!((release.2, release.3), (300, 200), "where the drag ends");
+    assert_eq!((release.x, release.y), (300, 200), "where the drag ends");
     let motions_while_pressed = events
         .iter()
-        .skip_while(|e| e.0 != "ButtonPress")
-        .take_while(|e| e.0 != "ButtonRelease")
-        .filter(|e| e.0 == "MotionNotify")
+        .skip_while(|e| e.name != "ButtonPress")
+        .take_while(|e| e.name != "ButtonRelease")
+        .filter(|e| e.name == "MotionNotify")
         .count();
     assert!(
         motions_while_pressed >= 5,
         "the pointer moves while pressed: {events:?}"
     );
-    let wheel_down = presses.iter().filter(|e| e.1 == 5).count();
-    let wheel_up = presses.iter().filter(|e| e.1 == 4).count();
+    let wheel_down = presses.iter().filter(|e| e.button == 5).count();
+    let wheel_up = presses.iter().filter(|e| e.button == 4).count();
     assert_eq!((wheel_down, wheel_up), (3, 1), "{events:?}");
     assert!(
         presses
             .iter()
-            .filter(|e| e.1 == 5)
-            .all(|e| (e.2, e.3) == (250, 250)),
+            .filter(|e| e.button == 5)
+            .all(|e| (e.x, e.y) == (250, 250)),
         "the scroll happens where asked"
     );
-}
-
-/// (event, button, x, y) of each event in xev's output.
-fn parse_xev(text: &str) -> Vec<(String, u32, i32, i32)> {
-    let mut events = Vec::new();
-    let mut current: Option<(String, u32, i32, i32)> = None;
-    for line in text.lines() {
-        if !line.starts_with(' ') && !line.is_empty() {
-            if let Some(event) = current.take() {
-                events.push(event);
-            }
-            let name = line.split_whitespace().next().unwrap_or("").to_owned();
-            current = Some((name, 0, -1, -1));
-        } else if let Some(event) = current.as_mut() {
-            if let Some(at) = line.find("root:(") {
-                let inside = &line[at + 6..];
-                if let Some((xs, rest)) = inside.split_once(',')
-                    && let Some(ys) = rest.split(')').next()
-                {
-                    event.2 = xs.trim().parse().unwrap_or(-1);
-                    event.3 = ys.trim().parse().unwrap_or(-1);
-                }
-            }
-            if let Some(at) = line.find("button ") {
-                event.1 = line[at + 7..]
-                    .split(|c: char| !c.is_ascii_digit())
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(0);
-            }
-        }
-    }
-    events.extend(current);
-    events
-}
-
-fn which(program: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|p| p.is_file())
-    })
 }

@@ -158,3 +158,80 @@ fn which(program: &str) -> Option<std::path::PathBuf> {
             .find(|p| p.is_file())
     })
 }
+
+/// Whether `program` is on `PATH`.
+pub fn installed(program: &str) -> bool {
+    which(program).is_some()
+}
+
+/// One event from `xev`'s output: its name, the button (0 if none) and
+/// where it happened on the screen (root coordinates; -1 if not given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XEvent {
+    pub name: String,
+    pub button: u32,
+    pub x: i32,
+    pub y: i32,
+}
+
+/// The events of `xev`'s output, in order.
+pub fn xev_events(text: &str) -> Vec<XEvent> {
+    let mut events = Vec::new();
+    let mut current: Option<XEvent> = None;
+    for line in text.lines() {
+        if !line.starts_with(' ') && !line.is_empty() {
+            events.extend(current.take());
+            current = Some(XEvent {
+                name: line.split_whitespace().next().unwrap_or("").to_owned(),
+                button: 0,
+                x: -1,
+                y: -1,
+            });
+        } else if let Some(event) = current.as_mut() {
+            if let Some(at) = line.find("root:(")
+                && let Some((xs, rest)) = line[at + 6..].split_once(',')
+                && let Some(ys) = rest.split(')').next()
+            {
+                event.x = xs.trim().parse().unwrap_or(-1);
+                event.y = ys.trim().parse().unwrap_or(-1);
+            }
+            if let Some(at) = line.find("button ") {
+                event.button = line[at + 7..]
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+            }
+        }
+    }
+    events.extend(current);
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xev_output_is_read_into_events() {
+        let text = "Outer window is 0x200001, inner window is 0x200002\n\nButtonPress event, serial 25, synthetic NO, window 0x200001,\n    root 0x50d, subw 0x0, time 1, (98,98), root:(100,100),\n    state 0x0, button 5, same_screen YES\n\nMotionNotify event, serial 25, synthetic NO, window 0x200001,\n    root 0x50d, subw 0x0, time 2, (8,9), root:(10,11),\n";
+        let events = xev_events(text);
+        assert_eq!(
+            events[1..],
+            [
+                XEvent {
+                    name: "ButtonPress".into(),
+                    button: 5,
+                    x: 100,
+                    y: 100
+                },
+                XEvent {
+                    name: "MotionNotify".into(),
+                    button: 0,
+                    x: 10,
+                    y: 11
+                },
+            ]
+        );
+    }
+}

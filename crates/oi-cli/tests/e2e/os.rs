@@ -35,16 +35,11 @@ async fn exec_on(env: &TestEnv, display: Option<&str>, args: &[&str]) -> Output 
     run_command(cmd, None).await
 }
 
-fn which(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
-}
-
 /// Xvfb and the named programs, or `None` (skip) where they are missing.
 fn display_with(width: u32, height: u32, programs: &[&str]) -> Option<Xvfb> {
     let x = Xvfb::start(width, height)?;
     for program in programs {
-        if !which(program) {
+        if !oi_testkit::installed(program) {
             assert!(
                 !oi_testkit::xvfb_required(),
                 "OI_REQUIRE_XVFB=1 but `{program}` is not installed"
@@ -341,19 +336,19 @@ async fn claude_gets_its_own_computer_tool_and_drags_and_scrolls_reach_a_window(
             >= 6
     });
     let text = std::fs::read_to_string(&log).unwrap();
-    let events = xev_events(&text);
+    let events = oi_testkit::xev_events(&text);
     let press = |button: u32| {
         events
             .iter()
-            .filter(|e| e.0 == "ButtonPress" && e.1 == button)
-            .map(|e| (e.2, e.3))
+            .filter(|e| e.name == "ButtonPress" && e.button == button)
+            .map(|e| (e.x, e.y))
             .collect::<Vec<_>>()
     };
     assert_eq!(press(1), [(100, 100)], "the drag starts where asked");
     let released = events
         .iter()
-        .find(|e| e.0 == "ButtonRelease" && e.1 == 1)
-        .map(|e| (e.2, e.3));
+        .find(|e| e.name == "ButtonRelease" && e.button == 1)
+        .map(|e| (e.x, e.y));
     assert_eq!(released, Some((300, 200)), "and ends where asked");
     assert_eq!(
         press(5),
@@ -415,36 +410,6 @@ async fn without_os_mode_the_computer_module_says_how_to_turn_it_on() {
         result.contains("ComputerError: OS mode is off: start oi with --os"),
         "{result}"
     );
-}
-
-/// (event, button, root x, root y) of each event in xev's output.
-fn xev_events(text: &str) -> Vec<(String, u32, i32, i32)> {
-    let mut events = Vec::new();
-    let mut current: Option<(String, u32, i32, i32)> = None;
-    for line in text.lines() {
-        if !line.starts_with(' ') && !line.is_empty() {
-            events.extend(current.take());
-            let name = line.split_whitespace().next().unwrap_or("").to_owned();
-            current = Some((name, 0, -1, -1));
-        } else if let Some(event) = current.as_mut() {
-            if let Some(at) = line.find("root:(")
-                && let Some((xs, rest)) = line[at + 6..].split_once(',')
-                && let Some(ys) = rest.split(')').next()
-            {
-                event.2 = xs.trim().parse().unwrap_or(-1);
-                event.3 = ys.trim().parse().unwrap_or(-1);
-            }
-            if let Some(at) = line.find("button ") {
-                event.1 = line[at + 7..]
-                    .split(|c: char| !c.is_ascii_digit())
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(0);
-            }
-        }
-    }
-    events.extend(current);
-    events
 }
 
 #[tokio::test]
