@@ -222,3 +222,63 @@ fn drags_and_scrolls_reach_a_window_as_button_events() {
         "the scroll happens where asked"
     );
 }
+
+#[test]
+fn characters_missing_from_the_keyboard_map_are_typed_too() {
+    let Some(mut x) = Xvfb::start(1024, 768) else {
+        eprintln!("skipped: Xvfb is not installed");
+        return;
+    };
+    if !oi_testkit::installed("xev") {
+        assert!(!oi_testkit::xvfb_required(), "xev is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("xev.log");
+    x.spawn_logged(
+        "xev",
+        // The pointer starts in the middle of the screen, inside the
+        // window: its EnterNotify makes xev write (and flush) its output.
+        &[
+            "-geometry",
+            "600x400+0+0",
+            "-event",
+            "keyboard",
+            "-event",
+            "mouse",
+        ],
+        &log,
+    )
+    .unwrap();
+    wait_for("the xev window", || {
+        fs_err::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("Outer window is")
+    });
+    let mut d = desktop(&x, dir.path());
+    // Keys go to the window under the pointer (no window manager).
+    act(
+        &mut d,
+        json!({"action": "mouse_move", "coordinate": [200, 150]}),
+    );
+    act(&mut d, json!({"action": "type", "text": "aZ€"}));
+    wait_for("xev to log the euro sign", || {
+        fs_err::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("gives 3 bytes: (e2 82 ac) \"€\"")
+    });
+    let text = fs_err::read_to_string(&log).unwrap();
+    assert!(text.contains("keysym 0x61, a)"), "{text}");
+    assert!(text.contains("keysym 0x5a, Z)"), "shifted: {text}");
+    // The borrowed key is given back afterwards.
+    let map = std::process::Command::new("xmodmap")
+        .arg("-pke")
+        .env("DISPLAY", x.display())
+        .output();
+    if let Ok(map) = map {
+        assert!(
+            !String::from_utf8_lossy(&map.stdout).contains("U20AC"),
+            "the spare key still types €"
+        );
+    }
+}
