@@ -408,6 +408,18 @@ impl Harness {
                         code,
                     }));
                 }
+                // OS mode: a `computer` call printed as text is done too.
+                Printed::Unusable {
+                    name, arguments, ..
+                } if name == "computer" && self.os.is_some() => {
+                    let call = ToolCall {
+                        id,
+                        name,
+                        arguments,
+                    };
+                    actions.push(computer_action(&call));
+                    calls.push(call);
+                }
                 Printed::Unusable {
                     name,
                     arguments,
@@ -689,6 +701,25 @@ mod tests {
         );
         assert!(
             matches!(&actions[0], Action::Invalid { message, .. } if message.contains("no tool named `computer`")),
+            "{actions:?}"
+        );
+    }
+
+    #[test]
+    fn a_computer_call_printed_as_text_is_done_in_os_mode() {
+        let shown = oi_computer::Size {
+            width: 1280,
+            height: 720,
+        };
+        let text = "<tool_call>\n{\"name\": \"computer\", \"arguments\": {\"action\": \"screenshot\"}}\n</tool_call>";
+        let mut h = Harness::new(HarnessKind::Native).with_os(Some(shown));
+        let (message, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
+        let Message::Assistant { tool_calls, .. } = message else {
+            panic!()
+        };
+        assert_eq!(tool_calls[0].name, "computer");
+        assert!(
+            matches!(&actions[..], [Action::Computer { call_id, action: oi_computer::Action::Screenshot }] if *call_id == tool_calls[0].id),
             "{actions:?}"
         );
     }
