@@ -79,12 +79,14 @@ fn script(dir: &Path, names: &[&str]) -> Option<PathBuf> {
 }
 
 impl Suite {
-    /// Reads every task folder of `dir` (sorted by name).
+    /// Reads every task folder of `dir` (sorted by name). The paths kept
+    /// are absolute: scripts run in each attempt's own workspace.
     pub fn load(dir: &Path) -> Result<Self, SuiteError> {
         let read_err = |source| SuiteError::Read {
             path: dir.to_path_buf(),
             source,
         };
+        let dir = &std::path::absolute(dir).map_err(read_err)?;
         let mut dirs: Vec<PathBuf> = fs_err::read_dir(dir)
             .map_err(read_err)?
             .flatten()
@@ -164,6 +166,20 @@ mod tests {
         fs_err::write(dir.join("task.toml"), toml).unwrap();
         if check {
             fs_err::write(dir.join("check"), "test -f out.txt\n").unwrap();
+        }
+    }
+
+    #[test]
+    fn a_suite_given_by_a_relative_path_has_absolute_scripts() {
+        // The tests run in the crate's folder; the bundled suite is two up.
+        let suite = Suite::load(Path::new("../../evals/basic")).unwrap();
+        assert!(suite.dir.is_absolute());
+        for task in &suite.tasks {
+            assert!(task.check.is_absolute(), "{}", task.check.display());
+            assert!(task.check.is_file());
+            if let Some(setup) = &task.setup {
+                assert!(setup.is_absolute(), "{}", setup.display());
+            }
         }
     }
 

@@ -110,6 +110,29 @@ async fn a_model_that_always_succeeds_scores_exactly_all() {
 }
 
 #[tokio::test]
+async fn a_suite_named_by_a_relative_path_runs_its_setup_and_check() {
+    let env = TestEnv::new().await;
+    let dir = suite(env.cwd.path(), &["rel"]);
+    // A setup script that must be found from the attempt's own workspace.
+    std::fs::write(dir.join("make-rel/setup"), "echo seed > seed.txt\n").unwrap();
+    std::fs::write(
+        dir.join("make-rel/check"),
+        "test -f rel.txt && test -f seed.txt\n",
+    )
+    .unwrap();
+    succeeds(&env, "rel");
+    // `suite`, relative to the current folder (the test's cwd).
+    let out = env.run(&["eval", "suite"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("1 of 1 attempts passed"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+}
+
+#[tokio::test]
 async fn a_model_that_always_fails_scores_exactly_none_and_says_why() {
     let env = TestEnv::new().await;
     let dir = suite(env.cwd.path(), &["one", "two"]);
