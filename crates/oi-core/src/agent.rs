@@ -543,6 +543,15 @@ impl Session {
         let mut retried_overflow = false;
         let mut nudged = false;
         let mut checked_outputs = false;
+        // Whether code ran in this task, and whether a small model that
+        // ended without running anything was told so.
+        let mut ran_any = false;
+        let mut nudged_idle = false;
+        // The files the task names, as last shown to a small model.
+        let mut shown_files: std::collections::HashMap<
+            String,
+            (u64, Option<std::time::SystemTime>),
+        > = std::collections::HashMap::new();
         // Files the task names that do not exist yet: likely what it asks
         // to make (a small model often ends without making them).
         let expected: Vec<String> = if self.config.small_model {
@@ -697,6 +706,20 @@ impl Session {
                     continue;
                 }
             }
+            if actions.is_empty()
+                && self.config.small_model
+                && !ran_any
+                && !nudged_idle
+                && !is_question(&text_of_task(&self.history, self.task_index))
+            {
+                // A small model that says it did the task without running
+                // anything: nothing was done, and it is told so once.
+                nudged_idle = true;
+                self.history.push(Message::user(
+                    "[oi: you have not run any code for this task, so nothing has been done yet. Do the task now by running code, then answer.]",
+                ));
+                continue;
+            }
             if actions.is_empty() {
                 self.emit(Event::TaskComplete {
                     reason: StopReason::Done,
@@ -705,7 +728,29 @@ impl Session {
                 return;
             }
             let (reports, halt) = self.execute(actions, &cancel).await;
+            ran_any |= reports.iter().any(|r| !r.language.is_empty());
             let mut results = self.harness.results(reports);
+            // A small model sees what its code made of the files the task
+            // names, so it can tell a wrong result from a right one.
+            let previews: Vec<String> = expected
+                .iter()
+                .filter_map(|name| {
+                    let path = self.kernels.cwd().join(name);
+                    let meta = fs_err::metadata(&path).ok()?;
+                    let stamp = (meta.len(), meta.modified().ok());
+                    if shown_files.get(name) == Some(&stamp) {
+                        return None;
+                    }
+                    shown_files.insert(name.clone(), stamp);
+                    file_preview(name, &path, meta.len())
+                })
+                .collect();
+            if !previews.is_empty()
+                && let Some(Message::Tool { content, .. } | Message::User { content }) =
+                    results.last_mut()
+            {
+                content.push(ContentPart::text(previews.join("\n")));
+            }
             if let Some(warning) = self.guard.warning(self.config.loop_guard_max_repeats)
                 && let Some(Message::Tool { content, .. } | Message::User { content }) =
                     results.last_mut()
@@ -799,6 +844,9 @@ impl Session {
             "follow these steps",
             "here's how you can",
             "here is how you can",
+            "please provide",
+            "not yet completed",
+            "not yet complete",
         ]
         .iter()
         .any(|p| lower.contains(p))
@@ -1804,6 +1852,80 @@ fn text_of_task(history: &[Message], task: Option<usize>) -> String {
     }
 }
 
+/// Whether a task asks a question (which a model may answer without code)
+/// rather than asks for something to be done.
+fn is_question(text: &str) -> bool {
+    let text = text.trim();
+    if text.ends_with('?') {
+        return true;
+    }
+    let first = text
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    matches!(
+        first.as_str(),
+        "what"
+            | "why"
+            | "how"
+            | "who"
+            | "when"
+            | "where"
+            | "which"
+            | "is"
+            | "are"
+            | "does"
+            | "do"
+            | "can"
+            | "could"
+            | "explain"
+            | "describe"
+            | "tell"
+    )
+}
+
+/// What a file the task names now holds, for a small model: its size and
+/// first lines (a binary file: its size only).
+fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
+    const LINES: usize = 3;
+    const WIDTH: usize = 100;
+    let bytes = fs_err::read(path).ok()?;
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) if !text.contains('\0') => text,
+        _ => {
+            return Some(format!(
+                "[oi: `{name}` now exists ({len} bytes). Check that it is what the task asks for.]"
+            ));
+        }
+    };
+    if text.trim().is_empty() {
+        return Some(format!(
+            "[oi: `{name}` now exists but is empty. Check that it is what the task asks for.]"
+        ));
+    }
+    let count = text.lines().count();
+    let shown: Vec<String> = text
+        .lines()
+        .take(LINES)
+        .map(|line| {
+            let cut: String = line.chars().take(WIDTH).collect();
+            if cut.len() < line.len() {
+                format!("{cut}…")
+            } else {
+                cut
+            }
+        })
+        .collect();
+    let more = if count > LINES { "\n…" } else { "" };
+    let lines = if count == 1 { "line" } else { "lines" };
+    Some(format!(
+        "[oi: `{name}` now has {count} {lines}:\n{}{more}\nCheck that it holds exactly what the task asks for.]",
+        shown.join("\n")
+    ))
+}
+
 /// File names a task mentions (`count.txt`, `out/sum.txt`, `chart.png` …).
 fn named_files(text: &str) -> Vec<String> {
     const EXTENSIONS: &[&str] = &[
@@ -1842,6 +1964,38 @@ fn named_files(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn questions_are_told_from_tasks() {
+        assert!(is_question("What is 2 ** 20?"));
+        assert!(is_question("how many CPUs does this machine have"));
+        assert!(!is_question("Delete the temporary files in cache/."));
+        assert!(!is_question(
+            "Write the message of the latest commit to last.txt."
+        ));
+    }
+
+    #[test]
+    fn previews_show_the_start_of_a_file_the_task_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("emails.txt");
+        fs_err::write(&path, "Ann <ann@x.org>\nBob <bob@x.org>\nCy\nDee\n").unwrap();
+        assert_eq!(
+            file_preview("emails.txt", &path, 36).unwrap(),
+            "[oi: `emails.txt` now has 4 lines:\nAnn <ann@x.org>\nBob <bob@x.org>\nCy\n…\nCheck that it holds exactly what the task asks for.]"
+        );
+        fs_err::write(&path, "").unwrap();
+        assert!(
+            file_preview("emails.txt", &path, 0)
+                .unwrap()
+                .contains("is empty")
+        );
+        fs_err::write(&path, b"\x89PNG\0\0").unwrap();
+        assert_eq!(
+            file_preview("chart.png", &path, 6).unwrap(),
+            "[oi: `chart.png` now exists (6 bytes). Check that it is what the task asks for.]"
+        );
+    }
 
     #[test]
     fn the_files_a_task_names_are_found() {

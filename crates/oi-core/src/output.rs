@@ -327,7 +327,9 @@ pub(crate) fn describe_run(language: &str, output: &HeadTail, status: &RunStatus
         output.render()
     };
     let note = match status {
-        RunStatus::Ok if output.is_empty() => Some("(the code ran and printed nothing)".to_owned()),
+        RunStatus::Ok if output.is_empty() => {
+            Some("(the code ran without errors and printed nothing)".to_owned())
+        }
         RunStatus::Ok => None,
         RunStatus::Failed {
             exit_code: Some(code),
@@ -469,7 +471,7 @@ mod tests {
         let empty = HeadTail::new(100);
         assert_eq!(
             describe_run("python", &empty, &RunStatus::Ok),
-            "(the code ran and printed nothing)"
+            "(the code ran without errors and printed nothing)"
         );
         let out = collect(100, &["Traceback …\nZeroDivisionError: division by zero\n"]);
         let failed = RunStatus::Failed {

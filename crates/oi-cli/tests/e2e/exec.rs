@@ -90,7 +90,7 @@ async fn python_state_persists_across_runs() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(
         last_message_text(&env.server, 1),
-        "(the code ran and printed nothing)"
+        "(the code ran without errors and printed nothing)"
     );
     assert_eq!(last_message_text(&env.server, 2), "42\n");
 }

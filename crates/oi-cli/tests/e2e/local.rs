@@ -344,3 +344,68 @@ async fn a_small_model_that_ends_without_the_file_the_task_names_is_told() {
     );
     assert!(!told.contains("data.csv"), "{told}");
 }
+
+#[tokio::test]
+async fn a_small_model_that_claims_a_task_done_without_running_code_is_told_once() {
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
+        env.server.base_url()
+    ));
+    std::fs::create_dir(env.cwd.path().join("cache")).unwrap();
+    std::fs::write(env.cwd.path().join("cache/tmp1"), "x").unwrap();
+    env.server
+        .push(Reply::text("The temporary files were deleted."))
+        .push(Reply::text("```shell\nrm cache/tmp1\n```"))
+        .push(Reply::text("Deleted."));
+    let out = env
+        .exec(&["-y", "Delete the temporary files in the cache folder."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!env.cwd.path().join("cache/tmp1").exists());
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("you have not run any code for this task, so nothing has been done yet"),
+        "{told}"
+    );
+    // A question may be answered without code: no such note.
+    env.server.push(Reply::text("2 ** 20 is 1048576."));
+    let out = env.exec(&["-y", "What is 2 ** 20?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(env.server.chat_requests().len(), 4, "answered at once");
+}
+
+#[tokio::test]
+async fn a_small_model_sees_what_its_code_wrote_to_the_file_the_task_names() {
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
+        env.server.base_url()
+    ));
+    std::fs::write(
+        env.cwd.path().join("contacts.txt"),
+        "Ann Lee <ann@example.org>\nBob <bob@example.org>\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\n_ = open('emails.txt', 'w').write(open('contacts.txt').read())\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Extract the email addresses from contacts.txt and write them, one per line, to emails.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("[oi: `emails.txt` now has 2 lines:\nAnn Lee <ann@example.org>\nBob <bob@example.org>\nCheck that it holds exactly what the task asks for.]"),
+        "{told}"
+    );
+    assert!(
+        told.contains("(the code ran without errors and printed nothing)"),
+        "{told}"
+    );
+}
