@@ -676,6 +676,13 @@ impl Session {
                 self.harness
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
             self.history.push(message);
+            if final_text.trim_start().starts_with("[oi:") {
+                // A small model that repeats oi's note back instead of acting
+                // on it: more notes only cost turns.
+                nudged = true;
+                checked_outputs = true;
+                nudged_idle = true;
+            }
             if actions.is_empty() && !nudged && self.describes_code(&final_text) {
                 // A small model that tells the user what to run: once per
                 // task, it is asked to run it itself.

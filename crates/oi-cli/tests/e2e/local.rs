@@ -409,3 +409,26 @@ async fn a_small_model_sees_what_its_code_wrote_to_the_file_the_task_names() {
         "{told}"
     );
 }
+
+#[tokio::test]
+async fn a_small_model_that_repeats_a_note_back_gets_no_more_notes() {
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:0.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
+        env.server.base_url()
+    ));
+    env.server
+        .push(Reply::text("Sure, it is done."))
+        .push(Reply::text(
+            "[oi: the task names `out.txt`, which does not exist yet. If the task asks you to write it, do that now with code; if it does not, give your answer again.]",
+        ))
+        .push(Reply::text("never asked"));
+    let out = env.exec(&["-y", "Write hello to out.txt."]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        env.server.chat_requests().len(),
+        2,
+        "the parroted note ends the task: {}",
+        out.stderr
+    );
+}
