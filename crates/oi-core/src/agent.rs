@@ -636,10 +636,14 @@ impl Session {
                             "the server found the request longer than the context window ({message}); making the conversation smaller and trying again"
                         ),
                     });
-                    if let Err(message) = self.fit_context(true, &cancel).await {
+                    if let Err(problem) = self.fit_context(true, &cancel).await {
+                        // Nothing older to cut: the request is too long as
+                        // it is (a long task, or the last reply or output).
                         self.emit(Event::Error {
-                            message,
-                            hint: None,
+                            message: format!(
+                                "the model server refused the request as longer than its context window, and it cannot be made smaller ({problem})"
+                            ),
+                            hint: Some("give the model a larger context window on the server (llama.cpp `-c`, Ollama `num_ctx`, LM Studio's context length), lower `max_tokens`, or start over with /reset".to_owned()),
                         });
                         self.emit(Event::TaskComplete {
                             reason: StopReason::Failed,

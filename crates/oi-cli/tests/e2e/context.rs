@@ -164,3 +164,20 @@ async fn the_window_of_a_local_server_is_asked_for_when_not_configured() {
     let out = env.run(&[], Some("/tokens\n")).await;
     assert!(out.stdout.contains("of 2048 tokens"), "{}", out.stdout);
 }
+
+#[tokio::test]
+async fn a_short_conversation_the_server_still_refuses_says_what_to_change() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::error(
+        400,
+        "This model's maximum context length is 4096 tokens. However, your messages resulted in 5000 tokens.",
+    ));
+    let out = env.exec(&["-y", "hello"]).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stderr.contains("refused the request as longer than its context window, and it cannot be made smaller (nothing to compact")
+            && out.stderr.contains("hint: give the model a larger context window on the server (llama.cpp `-c`"),
+        "{}",
+        out.stderr
+    );
+}
