@@ -1,7 +1,7 @@
 //! A computer as the model uses it: scaled screenshots saved to files,
 //! actions in screenshot coordinates, and the corner fail-safe.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::action::{Action, Point};
@@ -103,11 +103,6 @@ impl Desktop {
         self.scaler
     }
 
-    /// Where screenshots are saved.
-    pub fn screenshot_dir(&self) -> &Path {
-        &self.shots
-    }
-
     /// The action in one line for the user: points in screenshot pixels
     /// with the real pixel they map to when the screen is scaled.
     pub fn describe(&self, action: &Action) -> String {
@@ -151,8 +146,7 @@ impl Desktop {
                 }
             }
         };
-        let mut text: String;
-        match action {
+        let mut text = match action {
             Action::Screenshot => {
                 let shot = self.screenshot(how.space)?;
                 let pointer = self.pointer_in(how.space)?;
@@ -172,7 +166,7 @@ impl Desktop {
             }
             Action::Wait { seconds } => {
                 self.pause(Duration::from_secs_f64(*seconds), stop)?;
-                text = format!("Waited {seconds} s.");
+                format!("Waited {seconds} s.")
             }
             Action::Click {
                 button,
@@ -194,7 +188,7 @@ impl Desktop {
                     self.computer.button(*button, false)?;
                 }
                 self.hold(&held, false)?;
-                text = "Done.".to_owned();
+                "Done.".to_owned()
             }
             Action::MouseDown { at } | Action::MouseUp { at } => {
                 if let Some(p) = at {
@@ -203,12 +197,12 @@ impl Desktop {
                 }
                 let press = matches!(action, Action::MouseDown { .. });
                 self.computer.button(Button::Left, press)?;
-                text = "Done.".to_owned();
+                "Done.".to_owned()
             }
             Action::Move { to } => {
                 let (x, y) = to_real(*to)?;
                 self.move_to(x, y)?;
-                text = "Done.".to_owned();
+                "Done.".to_owned()
             }
             Action::Drag { from, to } => {
                 let (x0, y0) = to_real(*from)?;
@@ -231,7 +225,7 @@ impl Desktop {
                 // The button is let go even when a step failed.
                 self.computer.button(Button::Left, false)?;
                 result?;
-                text = "Done.".to_owned();
+                "Done.".to_owned()
             }
             Action::Scroll {
                 direction,
@@ -257,7 +251,7 @@ impl Desktop {
                 }
                 self.hold(&held, false)?;
                 result?;
-                text = "Done.".to_owned();
+                "Done.".to_owned()
             }
             Action::Type { text: typed } => {
                 for (i, c) in typed.chars().enumerate() {
@@ -268,13 +262,13 @@ impl Desktop {
                     self.computer.type_char(c)?;
                     std::thread::sleep(KEY_GAP);
                 }
-                text = format!("Typed {} characters.", typed.chars().count());
+                format!("Typed {} characters.", typed.chars().count())
             }
             Action::Key { keys } => {
                 for combo in keys::parse_combos(keys)? {
                     self.press_combo(&combo)?;
                 }
-                text = "Done.".to_owned();
+                "Done.".to_owned()
             }
             Action::HoldKey { keys, seconds } => {
                 let combos = keys::parse_combos(keys)?;
@@ -283,9 +277,9 @@ impl Desktop {
                 let waited = self.pause(Duration::from_secs_f64(*seconds), stop);
                 self.hold(&all, false)?;
                 waited?;
-                text = "Done.".to_owned();
+                "Done.".to_owned()
             }
-        }
+        };
         let mut screenshot = None;
         if how.screenshot_after {
             self.pause(how.settle, stop)?;
@@ -322,25 +316,6 @@ impl Desktop {
         fs_err::create_dir_all(&self.shots).map_err(failed)?;
         fs_err::write(&path, &png).map_err(failed)?;
         Ok(Screenshot { path, size, png })
-    }
-
-    /// Saves a full-size screenshot to `path` (for scripts).
-    pub fn screenshot_to(&mut self, path: &Path) -> Result<Screenshot, ComputerError> {
-        let frame = self.computer.capture()?;
-        let png = frame.to_png(frame.size)?;
-        let failed = |e: std::io::Error| ComputerError::Save {
-            path: path.display().to_string(),
-            detail: e.to_string(),
-        };
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs_err::create_dir_all(parent).map_err(failed)?;
-        }
-        fs_err::write(path, &png).map_err(failed)?;
-        Ok(Screenshot {
-            path: path.to_path_buf(),
-            size: frame.size,
-            png,
-        })
     }
 
     fn pointer_in(&mut self, space: Space) -> Result<(u32, u32), ComputerError> {

@@ -16,7 +16,6 @@ pub struct X11 {
     root: Window,
     size: Size,
     display: String,
-    bits_per_pixel: u8,
     min_keycode: Keycode,
     max_keycode: Keycode,
     /// Keysyms per keycode, and the map (`per` entries for each keycode
@@ -91,7 +90,6 @@ impl X11 {
             root,
             size,
             display: display.to_owned(),
-            bits_per_pixel,
             min_keycode,
             max_keycode,
             per: 0,
@@ -144,6 +142,18 @@ impl X11 {
         Ok(())
     }
 
+    /// Makes `code` type `keysym` (0: nothing), and gives clients the time
+    /// to reread the map (on MappingNotify) before a key event arrives.
+    fn bind(&self, code: Keycode, keysym: Keysym) -> Result<(), ComputerError> {
+        let syms = vec![keysym; self.per];
+        self.conn
+            .change_keyboard_mapping(1, code, u8::try_from(self.per).unwrap_or(1), &syms)
+            .map_err(protocol)?;
+        self.sync()?;
+        std::thread::sleep(Duration::from_millis(20));
+        Ok(())
+    }
+
     fn sync(&self) -> Result<(), ComputerError> {
         self.conn
             .get_input_focus()
@@ -174,7 +184,6 @@ impl Computer for X11 {
             .map_err(protocol)?
             .reply()
             .map_err(protocol)?;
-        debug_assert_eq!(self.bits_per_pixel, 32);
         Ok(Frame {
             size: self.size,
             bgrx: reply.data,
@@ -228,22 +237,12 @@ impl Computer for X11 {
             )));
         };
         if press {
-            let syms = vec![keysym; self.per];
-            self.conn
-                .change_keyboard_mapping(1, spare, u8::try_from(self.per).unwrap_or(1), &syms)
-                .map_err(protocol)?;
-            self.sync()?;
-            // Clients reread the map on MappingNotify before the key arrives.
-            std::thread::sleep(Duration::from_millis(20));
+            self.bind(spare, keysym)?;
             self.fake(kind, spare, 0, 0)?;
         } else {
             self.fake(kind, spare, 0, 0)?;
             self.sync()?;
-            std::thread::sleep(Duration::from_millis(20));
-            let none = vec![0; self.per];
-            self.conn
-                .change_keyboard_mapping(1, spare, u8::try_from(self.per).unwrap_or(1), &none)
-                .map_err(protocol)?;
+            self.bind(spare, 0)?;
         }
         self.sync()
     }

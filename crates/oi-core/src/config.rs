@@ -101,7 +101,7 @@ impl OsMode {
     /// Answers the Python kernel's `computer` module: the same desktop, in
     /// real screen pixels.
     pub fn kernel_handler(&self) -> oi_kernels::ComputerHandler {
-        use oi_computer::{Action, ComputerError, Perform, Space};
+        use oi_computer::{Action, ComputerError, Perform};
         use serde_json::json;
         let desktop = std::sync::Arc::clone(&self.desktop);
         let tripped = std::sync::Arc::clone(&self.tripped);
@@ -120,20 +120,17 @@ impl OsMode {
                     let real = desktop.scaler().real();
                     json!({"ok": true, "width": real.width, "height": real.height})
                 }
-                Some("screenshot") => match desktop.screenshot(Space::Real) {
-                    Ok(shot) => {
-                        json!({"ok": true, "path": shot.path, "width": shot.size.width, "height": shot.size.height})
-                    }
-                    Err(error) => failed(error),
-                },
                 _ => match Action::from_json(&request) {
                     Ok(action) => {
-                        match desktop
-                            .perform(&action, Perform::for_script(), &|| cancel.is_cancelled())
-                        {
-                            Ok(outcome) => {
-                                json!({"ok": true, "x": outcome.pointer.0, "y": outcome.pointer.1, "text": outcome.text})
-                            }
+                        let stop = || cancel.is_cancelled();
+                        match desktop.perform(&action, Perform::for_script(), &stop) {
+                            Ok(outcome) => json!({
+                                "ok": true,
+                                "x": outcome.pointer.0,
+                                "y": outcome.pointer.1,
+                                "text": outcome.text,
+                                "path": outcome.screenshot.map(|shot| shot.path),
+                            }),
                             Err(error) => failed(error),
                         }
                     }

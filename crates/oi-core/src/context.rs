@@ -63,23 +63,15 @@ fn image_cost(base64_data: &str) -> u64 {
     const MAX: u64 = 1600;
     let unknown = (base64_data.len() as u64 * 2).div_ceil(7).min(MAX);
     let head = base64_data.get(..44).unwrap_or(base64_data);
-    let Ok(bytes) =
-        base64::engine::general_purpose::STANDARD_NO_PAD.decode(head.trim_end_matches('='))
-    else {
-        return unknown;
-    };
-    if bytes.len() < 24 || &bytes[..8] != b"\x89PNG\r\n\x1a\n" {
-        return unknown;
-    }
-    let word = |at: usize| {
-        u64::from(u32::from_be_bytes([
-            bytes[at],
-            bytes[at + 1],
-            bytes[at + 2],
-            bytes[at + 3],
-        ]))
-    };
-    (word(16) * word(20)).div_ceil(750).min(MAX)
+    let size = base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(head.trim_end_matches('='))
+        .ok()
+        .and_then(|bytes| oi_computer::png_size(&bytes));
+    size.map_or(unknown, |size| {
+        (u64::from(size.width) * u64::from(size.height))
+            .div_ceil(750)
+            .min(MAX)
+    })
 }
 
 /// The tokens a request may take in a `window`, leaving room for the
