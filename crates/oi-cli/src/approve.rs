@@ -7,9 +7,6 @@ use oi_protocol::ReviewDecision;
 use crate::input::LineReader;
 use crate::render::HumanRenderer;
 
-/// The language of OS mode's screen actions.
-pub(crate) const SCREEN: &str = "computer";
-
 /// Asks until the user gives a valid answer. End of input means no.
 pub async fn ask<W: Write>(
     out: &mut HumanRenderer<W>,
@@ -18,7 +15,7 @@ pub async fn ask<W: Write>(
     code: &str,
 ) -> io::Result<ReviewDecision> {
     // Screen actions (OS mode) are done as shown or not at all.
-    let screen = language == SCREEN;
+    let screen = language == oi_protocol::SCREEN_LANGUAGE;
     loop {
         if screen {
             out.raw("Do this on the screen? [y]es, [n]o, [a]lways (this session): ")?;

@@ -470,12 +470,11 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         resume: resumed.as_ref().map(|r| r.messages.clone()),
     });
     if c.os {
-        // Named when a file turned it on (the flag is in plain sight).
+        // Named when a file turned it on (a flag or `-c` is in plain sight).
         let origin = loaded
             .origins
             .get("os")
-            .map(ToString::to_string)
-            .filter(|o| !o.starts_with("--"))
+            .filter(|o| o.file().is_some())
             .map(|o| format!(" (os = true from {o})"))
             .unwrap_or_default();
         if !config.vision {

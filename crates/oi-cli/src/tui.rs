@@ -547,7 +547,7 @@ impl App {
                 Decision::No => ReviewDecision::Decline,
                 Decision::Always => ReviewDecision::ApproveForSession,
                 Decision::Interrupt => return Ok(None),
-                Decision::Edit if language == crate::approve::SCREEN => {
+                Decision::Edit if language == oi_protocol::SCREEN_LANGUAGE => {
                     self.view
                         .line(DIM, "A screen action cannot be edited; answer y, n or a.")?;
                     continue;

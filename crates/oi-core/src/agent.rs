@@ -554,8 +554,9 @@ impl Session {
         > = std::collections::HashMap::new();
         // Files the task names that do not exist yet: likely what it asks
         // to make (a small model often ends without making them).
+        let task_text = text_of_task(&self.history, self.task_index);
         let expected: Vec<String> = if self.config.small_model {
-            named_files(&text_of_task(&self.history, self.task_index))
+            named_files(&task_text)
                 .into_iter()
                 .filter(|name| !self.kernels.cwd().join(name).exists())
                 .collect()
@@ -721,7 +722,7 @@ impl Session {
                 && self.config.small_model
                 && !ran_any
                 && !nudged_idle
-                && !is_question(&text_of_task(&self.history, self.task_index))
+                && !is_question(&task_text)
             {
                 // A small model that says it did the task without running
                 // anything: nothing was done, and it is told so once.
@@ -771,11 +772,22 @@ impl Session {
             self.history.extend(results);
             bound_images(&mut self.history, MAX_IMAGES_IN_HISTORY);
             if let Some(halt) = halt {
+                let reason = match halt {
+                    Halt::Interrupted => StopReason::Interrupted,
+                    Halt::FailSafe => {
+                        // Tripped by the tool or by code: said once, here.
+                        self.emit(Event::Error {
+                            message: oi_computer::ComputerError::FailSafe.to_string(),
+                            hint: Some(
+                                "move the mouse away from the corners, then give the next task"
+                                    .to_owned(),
+                            ),
+                        });
+                        StopReason::FailSafe
+                    }
+                };
                 self.emit(Event::TaskComplete {
-                    reason: match halt {
-                        Halt::Interrupted => StopReason::Interrupted,
-                        Halt::FailSafe => StopReason::FailSafe,
-                    },
+                    reason,
                     final_message: None,
                 });
                 return;
@@ -1279,12 +1291,6 @@ impl Session {
 
             let (status, text, images) = self.run_code(id, &language, &code, cancel).await;
             if self.config.os.as_ref().is_some_and(OsMode::take_tripped) {
-                self.emit(Event::Error {
-                    message: oi_computer::ComputerError::FailSafe.to_string(),
-                    hint: Some(
-                        "move the mouse away from the corners, then give the next task".to_owned(),
-                    ),
-                });
                 reports.push(report(
                     &language,
                     format!("{text}\n[Stopped by the user with the fail-safe.]"),
@@ -1321,7 +1327,7 @@ impl Session {
         skip_rest: &mut Option<SkipReason>,
         cancel: &CancellationToken,
     ) -> (Report, Option<Halt>) {
-        const LANGUAGE: &str = "computer";
+        const LANGUAGE: &str = oi_protocol::SCREEN_LANGUAGE;
         let report = |text: String, images: Vec<ContentPart>| Report {
             call_id: Some(call_id.clone()),
             language: LANGUAGE.to_owned(),
@@ -1463,12 +1469,6 @@ impl Session {
             ),
             Err(error @ oi_computer::ComputerError::FailSafe) => {
                 let message = error.to_string();
-                self.emit(Event::Error {
-                    message: message.clone(),
-                    hint: Some(
-                        "move the mouse away from the corners, then give the next task".to_owned(),
-                    ),
-                });
                 (
                     RunStatus::Failed {
                         exit_code: None,

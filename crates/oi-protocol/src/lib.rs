@@ -12,3 +12,8 @@ mod op;
 pub use event::{Event, OutputStream, RunId, RunStatus, SkipReason, StopReason};
 pub use message::{ContentPart, Message, ToolCall, Usage};
 pub use op::{Op, ReviewDecision};
+
+/// The language of OS mode's screen actions in run events
+/// (`CodeProposed`, `ApprovalRequested` …): the code is the action,
+/// described in one line. It is also the name of the model's tool.
+pub const SCREEN_LANGUAGE: &str = "computer";

@@ -73,7 +73,7 @@ pub fn approval_question(language: &str, sandbox: &str) -> Line {
     let dim = Style::new().dimmed();
     let cyan = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Cyan)));
     let key = Style::new().bold();
-    let screen = language == "computer";
+    let screen = language == oi_protocol::SCREEN_LANGUAGE;
     let mut line = if screen {
         Line::new(vec![
             Span::new("Do this on the screen?", cyan.bold()),

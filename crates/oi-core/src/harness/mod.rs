@@ -411,7 +411,7 @@ impl Harness {
                 // OS mode: a `computer` call printed as text is done too.
                 Printed::Unusable {
                     name, arguments, ..
-                } if name == "computer" && self.os.is_some() => {
+                } if name == oi_protocol::SCREEN_LANGUAGE && self.os.is_some() => {
                     let call = ToolCall {
                         id,
                         name,
@@ -498,7 +498,7 @@ fn fence_for(text: &str) -> String {
 
 impl Harness {
     fn action_for_call(&self, call: &ToolCall) -> Action {
-        if call.name == "computer" && self.os.is_some() {
+        if call.name == oi_protocol::SCREEN_LANGUAGE && self.os.is_some() {
             return computer_action(call);
         }
         plain_action_for_call(call)
@@ -568,7 +568,7 @@ fn computer_tool(shown: oi_computer::Size) -> ToolSpec {
         })
     };
     ToolSpec {
-        name: "computer".to_owned(),
+        name: oi_protocol::SCREEN_LANGUAGE.to_owned(),
         description: format!(
             "Use the user's screen, mouse and keyboard. Screenshots are {shown} pixels; coordinates are [x, y] on them. Actions: screenshot; left_click, right_click, middle_click, double_click, triple_click (at coordinate, or where the pointer is; `text` may name modifier keys to hold, e.g. \"shift\"); mouse_move (coordinate); left_click_drag (start_coordinate to coordinate); left_mouse_down, left_mouse_up; scroll (scroll_direction, scroll_amount in wheel clicks, at coordinate); type (text); key (text: a key or combination such as \"Return\", \"ctrl+s\", \"alt+Tab\"); hold_key (text, duration); wait (duration in seconds); cursor_position. Every action except cursor_position returns a new screenshot."
         ),
