@@ -36,6 +36,15 @@ def _send(message):
         data = data[written:]
 
 
+def _flush_output():
+    # Output written so far goes out before a control message that follows it.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
 def _write_all(fd, data):
     while data:
         try:
@@ -211,11 +220,7 @@ def _image_path():
 
 def _announce(path):
     # Output written so far comes first, as it did in the program.
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
+    _flush_output()
     _send({"type": "image", "path": path, "media_type": "image/png"})
 
 
@@ -367,11 +372,7 @@ class _IPythonStandIn:
 
 
 def _computer_request(request):
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
+    _flush_output()
     _send({"type": "computer", "id": _cell, "request": request})
     while True:
         line = _requests.readline()
@@ -544,11 +545,7 @@ def _main():
             _save_open_figures()
         except Exception as exc:
             sys.stderr.write("could not save the figures: %s\n" % exc)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
+        _flush_output()
         marker = f"\x1b]oi;{_TOKEN};{cell_id}\x07".encode()
         _write_all(out_fd, marker)
         _write_all(err_fd, marker)
