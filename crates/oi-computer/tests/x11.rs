@@ -8,7 +8,7 @@
 )]
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use oi_computer::{Action, Desktop, Perform, Size, Space, connect_to, png_size};
 use oi_testkit::Xvfb;
@@ -28,14 +28,6 @@ fn act(d: &mut Desktop, args: serde_json::Value) -> oi_computer::Outcome {
     };
     d.perform(&Action::from_json(&args).unwrap(), how, &|| false)
         .unwrap_or_else(|e| panic!("{args}: {e}"))
-}
-
-fn wait_for(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 #[test]
@@ -129,8 +121,8 @@ fn typing_into_a_terminal_runs_a_command_with_every_character_intact() {
     );
     act(&mut d, json!({"action": "type", "text": text}));
     act(&mut d, json!({"action": "key", "text": "Return"}));
-    wait_for("the command's file", || proof.exists());
-    wait_for("the file's text", || {
+    oi_testkit::wait_until("the command's file", || proof.exists());
+    oi_testkit::wait_until("the file's text", || {
         fs_err::read_to_string(&proof).unwrap_or_default() == "Hello, World! <a|b> ~$%&*()_+{}\n"
     });
 }
@@ -147,26 +139,7 @@ fn drags_and_scrolls_reach_a_window_as_button_events() {
     }
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("xev.log");
-    x.spawn_logged(
-        "xev",
-        &[
-            "-geometry",
-            "600x400+0+0",
-            "-name",
-            "oi-events",
-            "-event",
-            "button",
-            "-event",
-            "mouse",
-        ],
-        &log,
-    )
-    .unwrap();
-    wait_for("the xev window", || {
-        fs_err::read_to_string(&log)
-            .unwrap_or_default()
-            .contains("Outer window is")
-    });
+    x.spawn_xev(&["button"], &log).unwrap();
     let mut d = desktop(&x, dir.path());
     act(
         &mut d,
@@ -180,7 +153,7 @@ fn drags_and_scrolls_reach_a_window_as_button_events() {
         &mut d,
         json!({"action": "scroll", "scroll_direction": "up", "scroll_amount": 1}),
     );
-    wait_for("xev to log the scroll", || {
+    oi_testkit::wait_until("xev to log the scroll", || {
         fs_err::read_to_string(&log)
             .unwrap_or_default()
             .matches("button 4,")
@@ -235,26 +208,7 @@ fn characters_missing_from_the_keyboard_map_are_typed_too() {
     }
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("xev.log");
-    x.spawn_logged(
-        "xev",
-        // The pointer starts in the middle of the screen, inside the
-        // window: its EnterNotify makes xev write (and flush) its output.
-        &[
-            "-geometry",
-            "600x400+0+0",
-            "-event",
-            "keyboard",
-            "-event",
-            "mouse",
-        ],
-        &log,
-    )
-    .unwrap();
-    wait_for("the xev window", || {
-        fs_err::read_to_string(&log)
-            .unwrap_or_default()
-            .contains("Outer window is")
-    });
+    x.spawn_xev(&["keyboard"], &log).unwrap();
     let mut d = desktop(&x, dir.path());
     // Keys go to the window under the pointer (no window manager).
     act(
@@ -262,7 +216,7 @@ fn characters_missing_from_the_keyboard_map_are_typed_too() {
         json!({"action": "mouse_move", "coordinate": [200, 150]}),
     );
     act(&mut d, json!({"action": "type", "text": "aZ€"}));
-    wait_for("xev to log the euro sign", || {
+    oi_testkit::wait_until("xev to log the euro sign", || {
         fs_err::read_to_string(&log)
             .unwrap_or_default()
             .contains("gives 3 bytes: (e2 82 ac) \"€\"")
@@ -270,15 +224,18 @@ fn characters_missing_from_the_keyboard_map_are_typed_too() {
     let text = fs_err::read_to_string(&log).unwrap();
     assert!(text.contains("keysym 0x61, a)"), "{text}");
     assert!(text.contains("keysym 0x5a, Z)"), "shifted: {text}");
-    // The borrowed key is given back afterwards.
-    let map = std::process::Command::new("xmodmap")
-        .arg("-pke")
-        .env("DISPLAY", x.display())
-        .output();
-    if let Ok(map) = map {
-        assert!(
-            !String::from_utf8_lossy(&map.stdout).contains("U20AC"),
-            "the spare key still types €"
-        );
-    }
+    // The borrowed key is given back afterwards: no key types € now.
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::ConnectionExt as _;
+    let (conn, _) = x11rb::connect(Some(x.display())).unwrap();
+    let (min, max) = (conn.setup().min_keycode, conn.setup().max_keycode);
+    let map = conn
+        .get_keyboard_mapping(min, max - min + 1)
+        .unwrap()
+        .reply()
+        .unwrap();
+    assert!(
+        !map.keysyms.contains(&0x0100_20ac),
+        "the spare key still types €"
+    );
 }

@@ -17,4 +17,4 @@ mod xvfb;
 pub use reply::{MockToolCall, Reply};
 pub use server::{MockServer, RecordedRequest};
 pub use wire::Wire;
-pub use xvfb::{XEvent, Xvfb, installed, xev_events, xvfb_required};
+pub use xvfb::{XEvent, Xvfb, installed, wait_until, xev_events, xvfb_required};

@@ -112,6 +112,25 @@ impl Xvfb {
         Ok(())
     }
 
+    /// Starts `xev` in a 600×400 window at the top left, writing the
+    /// `events` it is asked for (`button`, `keyboard` …; `mouse` always) to
+    /// `log`, and waits until the window is up. The pointer must start
+    /// inside the window (as on a 1024×768 screen, where it starts in the
+    /// middle): xev writes nothing before its first event.
+    pub fn spawn_xev(&mut self, events: &[&str], log: &Path) -> std::io::Result<()> {
+        let mut args = vec!["-geometry", "600x400+0+0", "-event", "mouse"];
+        for event in events {
+            args.extend(["-event", event]);
+        }
+        self.spawn_logged("xev", &args, log)?;
+        wait_until("the xev window", || {
+            fs_err::read_to_string(log)
+                .unwrap_or_default()
+                .contains("Outer window is")
+        });
+        Ok(())
+    }
+
     /// Runs `xdotool` with `args` on this display and returns its output
     /// (used only to check what happened).
     pub fn xdotool(&self, args: &[&str]) -> Option<String> {
@@ -157,6 +176,15 @@ fn which(program: &str) -> Option<std::path::PathBuf> {
             .map(|dir| dir.join(program))
             .find(|p| p.is_file())
     })
+}
+
+/// Waits up to 20 s for `check` to hold; panics naming `what` if it does not.
+pub fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Whether `program` is on `PATH`.

@@ -51,14 +51,6 @@ fn display_with(width: u32, height: u32, programs: &[&str]) -> Option<Xvfb> {
     Some(x)
 }
 
-fn wait_for(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// The images a chat-wire request shows the model, decoded.
 fn images_in(request: &oi_testkit::RecordedRequest) -> Vec<Vec<u8>> {
     let mut found = Vec::new();
@@ -169,7 +161,7 @@ async fn the_model_sees_the_screen_clicks_into_a_terminal_and_types_a_command() 
     )
     .await;
     assert_eq!(out.code, 0, "{out:?}");
-    wait_for("the proof file", || {
+    oi_testkit::wait_until("the proof file", || {
         std::fs::read_to_string(&proof).unwrap_or_default() == "ok\n"
     });
 
@@ -263,24 +255,7 @@ async fn claude_gets_its_own_computer_tool_and_drags_and_scrolls_reach_a_window(
     };
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("xev.log");
-    x.spawn_logged(
-        "xev",
-        &[
-            "-geometry",
-            "600x400+0+0",
-            "-event",
-            "button",
-            "-event",
-            "mouse",
-        ],
-        &log,
-    )
-    .unwrap();
-    wait_for("the xev window", || {
-        std::fs::read_to_string(&log)
-            .unwrap_or_default()
-            .contains("Outer window is")
-    });
+    x.spawn_xev(&["button"], &log).unwrap();
     let env = TestEnv::new().await;
     env.write_config(&format!(
         "model_provider = \"anthropic-mock\"\nmodel = \"claude-sonnet-4-5\"\n\n[model_providers.anthropic-mock]\nname = \"the model server\"\nbase_url = \"{}\"\nwire_api = \"messages\"\n",
@@ -328,7 +303,7 @@ async fn claude_gets_its_own_computer_tool_and_drags_and_scrolls_reach_a_window(
         "{result}"
     );
 
-    wait_for("xev to log the scroll", || {
+    oi_testkit::wait_until("xev to log the scroll", || {
         std::fs::read_to_string(&log)
             .unwrap_or_default()
             .matches("button 5,")
