@@ -1863,6 +1863,11 @@ fn text_of_task(history: &[Message], task: Option<usize>) -> String {
     }
 }
 
+/// The line breaks in `bytes`.
+fn bytecount(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
 /// Whether a task asks a question (which a model may answer without code)
 /// rather than asks for something to be done.
 fn is_question(text: &str) -> bool {
@@ -1900,23 +1905,46 @@ fn is_question(text: &str) -> bool {
 /// What a file the task names now holds, for a small model: its size and
 /// first lines (a binary file: its size only).
 fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
+    use std::io::Read as _;
     const LINES: usize = 3;
     const WIDTH: usize = 100;
-    let bytes = fs_err::read(path).ok()?;
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(text) if !text.contains('\0') => text,
-        _ => {
-            return Some(format!(
-                "[oi: `{name}` now exists ({len} bytes). Check that it is what the task asks for.]"
-            ));
-        }
+    /// Only the start is read whole; the rest of a big file is only counted.
+    const HEAD: u64 = 64 * 1024;
+    let mut file = fs_err::File::open(path).ok()?;
+    let mut head = Vec::new();
+    (&mut file).take(HEAD).read_to_end(&mut head).ok()?;
+    // Text: valid UTF-8 without NUL bytes, though the head may end inside
+    // a character.
+    let text = match std::str::from_utf8(&head) {
+        Ok(text) => Some(text),
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).ok(),
+        Err(_) => None,
     };
-    if text.trim().is_empty() {
+    let Some(text) = text.filter(|t| !t.contains('\0')) else {
+        return Some(format!(
+            "[oi: `{name}` now exists ({len} bytes). Check that it is what the task asks for.]"
+        ));
+    };
+    if text.trim().is_empty() && len <= HEAD {
         return Some(format!(
             "[oi: `{name}` now exists but is empty. Check that it is what the task asks for.]"
         ));
     }
-    let count = text.lines().count();
+    // Lines as `str::lines` counts them: the line breaks, and an unended
+    // last line.
+    let mut breaks = bytecount(&head);
+    let mut last = head.last().copied();
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                breaks += bytecount(&buf[..n]);
+                last = Some(buf[n - 1]);
+            }
+        }
+    }
+    let count = breaks + usize::from(last.is_some_and(|b| b != b'\n'));
     let shown: Vec<String> = text
         .lines()
         .take(LINES)
@@ -1994,6 +2022,16 @@ mod tests {
         assert_eq!(
             file_preview("emails.txt", &path, 36).unwrap(),
             "[oi: `emails.txt` now has 4 lines:\nAnn <ann@x.org>\nBob <bob@x.org>\nCy\n…\nCheck that it holds exactly what the task asks for.]"
+        );
+        // A big file: its start shown, all of its lines counted.
+        let big: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
+        fs_err::write(&path, &big).unwrap();
+        assert!(big.len() > 64 * 1024);
+        let preview = file_preview("emails.txt", &path, big.len() as u64).unwrap();
+        assert!(
+            preview
+                .starts_with("[oi: `emails.txt` now has 20000 lines:\nline 0\nline 1\nline 2\n…\n"),
+            "{preview}"
         );
         fs_err::write(&path, "").unwrap();
         assert!(
