@@ -36,13 +36,17 @@ pub fn sandbox(options: &SessionOptions, command: &[String]) -> Result<ExitCode,
         ));
     };
     let temp = tempfile::Builder::new().prefix("oi-sandbox-").tempdir()?;
-    let confinement = oi_sandbox::Confinement::prepare(&policy, &[temp.path().to_path_buf()])
-        .map_err(|e| CliError::usage(e.to_string(), "run with `--sandbox full-access`"))?;
+    let confinement =
+        oi_sandbox::Confinement::prepare(&policy, &[temp.path().to_path_buf()], &policy.workspace)
+            .map_err(|e| CliError::usage(e.to_string(), "run with `--sandbox full-access`"))?;
     let mut child = std::process::Command::new(program);
     child
         .args(args)
         .current_dir(&policy.workspace)
         .env("TMPDIR", temp.path());
+    for name in loaded.hidden_env() {
+        child.env_remove(name);
+    }
     confinement.install(&mut child);
     let status = child.status().map_err(|e| {
         CliError::usage(

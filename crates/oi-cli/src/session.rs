@@ -507,6 +507,7 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         kernels: KernelManager::new(languages, cwd)
             .with_image_dir(images)
             .with_cache_dir(loaded.home.join("cache"))
+            .with_hidden_env(loaded.hidden_env())
             .with_sandbox(policy),
         loaded,
         notes,
@@ -534,6 +535,10 @@ pub fn policy(loaded: &Loaded, options: &SessionOptions) -> Result<Policy, CliEr
     };
     let mut policy = Policy::new(mode, workspace);
     policy.network = c.network;
+    // Code may never change oi's own folder: its configuration (which
+    // could lift the sandbox), checkpoints, transcripts and trust list.
+    let home = fs_err::canonicalize(&loaded.home).unwrap_or_else(|_| loaded.home.clone());
+    policy.protected_roots.push(home.clone());
     let origin = match loaded.origins.get("writable_roots") {
         Some(origin) => format!("writable_roots ({origin})"),
         None => "writable_roots".to_owned(),
@@ -553,6 +558,16 @@ pub fn policy(loaded: &Loaded, options: &SessionOptions) -> Result<Policy, CliEr
                 "code may only be given folders that exist; create it first",
             )
         })?;
+        if root.starts_with(&home) {
+            return Err(CliError::usage(
+                format!(
+                    "{from}: {} is inside oi's own folder {}, which code may never change",
+                    root.display(),
+                    home.display()
+                ),
+                "give code a folder outside it (oi's configuration, checkpoints and transcripts live there)",
+            ));
+        }
         policy.writable_roots.push(root);
     }
     Ok(policy)

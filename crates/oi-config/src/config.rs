@@ -136,6 +136,9 @@ pub struct Config {
     pub network: bool,
     /// More folders code may write to in workspace-write mode.
     pub writable_roots: Vec<String>,
+    /// Variables kernels get even though oi keeps them from code by
+    /// default (see [`crate::Loaded::hidden_env`]).
+    pub pass_env: Vec<String>,
     pub max_output: usize,
     pub max_turns: u32,
     /// Seconds a run may take before it is stopped; 0 means no limit.

@@ -25,6 +25,30 @@ impl std::fmt::Debug for Credentials {
 }
 
 impl Loaded {
+    /// The environment variables kernels must not get: every provider's
+    /// key and header variables (built-in and configured) and other
+    /// well-known model API key variables — except those `pass_env` names.
+    /// Sorted, without duplicates.
+    pub fn hidden_env(&self) -> Vec<String> {
+        let mut names: Vec<String> = crate::providers::KNOWN_KEY_VARIABLES
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect();
+        for p in self
+            .config
+            .providers
+            .values()
+            .chain([&self.config.provider])
+        {
+            names.extend(p.env_key.iter().cloned());
+            names.extend(p.env_http_headers.values().cloned());
+        }
+        names.sort();
+        names.dedup();
+        names.retain(|n| !self.config.pass_env.contains(n));
+        names
+    }
+
     /// The active provider's credentials: `api_key` (from `--api-key`) wins
     /// over the provider's `env_key` variable, which must be set when the
     /// provider needs a key.

@@ -496,6 +496,12 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
                 .map(|items| items.iter().map(as_string).collect())
         })
         .unwrap_or_default();
+    let pass_env = get(&mut origins, "pass_env")
+        .and_then(|(v, _)| {
+            v.as_array()
+                .map(|items| items.iter().map(as_string).collect())
+        })
+        .unwrap_or_default();
     let number = |v: Option<(Value, Origin)>| v.and_then(|(v, _)| v.as_u64());
     let max_output = number(get(&mut origins, "max_output"))
         .map(|n| n as usize)
@@ -578,6 +584,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             sandbox_required,
             network,
             writable_roots,
+            pass_env,
             max_output,
             max_turns,
             run_timeout,

@@ -41,6 +41,27 @@ pub(crate) struct BuiltIn {
     pub default_model: Option<&'static str>,
 }
 
+/// Environment variables that hold keys for model APIs, beyond the
+/// `env_key` of the providers oi knows: code never needs them, and with the
+/// network on it could send them anywhere, so kernels do not get them.
+pub(crate) const KNOWN_KEY_VARIABLES: &[&str] = &[
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "AZURE_OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "XAI_API_KEY",
+    "COHERE_API_KEY",
+    "FIREWORKS_API_KEY",
+    "PERPLEXITY_API_KEY",
+    "CEREBRAS_API_KEY",
+    "HUGGINGFACE_API_KEY",
+    "LITELLM_API_KEY",
+    "OLLAMA_API_KEY",
+];
+
 /// The id of the provider `--api-base` selects when no `model_provider` is
 /// configured: any OpenAI-compatible server, on the chat wire.
 pub const API_BASE_PROVIDER: &str = "openai-compatible";

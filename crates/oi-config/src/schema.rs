@@ -95,6 +95,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("sandbox_required", Kind::Bool),
     ("network", Kind::Bool),
     ("writable_roots", Kind::StrList),
+    ("pass_env", Kind::StrList),
     ("max_output", Kind::Positive),
     ("max_turns", Kind::Positive),
     ("run_timeout", Kind::NonNegative),
@@ -208,6 +209,12 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
                 return Err(Problem::Denied {
                     key: path.join("."),
                     reason: "a project file may not open other folders to writes",
+                });
+            }
+            "pass_env" => {
+                return Err(Problem::Denied {
+                    key: path.join("."),
+                    reason: "a project file may not hand API keys to code",
                 });
             }
             "os" => {

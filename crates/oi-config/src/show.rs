@@ -123,6 +123,18 @@ pub fn show(loaded: &Loaded) -> String {
                 .join(", ")
         )),
     );
+    top(
+        &mut lines,
+        "pass_env",
+        Some(format!(
+            "[{}]",
+            c.pass_env
+                .iter()
+                .map(|r| toml_string(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    );
     top(&mut lines, "max_output", Some(c.max_output.to_string()));
     top(&mut lines, "max_turns", Some(c.max_turns.to_string()));
     top(&mut lines, "run_timeout", Some(c.run_timeout.to_string()));

@@ -686,3 +686,46 @@ fn loop_guard_max_time_and_sandbox_keys_are_read_and_checked() {
         loaded.warnings
     );
 }
+
+#[test]
+fn provider_key_variables_are_hidden_from_code_unless_passed() {
+    let f = Fixture::new();
+    f.user(&format!(
+        "{SEED}\n[model_providers.corp]\nname = \"Corp\"\nbase_url = \"https://llm.corp.example/v1\"\nenv_key = \"CORP_LLM_KEY\"\nenv_http_headers = {{ \"X-Tenant\" = \"CORP_TENANT_TOKEN\" }}\n"
+    ));
+    let hidden = f.load().hidden_env();
+    for name in [
+        "CORP_LLM_KEY",
+        "CORP_TENANT_TOKEN",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GROQ_API_KEY",
+        "CODEX_API_KEY",
+    ] {
+        assert!(hidden.iter().any(|h| h == name), "{name}: {hidden:?}");
+    }
+    assert!(!hidden.iter().any(|h| h == "PATH" || h == "HOME"));
+
+    f.user(&format!("pass_env = [\"OPENAI_API_KEY\"]\n{SEED}"));
+    let loaded = f.load();
+    assert_eq!(loaded.config.pass_env, ["OPENAI_API_KEY"]);
+    assert!(!loaded.hidden_env().iter().any(|h| h == "OPENAI_API_KEY"));
+
+    // A cloned project may not hand the keys to code.
+    f.user(SEED);
+    f.project(&f.repo(), "pass_env = [\"OPENAI_API_KEY\"]\n");
+    let root = f.repo().display().to_string();
+    f.user(&format!(
+        "{SEED}\n[projects.\"{root}\"]\ntrust_level = \"trusted\"\n"
+    ));
+    let loaded = f.load();
+    assert!(loaded.config.pass_env.is_empty());
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("pass_env") && w.contains("API keys")),
+        "{:?}",
+        loaded.warnings
+    );
+}

@@ -170,6 +170,8 @@ pub(crate) struct Launch<'a> {
     pub sandbox: Option<&'a oi_sandbox::Policy>,
     /// A folder for tools' caches that stays writable under the sandbox.
     pub cache_dir: Option<&'a Path>,
+    /// Environment variables the kernel must not inherit (API keys).
+    pub hidden_env: &'a [String],
 }
 
 /// Why a run is being stopped.
@@ -215,6 +217,9 @@ impl Kernel {
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("TMPDIR", temp.path())
             .kill_on_drop(true);
+        for name in launch.hidden_env {
+            cmd.env_remove(name);
+        }
         let mut private = vec![temp.path().to_path_buf()];
         if let Some(dir) = launch.image_dir {
             cmd.env("OI_IMAGE_DIR", dir);
@@ -235,7 +240,7 @@ impl Kernel {
                     private.push(dir);
                 }
                 Some(
-                    oi_sandbox::Confinement::prepare(policy, &private)
+                    oi_sandbox::Confinement::prepare(policy, &private, launch.cwd)
                         .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?,
                 )
             }

@@ -196,6 +196,7 @@ pub struct KernelManager {
     image_dir: Option<PathBuf>,
     sandbox: Option<oi_sandbox::Policy>,
     cache_dir: Option<PathBuf>,
+    hidden_env: Vec<String>,
     kernels: HashMap<String, Kernel>,
     computer: Option<HandlerSlot>,
 }
@@ -219,6 +220,7 @@ impl KernelManager {
             image_dir: None,
             sandbox: None,
             cache_dir: None,
+            hidden_env: Vec::new(),
             kernels: HashMap::new(),
             computer: None,
         }
@@ -247,6 +249,13 @@ impl KernelManager {
     /// stays writable under the sandbox.
     pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cache_dir = Some(dir.into());
+        self
+    }
+
+    /// Keeps these environment variables (API keys) from the kernels and
+    /// everything they start.
+    pub fn with_hidden_env(mut self, names: Vec<String>) -> Self {
+        self.hidden_env = names;
         self
     }
 
@@ -329,6 +338,7 @@ impl KernelManager {
                     image_dir: self.image_dir.as_deref(),
                     sandbox: self.sandbox.as_ref(),
                     cache_dir: self.cache_dir.as_deref(),
+                    hidden_env: &self.hidden_env,
                 };
                 e.insert(Kernel::start(&spec, &launch).await?)
             }

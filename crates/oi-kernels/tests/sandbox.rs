@@ -357,3 +357,226 @@ async fn full_access_confines_nothing() {
     assert_allowed(&mut k, &target).await;
     k.shutdown().await;
 }
+
+/// The mode bits and modification time of `path`.
+fn metadata_of(path: &Path) -> (u32, i64) {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).unwrap();
+    (meta.mode(), meta.mtime())
+}
+
+/// Ways to change the permissions or times of `path`, from each language
+/// and a child process.
+fn metadata_changers(path: &Path) -> Vec<(&'static str, String)> {
+    let p = path.display().to_string();
+    vec![
+        ("python", format!("import os\nos.chmod({p:?}, 0o4777)")),
+        ("python", format!("import os\nos.utime({p:?}, (0, 0))")),
+        ("shell", format!("chmod 777 '{p}'")),
+        ("shell", format!("chmod -R 000 '{p}'")),
+        ("shell", format!("touch -d 2001-01-01 '{p}'")),
+        (
+            "python",
+            format!("import subprocess\nsubprocess.run(['chmod', 'u+s', {p:?}], check=True)"),
+        ),
+    ]
+}
+
+/// Tries every change of permissions or times on `target`; each must fail,
+/// leave it as it was, and be explained as blocked by the sandbox.
+async fn assert_metadata_blocked(k: &mut KernelManager, policy: &Policy, target: &Path) {
+    let before = metadata_of(target);
+    for (language, code) in metadata_changers(target) {
+        let (status, output) = run(k, language, &code).await;
+        let after = metadata_of(target);
+        if after != before {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(target, std::fs::Permissions::from_mode(before.0)).unwrap();
+            panic!(
+                "{language} changed {} under {} ({before:?} → {after:?}):\n{code}\n{output}",
+                target.display(),
+                policy.mode
+            );
+        }
+        assert_ne!(status, RunStatus::Ok, "{language}: {code}\n{output}");
+        let denials = explain(policy, &output, &k.current_dir(language));
+        assert!(
+            denials
+                .iter()
+                .any(|d| d.message.starts_with("blocked by sandbox")),
+            "not explained: {language}: {code}\n{output}"
+        );
+    }
+}
+
+fn namespaces_available() -> bool {
+    if oi_sandbox::support().namespaces {
+        return true;
+    }
+    assert!(
+        std::env::var_os("OI_REQUIRE_SANDBOX").is_none(),
+        "OI_REQUIRE_SANDBOX is set but this system has no user namespaces to make the file system read-only"
+    );
+    eprintln!("skipped: no user namespaces here");
+    false
+}
+
+#[tokio::test]
+async fn permission_and_time_changes_are_confined_like_writes() {
+    if !sandbox_available() || !namespaces_available() {
+        return;
+    }
+    let place = place();
+    let victim = place.outside.join("victim.txt");
+    let inside = place.workspace.join("script.sh");
+    std::fs::write(&inside, "echo hi\n").unwrap();
+
+    let policy = Policy::new(SandboxMode::WorkspaceWrite, &place.workspace);
+    let mut k = kernels(&policy);
+    assert_metadata_blocked(&mut k, &policy, &victim).await;
+    assert_metadata_blocked(&mut k, &policy, &place.outside).await;
+    assert_metadata_blocked(&mut k, &policy, &place.workspace.join("link/victim.txt")).await;
+    if oi_sandbox::support().namespaces {
+        assert_metadata_blocked(&mut k, &policy, &place.workspace.join(".git/config")).await;
+    }
+    // In the workspace they still work.
+    let (status, output) = run(
+        &mut k,
+        "shell",
+        "chmod +x script.sh && touch -d 2001-01-01 script.sh && ./script.sh",
+    )
+    .await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "hi\n"));
+    assert_eq!(
+        metadata_of(&inside).1,
+        978_307_200,
+        "touch set the time in the workspace"
+    );
+    k.shutdown().await;
+
+    // Read-only: not even in the workspace.
+    let policy = Policy::new(SandboxMode::ReadOnly, &place.workspace);
+    let mut k = kernels(&policy);
+    assert_metadata_blocked(&mut k, &policy, &inside).await;
+    assert_metadata_blocked(&mut k, &policy, &victim).await;
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn dev_shm_is_private_to_the_kernel() {
+    if !sandbox_available() || !namespaces_available() {
+        return;
+    }
+    if !Path::new("/dev/shm").is_dir() {
+        eprintln!("skipped: this system has no /dev/shm");
+        return;
+    }
+    let place = place();
+    let host_file = tempfile::Builder::new()
+        .prefix("oi-shm-host-")
+        .tempfile_in("/dev/shm")
+        .unwrap();
+    std::fs::write(host_file.path(), "host\n").unwrap();
+    let name = format!("oi-shm-kernel-{}", std::process::id());
+    for mode in [SandboxMode::WorkspaceWrite, SandboxMode::ReadOnly] {
+        let policy = Policy::new(mode, &place.workspace);
+        let mut k = kernels(&policy);
+        // Shared memory works (Python's multiprocessing needs it) …
+        let (status, output) = run(
+            &mut k,
+            "python",
+            &format!(
+                "import multiprocessing, os\nmultiprocessing.Lock()\nopen('/dev/shm/{name}', 'w').write('x')\nprint(sorted(os.listdir('/dev/shm')))"
+            ),
+        )
+        .await;
+        assert_eq!(status, RunStatus::Ok, "{mode}: {output}");
+        // … but in a folder of the kernel's own: the system's is neither
+        // seen nor changed.
+        assert_eq!(output, format!("['{name}']\n"), "{mode}");
+        assert!(!Path::new("/dev/shm").join(&name).exists(), "{mode}");
+        let host = host_file.path().display().to_string();
+        let (_, output) = run(
+            &mut k,
+            "shell",
+            &format!("echo changed > '{host}'; rm -f '{host}'; chmod 777 '{host}'"),
+        )
+        .await;
+        assert_eq!(
+            std::fs::read_to_string(host_file.path()).unwrap(),
+            "host\n",
+            "{mode}: {output}"
+        );
+        k.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn ois_own_folder_stays_closed_even_inside_a_writable_one() {
+    if !sandbox_available() || !namespaces_available() {
+        return;
+    }
+    // oi's folder in the system's temporary folder, which workspace-write
+    // mode lets code write.
+    let home = tempfile::Builder::new()
+        .prefix("oi-home-")
+        .tempdir()
+        .unwrap();
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, "model = \"x\"\n").unwrap();
+    let checkpoints = home.path().join("checkpoints");
+    std::fs::create_dir(&checkpoints).unwrap();
+    let images = home.path().join("sessions/s1/images");
+    std::fs::create_dir_all(&images).unwrap();
+    let place = place();
+    for mode in [SandboxMode::WorkspaceWrite, SandboxMode::ReadOnly] {
+        let mut policy = Policy::new(mode, &place.workspace);
+        policy.protected_roots.push(home.path().to_path_buf());
+        if mode == SandboxMode::WorkspaceWrite {
+            // Even a writable root around it does not open it.
+            policy
+                .writable_roots
+                .push(home.path().parent().unwrap().to_path_buf());
+        }
+        let languages: Vec<LanguageSpec> = detect_languages()
+            .into_iter()
+            .filter(|l| l.name == "python" || l.name == "shell")
+            .collect();
+        let mut k = KernelManager::new(languages, &place.workspace)
+            .with_image_dir(&images)
+            .with_sandbox(policy.clone());
+        assert_blocked(&mut k, &policy, &config).await;
+        assert_blocked(&mut k, &policy, &checkpoints.join("HEAD")).await;
+        assert_blocked(&mut k, &policy, &home.path().join("trusted.toml")).await;
+        assert_metadata_blocked(&mut k, &policy, &config).await;
+        let denials = explain(
+            &policy,
+            &format!(
+                "OSError: [Errno 30] Read-only file system: '{}'",
+                config.display()
+            ),
+            &place.workspace,
+        );
+        assert!(
+            denials[0].message.contains("oi's own folder"),
+            "{denials:?}"
+        );
+        // The kernel's own image folder inside it stays writable.
+        let (status, output) = run(
+            &mut k,
+            "python",
+            &format!(
+                "open({:?}, 'wb').write(b'png')\nprint('saved')",
+                images.join("plot.png").display().to_string()
+            ),
+        )
+        .await;
+        assert_eq!(
+            (status, output.as_str()),
+            (RunStatus::Ok, "saved\n"),
+            "{mode}"
+        );
+        k.shutdown().await;
+    }
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "model = \"x\"\n");
+}

@@ -8,16 +8,22 @@
 //!
 //! - **Landlock** restricts writes to the allowed folders (and a few
 //!   devices such as `/dev/null`). Reads and execution are not restricted.
-//! - **A read-only view of protected folders** (`.git`, `.openinterpreter`
-//!   in the workspace): Landlock cannot take back a right granted on a
-//!   parent folder, so these are bind-mounted read-only in a private mount
-//!   namespace, inside a user namespace that maps only the user's own ids.
+//! - **A read-only view of the file system**, in a private mount namespace
+//!   (inside a user namespace that maps only the user's own ids): every
+//!   mount is made read-only, then the writable folders are bound back
+//!   writable, then the protected folders (`.git`, `.openinterpreter`,
+//!   oi's own folder) bound read-only over them. Landlock does not govern
+//!   changes of permissions, owners or times (`chmod`, `chown`, `touch`)
+//!   nor can it take back a right granted on a parent folder; a read-only
+//!   mount refuses both. `/dev/shm` is replaced by a private folder.
+//!   Landlock also stops the confined code from undoing any of this (it
+//!   forbids `mount` and `umount`).
 //! - **seccomp** refuses `socket()` for anything but Unix sockets (and
 //!   `io_uring`, which could open sockets behind the filter's back) when the
 //!   network is off.
 
 use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -31,7 +37,8 @@ use crate::policy::{Policy, SandboxMode};
 /// The newest Landlock ABI oi asks for; older kernels get what they have.
 const ABI_WANTED: ABI = ABI::V5;
 
-/// Devices code may write to in any mode.
+/// Devices code may write to in any mode. (`/dev/shm` is not shared:
+/// each kernel gets a private one, see [`Confinement::prepare`].)
 const WRITABLE_DEVICES: &[&str] = &[
     "/dev/null",
     "/dev/zero",
@@ -41,8 +48,10 @@ const WRITABLE_DEVICES: &[&str] = &[
     "/dev/tty",
     "/dev/ptmx",
     "/dev/pts",
-    "/dev/shm",
 ];
+
+/// Where POSIX shared memory lives; replaced by a private folder.
+const SHM: &str = "/dev/shm";
 
 /// Why a confinement could not be prepared.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +60,8 @@ pub enum SandboxError {
     Landlock(String),
     #[error("cannot set up the network filter: {0}")]
     Seccomp(String),
+    #[error("cannot prepare the read-only view of the file system: {0}")]
+    Mounts(String),
     #[error(
         "the sandbox is required (sandbox_required = true) but this system cannot enforce it: {0}"
     )]
@@ -62,7 +73,9 @@ pub enum SandboxError {
 pub struct Support {
     /// Landlock file-system rules.
     pub landlock: bool,
-    /// Unprivileged user and mount namespaces (for read-only `.git`).
+    /// Unprivileged user and mount namespaces, able to make the file
+    /// system read-only (for permission and time changes, read-only `.git`
+    /// and oi's folder, a private `/dev/shm`).
     pub namespaces: bool,
     /// seccomp filters for this architecture.
     pub seccomp: bool,
@@ -89,13 +102,29 @@ pub fn shortfalls(policy: &Policy) -> Vec<String> {
             policy.mode
         ));
     }
-    if policy.mode == SandboxMode::WorkspaceWrite
-        && !policy.protected().is_empty()
-        && !support.namespaces
-    {
-        problems.push(
-            "user namespaces are not available here, so the workspace's .git and .openinterpreter cannot be kept read-only".to_owned(),
-        );
+    if policy.mode != SandboxMode::FullAccess && !support.namespaces {
+        let mut lost = vec![
+            "changes of permissions and times (chmod, touch) outside the writable folders cannot be refused".to_owned(),
+            "/dev/shm stays shared with the rest of the system".to_owned(),
+        ];
+        if policy.mode == SandboxMode::WorkspaceWrite {
+            lost.push(
+                "the workspace's .git and .openinterpreter cannot be kept read-only".to_owned(),
+            );
+        }
+        let writable = policy.writable();
+        for root in &policy.protected_roots {
+            if writable.iter().any(|w| root.starts_with(w)) {
+                lost.push(format!(
+                    "oi's folder {} lies in a writable folder and cannot be kept from code",
+                    root.display()
+                ));
+            }
+        }
+        problems.push(format!(
+            "user namespaces are not available here, so {}",
+            lost.join("; ")
+        ));
     }
     if !policy.network && !support.seccomp {
         problems.push(format!(
@@ -114,38 +143,80 @@ pub struct Confinement {
     mounts: Option<MountPlan>,
 }
 
+/// The mounts a confined process makes in its own mount namespace, in
+/// order (see the module's documentation).
 #[derive(Debug)]
 struct MountPlan {
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
-    /// Folders to make read-only, with the flags their mount must keep.
+    /// Every mount point, with the flags a read-only remount must keep.
     read_only: Vec<(CString, MsFlags)>,
+    /// The private folder bound over `/dev/shm`.
+    shm: Option<(CString, MsFlags)>,
+    /// Folders bound back writable.
+    writable: Vec<(CString, MsFlags)>,
+    /// Folders bound read-only over those.
+    protected: Vec<(CString, MsFlags)>,
+    /// The process's own folders, writable even inside protected ones.
+    private: Vec<(CString, MsFlags)>,
+    /// Where the process works, entered again after the mounts.
+    cwd: Option<CString>,
 }
 
 impl Confinement {
     /// Prepares `policy` for one process. `private` are folders of the
-    /// process's own that it may always write (its temporary folder, where
-    /// plots are saved). Parts the system cannot enforce are left out (see
-    /// [`shortfalls`]).
-    pub fn prepare(policy: &Policy, private: &[PathBuf]) -> Result<Self, SandboxError> {
+    /// process's own that it may always write, the first being its own
+    /// temporary folder (a `shm` folder is made there to stand for
+    /// `/dev/shm`); the others are, e.g., where its plots are saved. Parts
+    /// the system cannot enforce are left out (see [`shortfalls`]). `cwd` is
+    /// where the process starts: it is entered again once the file system
+    /// is remounted, so that it sees the new mounts.
+    pub fn prepare(policy: &Policy, private: &[PathBuf], cwd: &Path) -> Result<Self, SandboxError> {
         let support = support();
-        let landlock = if policy.mode == SandboxMode::FullAccess || !support.landlock {
-            None
-        } else {
+        if policy.mode == SandboxMode::FullAccess {
+            let seccomp = if policy.network || !support.seccomp {
+                None
+            } else {
+                Some(network_filter()?)
+            };
+            return Ok(Self {
+                landlock: None,
+                seccomp,
+                mounts: None,
+            });
+        }
+        let shm = match private.first() {
+            Some(temp) if support.namespaces && Path::new(SHM).is_dir() => {
+                let dir = temp.join("shm");
+                fs_err::create_dir_all(&dir).map_err(|e| SandboxError::Mounts(e.to_string()))?;
+                Some(dir)
+            }
+            _ => None,
+        };
+        let landlock = if support.landlock {
             let mut writable = policy.writable();
             writable.extend(private.iter().cloned());
+            writable.extend(shm.iter().cloned());
             Some(landlock_rules(&writable)?)
+        } else {
+            None
         };
         let seccomp = if policy.network || !support.seccomp {
             None
         } else {
             Some(network_filter()?)
         };
-        let protected = policy.protected();
-        let mounts = if protected.is_empty() || !support.namespaces {
-            None
+        let mounts = if support.namespaces {
+            Some(MountPlan::new(
+                &mount_points(),
+                &policy.writable(),
+                &policy.protected(),
+                private,
+                shm.as_deref(),
+                cwd,
+            ))
         } else {
-            Some(MountPlan::new(&protected))
+            None
         };
         Ok(Self {
             landlock,
@@ -253,20 +324,41 @@ fn network_filter() -> Result<seccompiler::BpfProgram, SandboxError> {
 }
 
 impl MountPlan {
-    fn new(protected: &[PathBuf]) -> Self {
+    fn new(
+        mounts: &[(PathBuf, MsFlags)],
+        writable: &[PathBuf],
+        protected: &[PathBuf],
+        private: &[PathBuf],
+        shm: Option<&Path>,
+        cwd: &Path,
+    ) -> Self {
         let uid = nix::unistd::getuid();
         let gid = nix::unistd::getgid();
-        let read_only = protected
+        let existing = |paths: &[PathBuf]| -> Vec<(CString, MsFlags)> {
+            paths
+                .iter()
+                .filter_map(|path| {
+                    let real = fs_err::canonicalize(path).ok()?;
+                    let c_path = CString::new(real.as_os_str().as_bytes()).ok()?;
+                    Some((c_path, kept_flags(&real)))
+                })
+                .collect()
+        };
+        let read_only = mounts
             .iter()
-            .filter_map(|path| {
-                let c_path = CString::new(path.as_os_str().as_bytes()).ok()?;
-                Some((c_path, kept_flags(path)))
+            .filter_map(|(path, flags)| {
+                Some((CString::new(path.as_os_str().as_bytes()).ok()?, *flags))
             })
             .collect();
         Self {
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
             read_only,
+            shm: shm.and_then(|dir| existing(&[dir.to_path_buf()]).pop()),
+            writable: existing(writable),
+            protected: existing(protected),
+            private: existing(private),
+            cwd: CString::new(cwd.as_os_str().as_bytes()).ok(),
         }
     }
 
@@ -284,24 +376,127 @@ impl MountPlan {
             None::<&std::ffi::CStr>,
         )?;
         for (path, kept) in &self.read_only {
-            let path = path.as_c_str();
-            nix::mount::mount(
-                Some(path),
-                path,
+            let remounted = nix::mount::mount(
                 None::<&std::ffi::CStr>,
-                MsFlags::MS_BIND | MsFlags::MS_REC,
-                None::<&std::ffi::CStr>,
-            )?;
-            nix::mount::mount(
-                None::<&std::ffi::CStr>,
-                path,
+                path.as_c_str(),
                 None::<&std::ffi::CStr>,
                 MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | *kept,
                 None::<&std::ffi::CStr>,
-            )?;
+            );
+            match remounted {
+                // A mount point this user cannot reach is out of the code's
+                // reach too.
+                Err(nix::errno::Errno::EACCES | nix::errno::Errno::ENOENT) => {}
+                other => other?,
+            }
+        }
+        if let Some((dir, kept)) = &self.shm {
+            bind(dir, c"/dev/shm", *kept, false)?;
+        }
+        for (path, kept) in &self.writable {
+            bind(path, path, *kept, false)?;
+        }
+        for (path, kept) in &self.protected {
+            bind(path, path, *kept, true)?;
+        }
+        for (path, kept) in &self.private {
+            bind(path, path, *kept, false)?;
+        }
+        // The working directory was entered before the mounts: look it up
+        // again, or relative paths would still reach the read-only view.
+        if let Some(cwd) = &self.cwd {
+            nix::unistd::chdir(cwd.as_c_str())?;
         }
         Ok(())
     }
+}
+
+/// Binds `source` (and the mounts below it) on `target`, then makes the new
+/// mount read-only or writable, keeping `kept` flags.
+fn bind(
+    source: &std::ffi::CStr,
+    target: &std::ffi::CStr,
+    kept: MsFlags,
+    read_only: bool,
+) -> std::io::Result<()> {
+    nix::mount::mount(
+        Some(source),
+        target,
+        None::<&std::ffi::CStr>,
+        MsFlags::MS_BIND | MsFlags::MS_REC,
+        None::<&std::ffi::CStr>,
+    )?;
+    let mut flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | kept;
+    if read_only {
+        flags |= MsFlags::MS_RDONLY;
+    }
+    nix::mount::mount(
+        None::<&std::ffi::CStr>,
+        target,
+        None::<&std::ffi::CStr>,
+        flags,
+        None::<&std::ffi::CStr>,
+    )?;
+    Ok(())
+}
+
+/// The mount points of this process's mount namespace, with the flags a
+/// read-only remount of each must keep (read from `/proc/self/mountinfo`).
+fn mount_points() -> Vec<(PathBuf, MsFlags)> {
+    fs_err::read_to_string("/proc/self/mountinfo")
+        .map(|text| parse_mountinfo(&text))
+        .unwrap_or_default()
+}
+
+/// `mountinfo` lines: `ID PARENT MAJ:MIN ROOT MOUNT-POINT OPTIONS …`, the
+/// mount point with spaces and such written as octal escapes.
+fn parse_mountinfo(text: &str) -> Vec<(PathBuf, MsFlags)> {
+    let mut mounts: Vec<(PathBuf, MsFlags)> = Vec::new();
+    for line in text.lines() {
+        let mut fields = line.split(' ');
+        let (Some(point), Some(options)) = (fields.nth(4), fields.next()) else {
+            continue;
+        };
+        let point = PathBuf::from(std::ffi::OsString::from_vec(unescape_octal(point)));
+        let mut kept = MsFlags::empty();
+        for option in options.split(',') {
+            kept |= match option {
+                "nosuid" => MsFlags::MS_NOSUID,
+                "nodev" => MsFlags::MS_NODEV,
+                "noexec" => MsFlags::MS_NOEXEC,
+                "noatime" => MsFlags::MS_NOATIME,
+                "nodiratime" => MsFlags::MS_NODIRATIME,
+                "relatime" => MsFlags::MS_RELATIME,
+                _ => MsFlags::empty(),
+            };
+        }
+        // A path mounted over twice: its top mount is the one seen.
+        mounts.retain(|(p, _)| *p != point);
+        mounts.push((point, kept));
+    }
+    mounts
+}
+
+/// `\040` → a space, as the kernel escapes mount points.
+fn unescape_octal(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\'
+            && let Some(code) = bytes
+                .get(i + 1..i + 4)
+                .and_then(|d| std::str::from_utf8(d).ok())
+                .and_then(|d| u8::from_str_radix(d, 8).ok())
+        {
+            out.push(code);
+            i += 4;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// The flags of the mount holding `path` that a read-only remount must
@@ -339,12 +534,27 @@ fn write_file(path: &std::ffi::CStr, data: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Whether a child can enter a user and mount namespace and bind-mount
-/// (tried once, with `/bin/sh -c :`).
+/// Whether a child can enter a user and mount namespace and make the file
+/// system read-only but for a writable folder, a protected one inside it
+/// and a private `/dev/shm` (tried once, with `/bin/sh -c :`).
 fn probe_namespaces() -> bool {
     use std::os::unix::process::CommandExt;
-    let dir = std::env::temp_dir();
-    let plan = MountPlan::new(&[dir]);
+    let Ok(dir) = tempfile::Builder::new().prefix("oi-probe-").tempdir() else {
+        return false;
+    };
+    let protected = dir.path().join("protected");
+    let shm = dir.path().join("shm");
+    if fs_err::create_dir(&protected).is_err() || fs_err::create_dir(&shm).is_err() {
+        return false;
+    }
+    let plan = MountPlan::new(
+        &mount_points(),
+        &[dir.path().to_path_buf()],
+        &[protected],
+        &[],
+        Path::new(SHM).is_dir().then_some(shm.as_path()),
+        dir.path(),
+    );
     let mut command = std::process::Command::new("/bin/sh");
     command
         .args(["-c", ":"])
@@ -374,9 +584,34 @@ mod tests {
     }
 
     #[test]
+    fn mount_points_are_read_with_their_flags_and_escapes() {
+        let text = "22 27 0:21 / /proc rw,relatime - proc proc rw\n\
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n\
+28 27 0:25 / /mnt/my\\040disk ro,nosuid,nodev,noatime - tmpfs x ro\n\
+29 24 0:26 / /dev/pts rw,relatime - devpts devpts rw\n\
+30 24 0:27 / /dev/pts rw,noexec,relatime - devpts devpts rw\n";
+        let mounts = parse_mountinfo(text);
+        assert_eq!(
+            mounts,
+            vec![
+                (PathBuf::from("/proc"), MsFlags::MS_RELATIME),
+                (PathBuf::from("/"), MsFlags::MS_RELATIME),
+                (
+                    PathBuf::from("/mnt/my disk"),
+                    MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOATIME
+                ),
+                (
+                    PathBuf::from("/dev/pts"),
+                    MsFlags::MS_NOEXEC | MsFlags::MS_RELATIME
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn full_access_with_network_prepares_nothing() {
         let policy = Policy::new(SandboxMode::FullAccess, "/");
-        let c = Confinement::prepare(&policy, &[]).unwrap();
+        let c = Confinement::prepare(&policy, &[], Path::new("/")).unwrap();
         assert!(c.landlock.is_none() && c.seccomp.is_none() && c.mounts.is_none());
         assert!(shortfalls(&policy).is_empty());
     }

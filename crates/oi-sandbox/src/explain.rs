@@ -35,7 +35,8 @@ pub fn explain(policy: &Policy, output: &str, cwd: &Path) -> Vec<Denial> {
         });
     }
     let mut seen = BTreeSet::new();
-    for line in output.lines() {
+    let lines: Vec<&str> = output.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
         let lower = line.to_ascii_lowercase();
         // "Operation not permitted" is the refused socket then, not a file.
         if network_refused && !lower.contains("permission denied") && !lower.contains("read-only") {
@@ -44,7 +45,18 @@ pub fn explain(policy: &Policy, output: &str, cwd: &Path) -> Vec<Denial> {
         if policy.mode == SandboxMode::FullAccess || !looks_like_write_refusal(&lower) {
             continue;
         }
-        for candidate in paths_in(line) {
+        let mut candidates = paths_in(line);
+        if candidates.is_empty() {
+            // Some errors name no path (`OSError: [Errno 30] Read-only file
+            // system`); the lines just before (the failing line of a
+            // traceback) often do.
+            candidates = lines[i.saturating_sub(2)..i]
+                .iter()
+                .rev()
+                .flat_map(|l| paths_in(l))
+                .collect();
+        }
+        for candidate in candidates {
             let path = expand_home(&candidate);
             let resolved = crate::policy::resolve(cwd, &path);
             if policy.allows_write(&resolved) || !seen.insert(resolved.clone()) {
@@ -58,16 +70,26 @@ pub fn explain(policy: &Policy, output: &str, cwd: &Path) -> Vec<Denial> {
 
 fn denial_for(policy: &Policy, path: &Path) -> Denial {
     let workspace = crate::policy::resolve(&policy.workspace, &policy.workspace);
-    if let Some(name) = PROTECTED_NAMES
-        .iter()
-        .find(|name| path.starts_with(workspace.join(name)))
-    {
+    if let Some(root) = policy.protected_root_of(path) {
+        if let Some(name) = PROTECTED_NAMES
+            .iter()
+            .find(|name| root == workspace.join(name))
+        {
+            return Denial {
+                message: format!(
+                    "blocked by sandbox: {} is read-only: oi keeps the workspace's {name} folder read-only",
+                    path.display()
+                ),
+                hint: "make such changes yourself, or run with `--sandbox full-access`".to_owned(),
+            };
+        }
         return Denial {
             message: format!(
-                "blocked by sandbox: {} is read-only: oi keeps the workspace's {name} folder read-only",
-                path.display()
+                "blocked by sandbox: {} is in oi's own folder {}, which code may never change",
+                path.display(),
+                root.display()
             ),
-            hint: "make such changes yourself, or run with `--sandbox full-access`".to_owned(),
+            hint: "change oi's settings yourself (`interpreter config set KEY VALUE`)".to_owned(),
         };
     }
     match policy.mode {

@@ -58,6 +58,11 @@ pub struct Policy {
     pub network: bool,
     /// The system's temporary folder (writable in workspace-write mode).
     pub temp_dir: PathBuf,
+    /// Folders code may never change, wherever they are (even inside a
+    /// writable folder): oi's own folder, with its configuration,
+    /// checkpoints, transcripts and trust list. Not enforced in
+    /// full-access mode.
+    pub protected_roots: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -70,6 +75,7 @@ impl Policy {
             writable_roots: Vec::new(),
             network: true,
             temp_dir: std::env::temp_dir(),
+            protected_roots: Vec::new(),
         }
     }
 
@@ -95,14 +101,12 @@ impl Policy {
         }
     }
 
-    /// The folders of the workspace kept read-only (those that exist).
+    /// The folders kept read-only inside writable ones (those that exist):
+    /// the workspace's `.git` and `.openinterpreter` (workspace-write
+    /// mode) and the protected roots (every confined mode).
     pub fn protected(&self) -> Vec<PathBuf> {
-        if self.mode != SandboxMode::WorkspaceWrite {
-            return Vec::new();
-        }
-        PROTECTED_NAMES
-            .iter()
-            .map(|name| self.workspace.join(name))
+        self.protected_paths()
+            .into_iter()
             .filter(|p| p.exists())
             .collect()
     }
@@ -115,9 +119,9 @@ impl Policy {
             return true;
         }
         if self
-            .protected_names_under_workspace()
+            .protected_paths()
             .iter()
-            .any(|p| path.starts_with(p))
+            .any(|p| path.starts_with(resolve(&self.workspace, p)))
         {
             return false;
         }
@@ -127,13 +131,26 @@ impl Policy {
             .any(|root| path.starts_with(&root))
     }
 
+    /// The protected folder `path` lies in, if any (resolved as in
+    /// [`Policy::allows_write`]).
+    pub fn protected_root_of(&self, path: &Path) -> Option<PathBuf> {
+        let path = resolve(&self.workspace, path);
+        self.protected_paths()
+            .into_iter()
+            .find(|p| path.starts_with(resolve(&self.workspace, p)))
+    }
+
     /// The protected folders whether or not they exist yet.
-    fn protected_names_under_workspace(&self) -> Vec<PathBuf> {
-        if self.mode != SandboxMode::WorkspaceWrite {
-            return Vec::new();
+    fn protected_paths(&self) -> Vec<PathBuf> {
+        let mut paths = Vec::new();
+        if self.mode == SandboxMode::FullAccess {
+            return paths;
         }
-        let workspace = resolve(&self.workspace, &self.workspace);
-        PROTECTED_NAMES.iter().map(|n| workspace.join(n)).collect()
+        if self.mode == SandboxMode::WorkspaceWrite {
+            paths.extend(PROTECTED_NAMES.iter().map(|n| self.workspace.join(n)));
+        }
+        paths.extend(self.protected_roots.iter().cloned());
+        paths
     }
 
     /// One line saying what the policy allows, e.g. for `interpreter sandbox`.
@@ -153,8 +170,12 @@ impl Policy {
                     .map(|p| p.display().to_string())
                     .collect();
                 format!(
-                    "sandbox: workspace-write: writes in {} (not .git, .openinterpreter) ({network})",
-                    writable.join(", ")
+                    "sandbox: workspace-write: writes in {} (not .git, .openinterpreter{}) ({network})",
+                    writable.join(", "),
+                    self.protected_roots
+                        .iter()
+                        .map(|p| format!(", {}", p.display()))
+                        .collect::<String>()
                 )
             }
         }
@@ -243,6 +264,28 @@ mod tests {
         let policy = Policy::new(SandboxMode::WorkspaceWrite, ws.path());
         assert!(!policy.allows_write(Path::new("link/passwd")));
         assert!(policy.allows_write(Path::new("not-a-link/passwd")));
+    }
+
+    #[test]
+    fn protected_roots_stay_closed_inside_writable_folders() {
+        let ws = tempfile::tempdir().unwrap();
+        let home = ws.path().join("oi-home");
+        fs_err::create_dir(&home).unwrap();
+        let mut policy = Policy::new(SandboxMode::WorkspaceWrite, ws.path());
+        policy.protected_roots.push(home.clone());
+        assert!(!policy.allows_write(&home.join("config.toml")));
+        assert!(!policy.allows_write(Path::new("oi-home/checkpoints/x")));
+        assert!(policy.allows_write(Path::new("elsewhere.txt")));
+        assert_eq!(
+            policy.protected_root_of(&home.join("a")),
+            Some(home.clone())
+        );
+        assert!(policy.protected().contains(&home));
+        policy.mode = SandboxMode::ReadOnly;
+        assert_eq!(policy.protected(), vec![home.clone()]);
+        policy.mode = SandboxMode::FullAccess;
+        assert!(policy.allows_write(&home.join("config.toml")));
+        assert!(policy.protected().is_empty());
     }
 
     #[test]

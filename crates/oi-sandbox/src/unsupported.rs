@@ -1,7 +1,7 @@
 //! Systems other than Linux: nothing can be enforced yet, and
 //! [`shortfalls`] says so.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::policy::{Policy, SandboxMode};
 
@@ -53,7 +53,11 @@ pub fn shortfalls(policy: &Policy) -> Vec<String> {
 pub struct Confinement;
 
 impl Confinement {
-    pub fn prepare(_policy: &Policy, _private: &[PathBuf]) -> Result<Self, SandboxError> {
+    pub fn prepare(
+        _policy: &Policy,
+        _private: &[PathBuf],
+        _cwd: &Path,
+    ) -> Result<Self, SandboxError> {
         Ok(Self)
     }
 

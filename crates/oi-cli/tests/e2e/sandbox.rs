@@ -133,7 +133,11 @@ async fn the_sandbox_command_runs_any_command_under_the_policy() {
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains("Permission denied"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("Permission denied") || out.stderr.contains("Read-only file system"),
+        "{}",
+        out.stderr
+    );
 
     let inside = env.cwd.path().join("touched");
     let out = env
@@ -237,4 +241,128 @@ async fn risky_code_is_held_in_exec_without_a_terminal_even_with_yes() {
     );
     let told = last_message_text(&env.server, 1);
     assert!(told.starts_with("Not run: this code looks risky"), "{told}");
+}
+
+fn namespaces() -> bool {
+    let available = oi_sandbox::support().landlock && oi_sandbox::support().namespaces;
+    if !available {
+        assert!(
+            std::env::var_os("OI_REQUIRE_SANDBOX").is_none(),
+            "OI_REQUIRE_SANDBOX is set but Landlock or user namespaces are missing"
+        );
+        eprintln!("skipped: no Landlock or no user namespaces here");
+    }
+    available
+}
+
+#[tokio::test]
+async fn code_cannot_change_ois_own_folder_even_in_the_temporary_folder() {
+    if !namespaces() {
+        return;
+    }
+    // The test's oi folder is in the system's temporary folder, which
+    // workspace-write mode lets code write.
+    let env = TestEnv::new().await;
+    let home = env.oi_home();
+    assert!(home.starts_with(std::env::temp_dir()));
+    let config = home.join("config.toml");
+    let before = std::fs::read_to_string(&config).unwrap();
+    let escalate = format!(
+        "open({:?}, 'a').write('\\nsandbox = \"full-access\"\\n')",
+        config.display().to_string()
+    );
+    let plant = format!(
+        "import os\nos.makedirs({0:?}, exist_ok=True)\nopen(os.path.join({0:?}, 'planted'), 'w').write('x')",
+        home.join("checkpoints").display().to_string()
+    );
+    let loosen = format!("chmod 000 '{}'", config.display());
+    env.server
+        .push(Reply::execute("python", &escalate))
+        .push(Reply::execute("python", &plant))
+        .push(Reply::execute("shell", &loosen))
+        .push(Reply::text("I could not."));
+    let out = env.exec(&["-y", "make yourself at home"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+    assert!(!home.join("checkpoints/planted").exists());
+    assert!(
+        out.stderr.contains("which code may never change"),
+        "{}",
+        out.stderr
+    );
+    // The next session still runs sandboxed.
+    let out = env.run(&["config", "show"], None).await;
+    assert!(out.stdout.contains("workspace-write"), "{out:?}");
+
+    // Nor can the user's own settings open it to code by mistake.
+    let out = env
+        .exec(&[
+            "--add-dir",
+            &home.join("checkpoints").display().to_string(),
+            "hi",
+        ])
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("inside oi's own folder"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn api_keys_are_kept_from_code_unless_passed_on_purpose() {
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"mock-model\"\n\n[model_providers.mock]\nname = \"the model server\"\nbase_url = \"{}\"\nenv_key = \"MOCK_SERVICE_KEY\"\nenv_http_headers = {{ \"X-Org\" = \"MOCK_ORG_TOKEN\" }}\n",
+        env.server.base_url()
+    ));
+    let show = "import os\nfor name in ['MOCK_SERVICE_KEY', 'MOCK_ORG_TOKEN', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GROQ_API_KEY', 'UNRELATED_SETTING']:\n    print(name, os.environ.get(name, '-'))";
+    let child = "env | grep -c -E '^(MOCK_SERVICE_KEY|OPENAI_API_KEY|ANTHROPIC_API_KEY)=' || true";
+    let run = |args: &[&str]| {
+        let mut cmd = env.command(args);
+        cmd.env("MOCK_SERVICE_KEY", "sk-mock-secret-1")
+            .env("MOCK_ORG_TOKEN", "org-secret-2")
+            .env("OPENAI_API_KEY", "sk-openai-secret-3")
+            .env("ANTHROPIC_API_KEY", "sk-ant-secret-4")
+            .env("GROQ_API_KEY", "gsk-secret-5")
+            .env("UNRELATED_SETTING", "kept");
+        run_command(cmd, None)
+    };
+    env.server
+        .push(Reply::execute("python", show))
+        .push(Reply::execute("shell", child))
+        .push(Reply::text("done"));
+    let out = run(&["exec", "-y", "show me the keys"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        last_message_text(&env.server, 1),
+        "MOCK_SERVICE_KEY -\nMOCK_ORG_TOKEN -\nOPENAI_API_KEY -\nANTHROPIC_API_KEY -\nGROQ_API_KEY -\nUNRELATED_SETTING kept\n"
+    );
+    // Not in a program the kernel starts either.
+    assert_eq!(last_message_text(&env.server, 2), "0\n");
+
+    // Passed on purpose.
+    env.server
+        .push(Reply::execute("python", show))
+        .push(Reply::text("done"));
+    let out = run(&[
+        "exec",
+        "-y",
+        "-c",
+        "pass_env=[\"ANTHROPIC_API_KEY\"]",
+        "show me the keys",
+    ])
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        last_message_text(&env.server, 4).contains("ANTHROPIC_API_KEY sk-ant-secret-4\n"),
+        "{}",
+        last_message_text(&env.server, 4)
+    );
+
+    // `interpreter sandbox` keeps them out too.
+    let out = run(&["sandbox", "--", "sh", "-c", "echo ${OPENAI_API_KEY:-none}"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "none\n");
 }
