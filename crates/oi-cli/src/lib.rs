@@ -27,6 +27,7 @@ use crate::render::HumanRenderer;
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let mut cli = Cli::parse();
+    let secrets = secrets_of_this_process(cli.options.api_key.as_deref());
     // Processes that code starts and leaves behind (daemons, `nohup` jobs)
     // become this process's children when their parent exits, so the
     // session can end them when it ends.
@@ -36,7 +37,7 @@ pub fn main() -> ExitCode {
         .build()
     {
         Ok(runtime) => runtime,
-        Err(e) => return report(&CliError::Io(e)),
+        Err(e) => return report(&CliError::Io(e), &secrets),
     };
     if cli.options.plain {
         // Plain means plain everywhere: no colours even in a terminal.
@@ -72,14 +73,32 @@ pub fn main() -> ExitCode {
     runtime.shutdown_timeout(Duration::from_millis(100));
     match result {
         Ok(code) => code,
-        Err(error) => report(&error),
+        Err(error) => report(&error, &secrets),
     }
 }
 
-fn report(error: &CliError) -> ExitCode {
+/// The secrets an error printed here must not show: `--api-key`, and the
+/// values of the environment variables whose names say they hold one.
+fn secrets_of_this_process(api_key: Option<&str>) -> oi_protocol::Secrets {
+    let named_secret = |name: &str| {
+        let name = name.to_ascii_uppercase();
+        ["KEY", "TOKEN", "SECRET", "PASSWORD"]
+            .iter()
+            .any(|word| name.contains(word))
+    };
+    oi_protocol::Secrets::new(
+        std::env::vars()
+            .filter(|(name, _)| named_secret(name))
+            .map(|(_, value)| value)
+            .chain(api_key.map(str::to_owned)),
+    )
+}
+
+fn report(error: &CliError, secrets: &oi_protocol::Secrets) -> ExitCode {
     let mut out = HumanRenderer::new(anstream::stderr());
+    let hint = error.hint().map(|h| secrets.redact(&h).into_owned());
     if out
-        .error(&error.to_string(), error.hint().as_deref())
+        .error(&secrets.redact(&error.to_string()), hint.as_deref())
         .is_err()
     {
         return ExitCode::from(exit::FAILED);

@@ -65,12 +65,41 @@ pub enum ConfigError {
     NoHome,
 }
 
+/// `line` with every word that looks like an API key (`sk-…`, or a long
+/// run of letters and digits) replaced by `…`, so that a line quoted back
+/// to the user never shows a key.
+fn mask_key_like(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let looks_like_key = word.starts_with("sk-")
+            || (word.len() >= 20
+                && word.chars().any(|c| c.is_ascii_digit())
+                && word.chars().any(|c| c.is_ascii_alphabetic()));
+        out.push_str(if looks_like_key { "…" } else { word });
+        word.clear();
+    };
+    for c in line.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 impl ConfigError {
     /// How to fix it, in one line.
     pub fn hint(&self) -> Option<String> {
         Some(match self {
             Self::Syntax { source_line, .. } => {
-                format!("fix the TOML on that line: `{}`", source_line.trim())
+                format!(
+                    "fix the TOML on that line: `{}`",
+                    mask_key_like(source_line.trim())
+                )
             }
             Self::UnknownKey {
                 suggestion: Some(s),

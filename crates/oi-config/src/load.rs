@@ -692,8 +692,14 @@ pub(crate) fn to_error(problem: Problem, entry: &Entry) -> ConfigError {
         },
         Problem::Invalid { key, expected } => ConfigError::InvalidValue {
             origin: Box::new(entry.origin.clone()),
+            // Where a variable's name belongs, the value given is likely
+            // the secret itself: never repeat it.
+            value: if key.ends_with(".env_key") || key.contains(".env_http_headers.") {
+                "(not shown)".to_owned()
+            } else {
+                entry.value.to_string()
+            },
             key,
-            value: entry.value.to_string(),
             expected,
         },
         Problem::Denied { key, reason } => ConfigError::InvalidValue {

@@ -26,6 +26,9 @@ pub(crate) enum Kind {
     Table,
     /// `true` or `false`.
     Bool,
+    /// The name of an environment variable (`OPENAI_API_KEY`); what is
+    /// given instead is never echoed, since it is often the key itself.
+    VarName,
 }
 
 impl Kind {
@@ -52,6 +55,7 @@ impl Kind {
             Self::StrMap => "a table of NAME = \"value\" strings".to_owned(),
             Self::Table => "a table".to_owned(),
             Self::Bool => "true or false".to_owned(),
+            Self::VarName => "the NAME of the environment variable that holds the secret (letters, digits and `_`, e.g. \"OPENAI_API_KEY\"), not the secret itself: put the secret in that variable".to_owned(),
         }
     }
 
@@ -74,9 +78,19 @@ impl Kind {
             Self::StrList => value
                 .as_array()
                 .is_some_and(|items| items.iter().all(Value::is_string)),
+            Self::VarName => value.as_str().is_some_and(is_var_name),
             Self::StrMap | Self::Table => false,
         }
     }
+}
+
+/// Whether `name` can name an environment variable.
+fn is_var_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 pub(crate) const HARNESS_VALUES: &[&str] = &["native", "markdown", "auto"];
@@ -120,7 +134,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
 pub(crate) const PROVIDER: &[(&str, Kind)] = &[
     ("name", Kind::Str),
     ("base_url", Kind::Url),
-    ("env_key", Kind::Str),
+    ("env_key", Kind::VarName),
     ("wire_api", Kind::OneOf(WIRE_VALUES)),
     ("http_headers", Kind::StrMap),
     ("env_http_headers", Kind::StrMap),
@@ -278,6 +292,7 @@ fn check_provider(path: &[String], value: &Value) -> Result<(), Problem> {
                 key: path.join("."),
                 expected: kind.describe(),
             }),
+            4 if field == "env_http_headers" => leaf(path, 4, Kind::VarName, value),
             4 if value.is_string() => Ok(()),
             4 => Err(Problem::Invalid {
                 key: path.join("."),

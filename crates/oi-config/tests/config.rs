@@ -729,3 +729,30 @@ fn provider_key_variables_are_hidden_from_code_unless_passed() {
         loaded.warnings
     );
 }
+
+#[test]
+fn a_key_where_a_variable_name_belongs_is_refused_without_being_shown() {
+    let f = Fixture::new();
+    let key = "sk-proj-Zx81nqPQ0aa7TT4412AbCdEf";
+    for line in [
+        format!("env_key = \"{key}\""),
+        format!("env_http_headers = {{ \"X-Org\" = \"{key}\" }}"),
+    ] {
+        f.user(&format!(
+            "model_provider = \"corp\"\nmodel = \"m\"\n\n[model_providers.corp]\nname = \"Corp\"\nbase_url = \"https://llm.corp.example/v1\"\n{line}\n"
+        ));
+        let error = f.load_with(|_| {}).unwrap_err();
+        let text = f.error_text(&error);
+        assert!(!text.contains(key) && !text.contains("Zx81"), "{text}");
+        assert!(text.contains("config.toml:7"), "{text}");
+        assert!(
+            text.contains("the NAME of the environment variable"),
+            "{text}"
+        );
+    }
+    // Nor when the line is not even TOML.
+    f.user(&format!("{SEED}env_http_headers = {key}\n"));
+    let text = f.error_text(&f.load_with(|_| {}).unwrap_err());
+    assert!(!text.contains("Zx81"), "{text}");
+    assert!(text.contains("invalid TOML"), "{text}");
+}

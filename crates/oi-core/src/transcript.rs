@@ -16,15 +16,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use oi_protocol::{ContentPart, Event, Message};
+use oi_protocol::{ContentPart, Event, Message, Secrets};
 use serde::{Deserialize, Serialize};
 
 /// The transcript's file name in a session's folder.
 pub const FILE_NAME: &str = "transcript.jsonl";
-
-/// Secrets shorter than this are not looked for (they would match ordinary
-/// text).
-const MIN_SECRET_LEN: usize = 6;
 
 /// The first line: what the session was.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,7 +102,7 @@ pub enum TranscriptError {
 pub struct Transcript {
     path: PathBuf,
     file: fs_err::File,
-    secrets: Vec<String>,
+    secrets: Secrets,
     /// Messages of the conversation already written.
     persisted: usize,
     /// The conversation's replacement count last written.
@@ -158,18 +154,10 @@ impl Transcript {
     }
 
     fn with_file(path: &Path, file: fs_err::File, secrets: &[String], persisted: usize) -> Self {
-        let mut secrets: Vec<String> = secrets
-            .iter()
-            .filter(|s| s.len() >= MIN_SECRET_LEN)
-            .cloned()
-            .collect();
-        // Longest first, so a secret containing another is redacted whole.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        secrets.dedup();
         Self {
             path: path.to_path_buf(),
             file,
-            secrets,
+            secrets: Secrets::new(secrets.iter().cloned()),
             persisted,
             epoch: 0,
         }
@@ -185,10 +173,8 @@ impl Transcript {
             path: self.path.clone(),
             source: std::io::Error::other(e),
         })?;
-        for secret in &self.secrets {
-            if line.contains(secret.as_str()) {
-                line = line.replace(secret.as_str(), "[redacted]");
-            }
+        if let std::borrow::Cow::Owned(redacted) = self.secrets.redact(&line) {
+            line = redacted;
         }
         line.push('\n');
         self.file

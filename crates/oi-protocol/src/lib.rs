@@ -8,10 +8,12 @@
 mod event;
 mod message;
 mod op;
+mod secrets;
 
 pub use event::{Event, OutputStream, RunId, RunStatus, SkipReason, StopReason};
 pub use message::{ContentPart, Message, ToolCall, Usage};
 pub use op::{Op, ReviewDecision};
+pub use secrets::{REDACTED, Secrets};
 
 /// The language of OS mode's screen actions in run events
 /// (`CodeProposed`, `ApprovalRequested` …): the code is the action,

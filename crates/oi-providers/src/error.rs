@@ -94,6 +94,63 @@ impl ProviderError {
 }
 
 impl ProviderError {
+    /// The error with every secret replaced (a server's error body may
+    /// quote the key it was sent).
+    pub fn redacted(self, secrets: &oi_protocol::Secrets) -> Self {
+        if secrets.is_empty() {
+            return self;
+        }
+        let r = |text: String| secrets.redact(&text).into_owned();
+        match self {
+            Self::Unreachable {
+                provider,
+                url,
+                reason,
+                attempts,
+            } => Self::Unreachable {
+                provider,
+                url: r(url),
+                reason: r(reason),
+                attempts,
+            },
+            Self::Http {
+                provider,
+                url,
+                status,
+                message,
+                attempts,
+            } => Self::Http {
+                provider,
+                url: r(url),
+                status,
+                message: r(message),
+                attempts,
+            },
+            Self::StreamCut { provider, detail } => Self::StreamCut {
+                provider,
+                detail: r(detail),
+            },
+            Self::StreamIdle { provider, secs } => Self::StreamIdle { provider, secs },
+            Self::MalformedEvent { provider, detail } => Self::MalformedEvent {
+                provider,
+                detail: r(detail),
+            },
+            Self::Api {
+                provider,
+                message,
+                retryable,
+            } => Self::Api {
+                provider,
+                message: r(message),
+                retryable,
+            },
+            Self::ContextLength { provider, message } => Self::ContextLength {
+                provider,
+                message: r(message),
+            },
+        }
+    }
+
     /// Whether retrying the whole request may help: the stream broke or
     /// stalled, or the server said it was overloaded or failed.
     pub fn is_transient(&self) -> bool {

@@ -221,6 +221,16 @@ impl ProviderConfig {
         }
     }
 
+    /// What must never be shown: the key and the headers' values.
+    pub fn secrets(&self) -> oi_protocol::Secrets {
+        oi_protocol::Secrets::new(
+            self.api_key
+                .iter()
+                .cloned()
+                .chain(self.headers.iter().map(|(_, v)| v.clone())),
+        )
+    }
+
     /// `base_url` joined with `path`, with exactly one `/` between them.
     pub fn endpoint(&self, path: &str) -> String {
         format!(

@@ -16,6 +16,12 @@ pub async fn list_models(
     config: &ProviderConfig,
     wire: Wire,
 ) -> Result<Vec<String>, ProviderError> {
+    fetch_models(config, wire)
+        .await
+        .map_err(|e| e.redacted(&config.secrets()))
+}
+
+async fn fetch_models(config: &ProviderConfig, wire: Wire) -> Result<Vec<String>, ProviderError> {
     let http = reqwest::Client::new();
     let url = match wire {
         Wire::Messages => crate::messages_endpoint(&config.base_url, "models"),

@@ -221,7 +221,8 @@ pub(crate) fn with_restarts<F>(
 where
     F: Fn(std::sync::Arc<RetryBudget>) -> crate::EventStream + Send + 'static,
 {
-    Box::pin(async_stream::stream! {
+    let secrets = config.secrets();
+    let events = Box::pin(async_stream::stream! {
         let budget = RetryBudget::new(config.retry.max_retries);
         // Text passed on in the current version of the reply.
         let mut shown = String::new();
@@ -281,5 +282,21 @@ where
             }
             return;
         }
-    })
+    });
+    // Whatever a server said goes on with the key taken out.
+    Box::pin(events.map(move |item| match item {
+        Err(error) => Err(error.redacted(&secrets)),
+        Ok(StreamEvent::Retrying {
+            attempt,
+            max_attempts,
+            delay,
+            reason,
+        }) => Ok(StreamEvent::Retrying {
+            attempt,
+            max_attempts,
+            delay,
+            reason: secrets.redact(&reason).into_owned(),
+        }),
+        other => other,
+    }))
 }

@@ -56,12 +56,55 @@ async fn a_rejected_api_key() {
         "the model server answered HTTP 401",
         "the API key was rejected",
     );
+    // The server quotes the key back; oi never prints it.
     assert!(
-        out.stderr.contains("Incorrect API key provided: sk-wrong"),
+        out.stderr
+            .contains("Incorrect API key provided: [redacted]"),
         "{}",
         out.stderr
     );
+    assert!(!out.stderr.contains("sk-wrong"), "{}", out.stderr);
     assert_eq!(env.server.chat_requests().len(), 1, "401 is not retried");
+
+    // Nor a key from the provider's variable, in any wire's error, in the
+    // event stream or in the transcript.
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"m\"\n[model_providers.mock]\nbase_url = \"{}\"\nenv_key = \"MOCK_API_KEY\"\n",
+        env.server.base_url()
+    ));
+    let key = "sk-from-the-environment-42";
+    env.server.push(Reply::raw_error(
+        403,
+        &format!("{{\"error\": {{\"message\": \"key {key} may not use this model\"}}}}"),
+    ));
+    let mut cmd = env.command(&["exec", "--json", "hi"]);
+    cmd.env("MOCK_API_KEY", key);
+    let out = crate::support::run_command(cmd, None).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(out.stdout.contains("key [redacted] may not use"), "{out:?}");
+    assert!(
+        !out.stdout.contains(key) && !out.stderr.contains(key),
+        "{out:?}"
+    );
+    for entry in walk(&env.oi_home().join("sessions")) {
+        let text = std::fs::read_to_string(&entry).unwrap_or_default();
+        assert!(!text.contains(key), "{}: {text}", entry.display());
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }
 
 #[tokio::test]
