@@ -42,6 +42,11 @@ const INTERRUPT_GRACE: Duration = Duration::from_secs(3);
 /// After an interrupt, when it is sent again if the code has not stopped (a
 /// runtime may have swallowed the first, as Node's script watchdog can).
 const INTERRUPT_AGAIN: Duration = Duration::from_secs(1);
+/// Node first gets an `interrupt` line, and SIGINT only this much later if
+/// the run goes on (synchronous code, which cannot read the line). A signal
+/// sent at once could land while `vm`'s `breakOnSigint` swaps the SIGINT
+/// handlers (when none is installed), and kill the kernel.
+const NODE_SIGNAL_DELAY: Duration = Duration::from_millis(150);
 /// After `done`, how long to wait for the end markers with no output arriving
 /// (only reached when user code closed the kernel's own copies of stdout/stderr).
 const MARKER_GRACE: Duration = Duration::from_secs(2);
@@ -397,15 +402,15 @@ impl Kernel {
         let mut waiting_reported = false;
         let mut input_open = input.is_some();
 
-        // Node also gets an `interrupt` line naming the run: a promise the
-        // code awaits is not stopped by the signal alone.
+        // Node gets an `interrupt` line naming the run first (a promise the
+        // code awaits is not stopped by the signal alone), then SIGINT.
+        let node = self.kind == KernelKind::Node;
         let mut interrupt_line_sent = false;
         loop {
             if done.is_some() && streams.iter().all(|s| s.finished) {
                 break;
             }
-            if signalled && !interrupt_line_sent && done.is_none() && self.kind == KernelKind::Node
-            {
+            if node && started && stop.is_some() && !interrupt_line_sent && done.is_none() {
                 interrupt_line_sent = true;
                 let line = format!("{{\"type\":\"interrupt\",\"id\":{id}}}\n");
                 if let Some(requests) = self.requests.as_mut() {
@@ -416,8 +421,11 @@ impl Kernel {
             let again_at = stop
                 .filter(|_| signalled && !signalled_again)
                 .map(|(_, t)| tokio::time::Instant::from_std(t + INTERRUPT_AGAIN));
+            let signal_at = stop
+                .filter(|_| node && started && !signalled)
+                .map(|(_, t)| tokio::time::Instant::from_std(t + NODE_SIGNAL_DELAY));
             let stop_now = |why: Stop, started: bool, signalled: &mut bool| {
-                if started && !*signalled {
+                if started && !*signalled && !node {
                     *signalled = true;
                     let _ = killpg(pgid, Signal::SIGINT);
                 }
@@ -437,7 +445,7 @@ impl Kernel {
                         match reply.kind.as_str() {
                             "started" => {
                                 started = true;
-                                if stop.is_some() && !signalled {
+                                if stop.is_some() && !signalled && !node {
                                     signalled = true;
                                     let _ = killpg(self.pgid, Signal::SIGINT);
                                 }
@@ -485,6 +493,10 @@ impl Kernel {
                 }
                 () = sleep_until_opt(deadline), if deadline.is_some() && stop.is_none() && done.is_none() => {
                     stop = stop_now(Stop::Timeout, started, &mut signalled);
+                }
+                () = sleep_until_opt(signal_at), if signal_at.is_some() && done.is_none() => {
+                    signalled = true;
+                    let _ = killpg(pgid, Signal::SIGINT);
                 }
                 () = sleep_until_opt(again_at), if again_at.is_some() && done.is_none() => {
                     signalled_again = true;
