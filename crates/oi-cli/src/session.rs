@@ -261,6 +261,10 @@ pub fn provider_config(
         p.stream_idle_timeout_ms
             .unwrap_or(DEFAULT_STREAM_IDLE_TIMEOUT_MS),
     );
+    config.stream_max_duration = Duration::from_millis(
+        p.stream_max_duration_ms
+            .unwrap_or(oi_config::DEFAULT_STREAM_MAX_DURATION_MS),
+    );
     let wire = match p.wire_api {
         WireApi::Chat => Wire::Chat,
         WireApi::Responses => Wire::Responses,

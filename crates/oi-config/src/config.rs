@@ -95,6 +95,8 @@ pub struct ProviderInfo {
     pub query_params: BTreeMap<String, String>,
     pub request_max_retries: Option<u32>,
     pub stream_idle_timeout_ms: Option<u64>,
+    /// The longest one reply may stream, in milliseconds.
+    pub stream_max_duration_ms: Option<u64>,
     /// The model used when none is configured.
     pub default_model: Option<String>,
     /// Whether requests fail without a key (`env_key` must then be set).

@@ -27,4 +27,7 @@ pub use load::{
 };
 pub use origin::{Origin, display_path};
 pub use providers::{API_BASE_PROVIDER, WireApi, is_local_url};
-pub use show::{DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, show};
+pub use show::{
+    DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_STREAM_MAX_DURATION_MS,
+    show,
+};

@@ -371,6 +371,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
                 query_params: BTreeMap::new(),
                 request_max_retries: None,
                 stream_idle_timeout_ms: None,
+                stream_max_duration_ms: None,
                 default_model: b.default_model.map(str::to_owned),
                 key_required: b.env_key.is_some(),
                 built_in: true,
@@ -410,6 +411,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
                     value.as_u64().map(|n| n.min(u64::from(u32::MAX)) as u32);
             }
             "stream_idle_timeout_ms" => provider.stream_idle_timeout_ms = value.as_u64(),
+            "stream_max_duration_ms" => provider.stream_max_duration_ms = value.as_u64(),
             _ => {}
         }
         provider_origins.insert(path.join("."), origin.clone());
@@ -766,6 +768,7 @@ fn user_defined(id: &str) -> ProviderInfo {
         query_params: BTreeMap::new(),
         request_max_retries: None,
         stream_idle_timeout_ms: None,
+        stream_max_duration_ms: None,
         default_model: None,
         key_required: false,
         built_in: false,

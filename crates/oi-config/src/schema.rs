@@ -141,6 +141,7 @@ pub(crate) const PROVIDER: &[(&str, Kind)] = &[
     ("query_params", Kind::StrMap),
     ("request_max_retries", Kind::NonNegative),
     ("stream_idle_timeout_ms", Kind::Positive),
+    ("stream_max_duration_ms", Kind::Positive),
 ];
 
 /// Keys of `[models."<id>"]`: what oi should know about a model.

@@ -12,6 +12,8 @@ use crate::origin::{Origin, display_path};
 pub const DEFAULT_REQUEST_MAX_RETRIES: u32 = 4;
 /// `stream_idle_timeout_ms` when a provider does not set it.
 pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: u64 = 300_000;
+/// `stream_max_duration_ms` when a provider does not set it (one hour).
+pub const DEFAULT_STREAM_MAX_DURATION_MS: u64 = 3_600_000;
 
 struct Lines {
     rows: Vec<(String, String)>,
@@ -355,6 +357,14 @@ fn show_provider(loaded: &Loaded, p: &ProviderInfo, lines: &mut Lines) {
         "stream_idle_timeout_ms",
         p.stream_idle_timeout_ms
             .unwrap_or(DEFAULT_STREAM_IDLE_TIMEOUT_MS)
+            .to_string(),
+        None,
+    );
+    field(
+        lines,
+        "stream_max_duration_ms",
+        p.stream_max_duration_ms
+            .unwrap_or(DEFAULT_STREAM_MAX_DURATION_MS)
             .to_string(),
         None,
     );

@@ -263,7 +263,13 @@ struct Reply {
 }
 
 enum ReplyError {
-    Interrupted { partial: String },
+    Interrupted {
+        partial: String,
+    },
+    /// The task's `max_time` passed while the model was answering.
+    TimeLimit {
+        partial: String,
+    },
     Failed(ProviderError),
 }
 
@@ -585,6 +591,15 @@ impl Session {
                 return;
             }
             if let Err(message) = self.fit_context(false, &cancel).await {
+                if self.deadline().is_some_and(|d| Instant::now() >= d) {
+                    self.emit(Event::TaskComplete {
+                        reason: StopReason::TimeLimit {
+                            limit_secs: self.config.max_time.map_or(0, |l| l.as_secs()),
+                        },
+                        final_message: None,
+                    });
+                    return;
+                }
                 self.emit(Event::Error {
                     message,
                     hint: Some("set `context_window` (or `[models.\"NAME\"] context_window`) if the model allows more, lower `max_tokens`, or start a new conversation with /reset".to_owned()),
@@ -612,6 +627,22 @@ impl Session {
             }
             let reply = match self.stream_reply(request, &cancel).await {
                 Ok(reply) => reply,
+                Err(ReplyError::TimeLimit { partial }) => {
+                    if !partial.is_empty() {
+                        self.history.push(Message::Assistant {
+                            text: partial,
+                            tool_calls: Vec::new(),
+                            reasoning: Vec::new(),
+                        });
+                    }
+                    self.emit(Event::TaskComplete {
+                        reason: StopReason::TimeLimit {
+                            limit_secs: self.config.max_time.map_or(0, |l| l.as_secs()),
+                        },
+                        final_message: None,
+                    });
+                    return;
+                }
                 Err(ReplyError::Interrupted { partial }) => {
                     if !partial.is_empty() {
                         self.history.push(Message::Assistant {
@@ -1021,10 +1052,12 @@ impl Session {
         let request = crate::context::summary_request(&self.config.model, &text, SUMMARY_TOKENS);
         let mut stream = self.client.stream(request);
         let mut summary = String::new();
+        let deadline = self.deadline();
         let failure = loop {
             let item = tokio::select! {
                 item = stream.next() => item,
                 () = cancel.cancelled() => return Err("interrupted while summarizing the conversation".to_owned()),
+                () = sleep_until(deadline) => return Err("the task's time limit (`max_time`) passed while summarizing the conversation".to_owned()),
             };
             match item {
                 Some(Ok(StreamEvent::TextDelta(delta))) => summary.push_str(&delta),
@@ -1071,10 +1104,12 @@ impl Session {
         let mut text = String::new();
         let mut tool_calls = Vec::new();
         let mut reasoning = Vec::new();
+        let deadline = self.deadline();
         loop {
             let item = tokio::select! {
                 item = stream.next() => item,
                 () = cancel.cancelled() => return Err(ReplyError::Interrupted { partial: text }),
+                () = sleep_until(deadline) => return Err(ReplyError::TimeLimit { partial: text }),
             };
             match item {
                 Some(Ok(StreamEvent::TextDelta(delta))) => {
@@ -1119,6 +1154,11 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// When the task must end (`max_time`), if it has a limit.
+    fn deadline(&self) -> Option<Instant> {
+        self.config.max_time.map(|limit| self.task_started + limit)
     }
 
     /// Runs (or declines, or reports as invalid) each action in order.
@@ -1997,6 +2037,14 @@ fn named_files(text: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// Waits until `deadline`, or forever without one.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+        None => std::future::pending().await,
+    }
 }
 
 #[cfg(test)]

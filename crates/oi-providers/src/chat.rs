@@ -100,7 +100,11 @@ pub fn replay_chat_stream(chunks: Vec<bytes::Bytes>) -> EventStream {
         sse_events(
             bytes,
             "the recording".to_owned(),
-            std::time::Duration::from_secs(3600),
+            crate::transport::StreamLimits {
+                idle: std::time::Duration::from_secs(3600),
+                max_duration: std::time::Duration::from_secs(3600),
+                max_bytes: u64::MAX,
+            },
         ),
         "the recording".to_owned(),
     ))

@@ -27,9 +27,10 @@ pub enum ProviderError {
     /// The response stream ended before the reply was complete.
     #[error("{provider} closed the stream before the reply was complete ({detail})")]
     StreamCut { provider: String, detail: String },
-    /// The stream stalled: no data arrived for the idle timeout.
-    #[error("{provider} sent nothing for {secs} s; the stream was given up")]
-    StreamIdle { provider: String, secs: u64 },
+    /// The server went silent: nothing arrived for the idle timeout, before
+    /// its answer started or in the middle of it.
+    #[error("{provider} sent nothing for {}; the request was given up", wait_text(*.ms))]
+    StreamIdle { provider: String, ms: u64 },
     /// The server sent something that is not a valid event of this wire format.
     #[error("{provider} sent an event oi cannot read: {detail}")]
     MalformedEvent { provider: String, detail: String },
@@ -41,11 +42,33 @@ pub enum ProviderError {
         message: String,
         retryable: bool,
     },
+    /// A success answer that is not an LLM API's stream: a web page (the
+    /// API base points at a website), or a JSON document where a stream was
+    /// asked for.
+    #[error("{provider} at {url} answered with {got}, not a model API's event stream")]
+    NotAnApi {
+        provider: String,
+        url: String,
+        got: String,
+    },
+    /// A reply went past oi's ceiling of time or size (a server that streams
+    /// without end).
+    #[error("{provider}'s reply was given up: {detail}")]
+    ReplyCeiling { provider: String, detail: String },
     /// The request does not fit the model's context window.
     #[error(
         "{provider} refused the request: it is longer than the model's context window ({message})"
     )]
     ContextLength { provider: String, message: String },
+}
+
+/// `300 ms`, `5 s`.
+fn wait_text(ms: u64) -> String {
+    if ms < 1000 || !ms.is_multiple_of(1000) {
+        format!("{ms} ms")
+    } else {
+        format!("{} s", ms / 1000)
+    }
 }
 
 fn attempts_note(attempts: u32) -> String {
@@ -86,6 +109,12 @@ impl ProviderError {
                 "the server does not speak the OpenAI streaming format correctly: check that the API base points at an OpenAI-compatible `/v1` endpoint".to_owned()
             }
             Self::Api { .. } => return None,
+            Self::NotAnApi { url, .. } => format!(
+                "check the API base: it must be the API's address (often ending in `/v1`), not a web site; oi sent the request to `{url}`"
+            ),
+            Self::ReplyCeiling { .. } => {
+                "the server seems stuck in a loop: try again, or check the server; for a very slow server raise the provider's `stream_max_duration_ms`".to_owned()
+            }
             Self::ContextLength { .. } => {
                 "the conversation no longer fits the model's context window: start a new session, use a model with a larger window, or lower `max_output` so runs send less output".to_owned()
             }
@@ -130,7 +159,16 @@ impl ProviderError {
                 provider,
                 detail: r(detail),
             },
-            Self::StreamIdle { provider, secs } => Self::StreamIdle { provider, secs },
+            Self::StreamIdle { provider, ms } => Self::StreamIdle { provider, ms },
+            Self::NotAnApi { provider, url, got } => Self::NotAnApi {
+                provider,
+                url: r(url),
+                got: r(got),
+            },
+            Self::ReplyCeiling { provider, detail } => Self::ReplyCeiling {
+                provider,
+                detail: r(detail),
+            },
             Self::MalformedEvent { provider, detail } => Self::MalformedEvent {
                 provider,
                 detail: r(detail),

@@ -187,8 +187,11 @@ pub struct ProviderConfig {
     /// Extra query parameters added to every request URL.
     pub query_params: Vec<(String, String)>,
     pub retry: RetryPolicy,
-    /// A stream with no data for this long is treated as broken.
+    /// A server that sends nothing for this long (before its answer
+    /// starts, or in the middle of a stream) is treated as broken.
     pub stream_idle_timeout: Duration,
+    /// The longest one reply may stream (a server that never ends).
+    pub stream_max_duration: Duration,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -204,11 +207,18 @@ impl std::fmt::Debug for ProviderConfig {
             .field("query_params", &self.query_params)
             .field("retry", &self.retry)
             .field("stream_idle_timeout", &self.stream_idle_timeout)
+            .field("stream_max_duration", &self.stream_max_duration)
             .finish()
     }
 }
 
 impl ProviderConfig {
+    /// One hour: no model's reply legitimately streams longer.
+    pub const DEFAULT_STREAM_MAX_DURATION: Duration = Duration::from_secs(3600);
+    /// The most one reply may send (64 MiB of events): far above the longest
+    /// reply any model writes, far below what would strain memory.
+    pub const MAX_REPLY_BYTES: u64 = 64 * 1024 * 1024;
+
     pub fn new(name: impl Into<String>, base_url: impl Into<String>) -> Self {
         Self {
             name: name.into(),
@@ -218,6 +228,7 @@ impl ProviderConfig {
             query_params: Vec::new(),
             retry: RetryPolicy::default(),
             stream_idle_timeout: Duration::from_secs(300),
+            stream_max_duration: Self::DEFAULT_STREAM_MAX_DURATION,
         }
     }
 

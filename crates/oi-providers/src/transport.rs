@@ -75,18 +75,29 @@ pub(crate) fn send_with_retries<'a>(
 ) -> impl Stream<Item = Attempt> + 'a {
     async_stream::stream! {
         let mut attempt = 1;
+        let idle = config.stream_idle_timeout;
         loop {
-            let (reason, headers, error) = match with_extras(build(), config).send().await {
-                Ok(response) if response.status().is_success() => {
-                    yield Attempt::Done(Ok(response));
+            // The wait for the answer to start counts as idle time too: a
+            // server that accepts the request and says nothing is stuck.
+            let sent = tokio::time::timeout(idle, with_extras(build(), config).send()).await;
+            let (reason, headers, error) = match sent {
+                Err(_) => {
+                    let error = ProviderError::StreamIdle {
+                        provider: config.name.clone(),
+                        ms: idle.as_millis() as u64,
+                    };
+                    (error.to_string(), None, error)
+                }
+                Ok(Ok(response)) if response.status().is_success() => {
+                    yield Attempt::Done(check_stream(response, config, url, idle).await);
                     return;
                 }
-                Ok(response) => {
+                Ok(Ok(response)) => {
                     let status = response.status();
                     let headers: HeaderMap = response.headers().clone();
-                    let (message, code) = match response.text().await {
+                    let (message, code) = match read_body(response, idle).await {
                         Ok(body) => (error_message_from_body(&body), error_code_from_body(&body)),
-                        Err(e) => (describe_transport_error(&e), String::new()),
+                        Err(detail) => (detail, String::new()),
                     };
                     if matches!(status.as_u16(), 400 | 413)
                         && classify(&code, &message) == ErrorMeaning::ContextLength
@@ -114,7 +125,7 @@ pub(crate) fn send_with_retries<'a>(
                         error,
                     )
                 }
-                Err(e) => {
+                Ok(Err(e)) => {
                     let reason = describe_transport_error(&e);
                     let error = ProviderError::Unreachable {
                         provider: config.name.clone(),
@@ -146,18 +157,100 @@ pub(crate) fn send_with_retries<'a>(
     }
 }
 
+/// A success answer, if it is an event stream; a web page or a JSON
+/// document instead is an error that says so (with the JSON's own error
+/// message, when it carries one).
+async fn check_stream(
+    response: reqwest::Response,
+    config: &ProviderConfig,
+    url: &str,
+    idle: std::time::Duration,
+) -> Result<reqwest::Response, ProviderError> {
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let got = if content_type.starts_with("text/html") {
+        "a web page (text/html)".to_owned()
+    } else if content_type.starts_with("application/json") {
+        let body = read_body(response, idle).await.unwrap_or_default();
+        let message = error_message_from_body(&body);
+        if message.is_empty() {
+            "a JSON document".to_owned()
+        } else {
+            format!("a JSON document ({})", truncate_chars(&message, 200))
+        }
+    } else {
+        return Ok(response);
+    };
+    Err(ProviderError::NotAnApi {
+        provider: config.name.clone(),
+        url: url.to_owned(),
+        got,
+    })
+}
+
+/// The body of a (short) answer, within the idle timeout and 1 MiB.
+async fn read_body(
+    response: reqwest::Response,
+    idle: std::time::Duration,
+) -> Result<String, String> {
+    const LIMIT: usize = 1024 * 1024;
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    loop {
+        match tokio::time::timeout(idle, chunks.next()).await {
+            Err(_) => return Err(format!("its body stalled for {} ms", idle.as_millis())),
+            Ok(None) => break,
+            Ok(Some(Err(e))) => return Err(describe_transport_error(&e)),
+            Ok(Some(Ok(chunk))) => {
+                body.extend_from_slice(&chunk);
+                if body.len() >= LIMIT {
+                    body.truncate(LIMIT);
+                    break;
+                }
+            }
+        }
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// How long and how much one streamed reply may go on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StreamLimits {
+    /// The longest silence.
+    pub idle: std::time::Duration,
+    /// The longest reply.
+    pub max_duration: std::time::Duration,
+    /// The most bytes of events.
+    pub max_bytes: u64,
+}
+
+impl StreamLimits {
+    pub(crate) fn of(config: &ProviderConfig) -> Self {
+        Self {
+            idle: config.stream_idle_timeout,
+            max_duration: config.stream_max_duration,
+            max_bytes: ProviderConfig::MAX_REPLY_BYTES,
+        }
+    }
+}
+
 /// The data of one server-sent event. (Every wire repeats the event name
 /// inside the data as `type`, so the `event:` field is not needed.)
 pub(crate) struct SseEvent {
     pub data: String,
 }
 
-/// The events of a streamed body. A stream silent for `idle`, or broken
-/// off, ends in an error naming `provider`.
+/// The events of a streamed body. A stream silent for `limits.idle`, broken
+/// off, or going past `limits.max_duration` or `limits.max_bytes`, ends in
+/// an error naming `provider`.
 pub(crate) fn sse_events<S, B, E>(
     bytes: S,
     provider: String,
-    idle: std::time::Duration,
+    limits: StreamLimits,
 ) -> impl Stream<Item = Result<SseEvent, ProviderError>>
 where
     S: Stream<Item = Result<B, E>> + Unpin,
@@ -165,35 +258,76 @@ where
     E: std::error::Error + 'static,
 {
     async_stream::stream! {
-        let mut events = bytes.eventsource();
+        let received = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counter = std::sync::Arc::clone(&received);
+        let counted = bytes.inspect(move |chunk| {
+            if let Ok(chunk) = chunk {
+                counter.fetch_add(chunk.as_ref().len() as u64, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        let mut events = counted.eventsource();
+        let end = tokio::time::Instant::now() + limits.max_duration;
         loop {
-            let next = tokio::time::timeout(idle, events.next()).await;
+            let next = tokio::time::timeout(limits.idle, tokio::time::timeout_at(end, events.next())).await;
+            let total = received.load(std::sync::atomic::Ordering::Relaxed);
+            if total > limits.max_bytes {
+                yield Err(ProviderError::ReplyCeiling {
+                    provider: provider.clone(),
+                    detail: format!(
+                        "it sent more than {} MB without ending",
+                        limits.max_bytes / (1024 * 1024)
+                    ),
+                });
+                return;
+            }
             match next {
                 Err(_) => {
                     yield Err(ProviderError::StreamIdle {
                         provider: provider.clone(),
-                        secs: idle.as_secs(),
+                        ms: limits.idle.as_millis() as u64,
                     });
                     return;
                 }
-                Ok(None) => return,
-                Ok(Some(Err(EventStreamError::Transport(e)))) => {
+                Ok(Err(_)) => {
+                    yield Err(ProviderError::ReplyCeiling {
+                        provider: provider.clone(),
+                        detail: format!(
+                            "it went on for more than {} without ending",
+                            describe_duration(limits.max_duration)
+                        ),
+                    });
+                    return;
+                }
+                Ok(Ok(None)) => return,
+                Ok(Ok(Some(Err(EventStreamError::Transport(e))))) => {
                     yield Err(ProviderError::StreamCut {
                         provider: provider.clone(),
                         detail: describe_transport_error(&e),
                     });
                     return;
                 }
-                Ok(Some(Err(e))) => {
+                Ok(Ok(Some(Err(e)))) => {
                     yield Err(ProviderError::MalformedEvent {
                         provider: provider.clone(),
                         detail: e.to_string(),
                     });
                     return;
                 }
-                Ok(Some(Ok(event))) => yield Ok(SseEvent { data: event.data }),
+                Ok(Ok(Some(Ok(event)))) => yield Ok(SseEvent { data: event.data }),
             }
         }
+    }
+}
+
+/// `90 s`, `12 min`, `2 h`.
+fn describe_duration(duration: std::time::Duration) -> String {
+    let secs = duration.as_secs();
+    if secs >= 7200 && secs.is_multiple_of(3600) {
+        format!("{} h", secs / 3600)
+    } else if secs >= 120 && secs.is_multiple_of(60) {
+        format!("{} min", secs / 60)
+    } else {
+        format!("{secs} s")
     }
 }
 
@@ -205,7 +339,7 @@ pub(crate) fn response_events(
     sse_events(
         response.bytes_stream(),
         config.name.clone(),
-        config.stream_idle_timeout,
+        StreamLimits::of(config),
     )
 }
 
@@ -299,4 +433,68 @@ where
         }),
         other => other,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(max_bytes: u64) -> StreamLimits {
+        StreamLimits {
+            idle: std::time::Duration::from_secs(5),
+            max_duration: std::time::Duration::from_secs(5),
+            max_bytes,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_past_its_byte_ceiling_is_given_up() {
+        let event = bytes::Bytes::from_static(b"data: {\"x\": 1}\n\n");
+        let endless = futures::stream::repeat(event).map(Ok::<_, std::io::Error>);
+        let events = sse_events(endless, "srv".to_owned(), limits(1000));
+        futures::pin_mut!(events);
+        let mut seen = 0;
+        let error = loop {
+            match events.next().await {
+                Some(Ok(_)) => seen += 1,
+                Some(Err(e)) => break e,
+                None => panic!("an endless stream ended"),
+            }
+        };
+        assert!(seen < 1000 / 16 + 2, "{seen} events");
+        assert!(
+            matches!(error, ProviderError::ReplyCeiling { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("more than 0 MB"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_short_stream_passes_whole() {
+        let body = bytes::Bytes::from_static(b"data: a\n\ndata: b\n\n");
+        let events = sse_events(
+            futures::stream::iter([Ok::<_, std::io::Error>(body)]),
+            "srv".to_owned(),
+            limits(1000),
+        );
+        let data: Vec<String> = events.map(|e| e.unwrap().data).collect().await;
+        assert_eq!(data, ["a", "b"]);
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(describe_duration(std::time::Duration::from_secs(1)), "1 s");
+        assert_eq!(
+            describe_duration(std::time::Duration::from_secs(600)),
+            "10 min"
+        );
+        assert_eq!(
+            describe_duration(std::time::Duration::from_secs(3600)),
+            "60 min"
+        );
+        assert_eq!(
+            describe_duration(std::time::Duration::from_secs(7200)),
+            "2 h"
+        );
+    }
 }

@@ -60,6 +60,10 @@ pub(crate) enum Body {
     },
     /// The exact bytes of an SSE body, for malformed streams.
     RawSse(String),
+    /// No answer at all: the request is read, and nothing is ever sent.
+    Silent,
+    /// A reply whose text never ends: `text` again and again.
+    Endless(String),
 }
 
 /// One scripted answer of the mock server.
@@ -161,6 +165,29 @@ impl Reply {
                 raw: Some(body.to_owned()),
                 headers: vec![("content-type".into(), "application/json".into())],
             },
+            ..Self::text("")
+        }
+    }
+
+    /// Any answer with exactly this status, content type and body (e.g. a
+    /// web page where an API was expected).
+    pub fn page(status: u16, content_type: &str, body: &str) -> Self {
+        Self::raw_error(status, body).header("content-type", content_type)
+    }
+
+    /// A server that accepts the request and never sends a byte.
+    pub fn silent() -> Self {
+        Self {
+            body: Body::Silent,
+            ..Self::text("")
+        }
+    }
+
+    /// A reply that streams `text` over and over and never ends (one piece
+    /// per event, after the delay set with [`Reply::event_delay`]).
+    pub fn endless(text: &str) -> Self {
+        Self {
+            body: Body::Endless(text.to_owned()),
             ..Self::text("")
         }
     }

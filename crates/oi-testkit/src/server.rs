@@ -223,13 +223,18 @@ fn json_response(status: StatusCode, body: String) -> Response {
     (status, [("content-type", "application/json")], body).into_response()
 }
 
-async fn handle(
-    State(shared): State<Arc<Mutex<Shared>>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+/// The scripted reply a request gets, or the response it gets at once.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the HTTP response itself, built once per request"
+)]
+fn decide(
+    shared: &Mutex<Shared>,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(Reply, Wire, Value, u64), Response> {
     let recorded = RecordedRequest {
         method: method.to_string(),
         path: uri.path().to_owned(),
@@ -238,7 +243,7 @@ async fn handle(
             .iter()
             .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
             .collect(),
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        body: serde_json::from_slice(body).unwrap_or(Value::Null),
     };
     let request_body = recorded.body.clone();
     let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
@@ -248,7 +253,7 @@ async fn handle(
         .routes
         .get(&(method.as_str().to_owned(), uri.path().to_owned()))
     {
-        return json_response(StatusCode::OK, body.to_string());
+        return Err(json_response(StatusCode::OK, body.to_string()));
     }
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let wire = match (method.clone(), uri.path()) {
@@ -259,10 +264,10 @@ async fn handle(
             if let Some(key) = &s.api_key
                 && sent != Some(key.as_str())
             {
-                return json_response(
+                return Err(json_response(
                     StatusCode::UNAUTHORIZED,
                     wire::error_body(Wire::Chat, 401, "Incorrect API key provided"),
-                );
+                ));
             }
             let list = s.models.clone().unwrap_or_else(|| {
                 json!({"object": "list", "data": [
@@ -270,25 +275,25 @@ async fn handle(
                     {"id": "mock-small", "object": "model", "created": 1_700_000_000, "owned_by": "mock"},
                 ]})
             });
-            return json_response(StatusCode::OK, list.to_string());
+            return Err(json_response(StatusCode::OK, list.to_string()));
         }
         _ => None,
     };
     let Some(wire) = wire else {
-        return json_response(
+        return Err(json_response(
             StatusCode::NOT_FOUND,
             wire::error_body(
                 Wire::Chat,
                 404,
                 &format!("Invalid URL ({method} {})", uri.path()),
             ),
-        );
+        ));
     };
     if wire == Wire::Messages && header("anthropic-version").is_none() {
-        return json_response(
+        return Err(json_response(
             StatusCode::BAD_REQUEST,
             wire::error_body(wire, 400, "anthropic-version: header is required"),
-        );
+        ));
     }
     // Like the real API: a computer-use tool needs its beta header.
     if wire == Wire::Messages
@@ -300,7 +305,7 @@ async fn handle(
         })
         && !header("anthropic-beta").is_some_and(|b| b.contains("computer-use-"))
     {
-        return json_response(
+        return Err(json_response(
             StatusCode::BAD_REQUEST,
             wire::error_body(
                 wire,
@@ -309,7 +314,7 @@ async fn handle(
                     "tools.0: Input tag '{kind}' found using 'type' does not match any of the expected tags (add the computer-use beta header)"
                 ),
             ),
-        );
+        ));
     }
     if let Some(key) = &s.api_key {
         let sent = match wire {
@@ -326,10 +331,10 @@ async fn handle(
                     sent.unwrap_or("(none)")
                 ),
             };
-            return json_response(
+            return Err(json_response(
                 StatusCode::UNAUTHORIZED,
                 wire::error_body(wire, 401, &message),
-            );
+            ));
         }
     }
     s.served += 1;
@@ -340,9 +345,7 @@ async fn handle(
         .iter()
         .find(|(needle, _)| text.contains(needle.as_str()))
     {
-        let reply = reply.clone();
-        drop(s);
-        return respond(reply, wire, &request_body, serial);
+        return Ok((reply.clone(), wire, request_body, serial));
     }
     let reply = match s.script.pop_front() {
         Some(reply) => reply,
@@ -350,7 +353,7 @@ async fn handle(
             Some(reply) => reply.clone(),
             None => {
                 let received = s.requests.len();
-                return json_response(
+                return Err(json_response(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     wire::error_body(
                         wire,
@@ -359,12 +362,32 @@ async fn handle(
                             "mock script exhausted: request {serial} has no scripted reply ({received} requests received)"
                         ),
                     ),
-                );
+                ));
             }
         },
     };
-    drop(s);
-    respond(reply, wire, &request_body, serial)
+    Ok((reply, wire, request_body, serial))
+}
+
+async fn handle(
+    State(shared): State<Arc<Mutex<Shared>>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    match decide(&shared, &method, &uri, &headers, &body) {
+        Ok((reply, wire, request, serial)) => answer(reply, wire, &request, serial).await,
+        Err(response) => response,
+    }
+}
+
+/// The response to a request, or none ever for a silent reply.
+async fn answer(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
+    if matches!(reply.body, ReplyBody::Silent) {
+        std::future::pending::<()>().await;
+    }
+    respond(reply, wire, request, serial)
 }
 
 fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
@@ -392,6 +415,11 @@ fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
             return response;
         }
         ReplyBody::RawSse(raw) => vec![raw.clone()],
+        // `answer` never gets here with a silent reply.
+        ReplyBody::Silent => return Response::new(Body::empty()),
+        ReplyBody::Endless(text) => {
+            return endless(text, wire, request, serial, reply.event_delay);
+        }
         ReplyBody::Completion(c)
             if wire == Wire::Chat
                 && request.get("stream").and_then(Value::as_bool) != Some(true) =>
@@ -442,6 +470,44 @@ fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
             futures::stream::iter(hang.map(|_| ()))
                 .then(|()| async { std::future::pending::<Result<Bytes, std::io::Error>>().await }),
         );
+    let mut response = Response::new(Body::from_stream(stream));
+    response.headers_mut().insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
+    response
+}
+
+/// A stream that starts as a reply of `text` would, then repeats the event
+/// carrying `text` forever.
+fn endless(
+    text: &str,
+    wire: Wire,
+    request: &Value,
+    serial: u64,
+    delay: Option<std::time::Duration>,
+) -> Response {
+    let completion = crate::reply::Completion {
+        text: text.to_owned(),
+        ..crate::reply::Completion::default()
+    };
+    let chunk = text.chars().count().max(1);
+    let frames = match wire {
+        Wire::Chat => wire::chat_frames(&completion, chunk, true, request, serial),
+        Wire::Responses => wire::responses_frames(&completion, chunk, request, serial),
+        Wire::Messages => wire::messages_frames(&completion, chunk, request, serial),
+    };
+    let escaped = Value::String(text.to_owned()).to_string();
+    let escaped = escaped.trim_matches('"');
+    let at = frames.iter().position(|f| f.contains(escaped)).unwrap_or(0);
+    let start: Vec<Bytes> = frames[..at].iter().cloned().map(Bytes::from).collect();
+    let again = Bytes::from(frames.get(at).cloned().unwrap_or_default());
+    let stream = futures::stream::iter(start.into_iter().map(Ok::<_, std::io::Error>)).chain(
+        futures::stream::repeat(again).then(move |frame| async move {
+            tokio::time::sleep(delay.unwrap_or(std::time::Duration::from_millis(5))).await;
+            Ok(frame)
+        }),
+    );
     let mut response = Response::new(Body::from_stream(stream));
     response.headers_mut().insert(
         "content-type",

@@ -293,3 +293,108 @@ async fn no_key_for_openai() {
         "pass the key with `--api-key`",
     );
 }
+
+#[tokio::test]
+async fn a_server_that_never_answers_is_given_up_after_the_idle_timeout() {
+    let env = TestEnv::new().await;
+    env.server.repeat(Reply::silent());
+    let started = std::time::Instant::now();
+    let out = env
+        .exec(&[
+            "-c",
+            "model_providers.mock.stream_idle_timeout_ms=300",
+            "-c",
+            "model_providers.mock.request_max_retries=1",
+            "hi",
+        ])
+        .await;
+    assert_error(
+        &out,
+        1,
+        "the model server sent nothing for 300 ms; the request was given up",
+        "the connection broke mid-reply",
+    );
+    assert!(out.stderr.contains("retrying"), "{}", out.stderr);
+    assert_eq!(env.server.chat_requests().len(), 2, "one retry");
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}
+
+#[tokio::test]
+async fn max_time_ends_a_task_whose_server_never_answers() {
+    let env = TestEnv::new().await;
+    env.server.repeat(Reply::silent());
+    // The idle timeout (5 minutes by default) is far away: --max-time ends it.
+    let out = env.exec(&["--max-time", "2", "hi"]).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(out.stderr.contains("time limit"), "{}", out.stderr);
+    assert_eq!(env.server.chat_requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_reply_that_never_ends_is_cut_at_its_ceiling_and_by_max_time() {
+    let env = TestEnv::new().await;
+    env.server.repeat(Reply::endless("again "));
+    let out = env
+        .exec(&[
+            "-c",
+            "model_providers.mock.stream_max_duration_ms=1000",
+            "hi",
+        ])
+        .await;
+    assert_error(
+        &out,
+        1,
+        "the model server's reply was given up: it went on for more than 1 s without ending",
+        "the server seems stuck in a loop",
+    );
+    assert_eq!(env.server.chat_requests().len(), 1, "not retried");
+
+    let out = env.exec(&["--max-time", "2", "hi"]).await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(out.stderr.contains("time limit"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("again again"),
+        "the text streamed: {}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_web_page_where_the_api_should_be_is_named_at_once() {
+    let env = TestEnv::new().await;
+    env.server.repeat(Reply::page(
+        200,
+        "text/html; charset=utf-8",
+        "<!doctype html><html><body>Welcome to our site</body></html>",
+    ));
+    let out = env.exec(&["hi"]).await;
+    let url = format!("{}/chat/completions", env.server.base_url());
+    assert_error(
+        &out,
+        1,
+        &format!(
+            "the model server at {url} answered with a web page (text/html), not a model API's event stream"
+        ),
+        "check the API base",
+    );
+    assert_eq!(env.server.chat_requests().len(), 1, "not retried");
+    assert!(!out.stderr.contains("retrying"), "{}", out.stderr);
+
+    // A JSON document instead of a stream says what it said.
+    let env = TestEnv::new().await;
+    env.server.push(Reply::page(
+        200,
+        "application/json",
+        "{\"error\": {\"message\": \"streaming is not enabled for this key\"}}",
+    ));
+    let out = env.exec(&["hi"]).await;
+    let url = format!("{}/chat/completions", env.server.base_url());
+    assert_error(
+        &out,
+        1,
+        &format!(
+            "the model server at {url} answered with a JSON document (streaming is not enabled for this key)"
+        ),
+        "check the API base",
+    );
+}
