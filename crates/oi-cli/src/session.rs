@@ -329,6 +329,13 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
         }
         notes.extend(shortfalls.into_iter().map(|s| format!("warning: {s}")));
     }
+    let leftovers = oi_kernels::kill_leftovers();
+    if leftovers > 0 {
+        notes.push(format!(
+            "note: ended {leftovers} process{} that code of an earlier session left running when that session was killed",
+            if leftovers == 1 { "" } else { "es" }
+        ));
+    }
     let cwd = policy.workspace.clone();
     let resumed = resumed_session(&loaded, options, &cwd)?;
     let session_id = resumed

@@ -1,9 +1,13 @@
 //! Making sure nothing a kernel started outlives the session.
 //!
-//! Killing a kernel's process group catches everything that stayed in it.
-//! A program that started its own session or group (a daemon, `setsid`)
-//! escapes that; as a *child subreaper*, this process becomes the parent of
-//! such orphans instead of init, so they can be found and killed too.
+//! Killing a kernel's process group catches everything that stayed in it
+//! (and the kernel's guard does that even when this process is killed
+//! outright, see `kernel.rs`). A program that started its own session or
+//! group (a daemon, `setsid`) escapes that; as a *child subreaper*, this
+//! process becomes the parent of such orphans instead of init, so they can
+//! be found and killed at the end of a session. If this process is killed
+//! before it can, they carry [`OWNER_VAR`] naming it, and the next start
+//! ([`kill_leftovers`]) ends them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -78,5 +82,103 @@ pub fn kill_orphans() {
             }
             let _ = waitpid(pid, Some(WaitPidFlag::WNOHANG));
         }
+    }
+}
+
+/// The variable every kernel (and so, unless it clears it, everything the
+/// code starts) carries: `PID:START`, the process that owns the session and
+/// its start time, so that leftovers of a session that ended abruptly can
+/// be told apart from the processes of one still running.
+pub(crate) const OWNER_VAR: &str = "OI_KERNEL_OWNER";
+
+/// This process's [`OWNER_VAR`] value.
+pub(crate) fn owner_mark() -> String {
+    let pid = std::process::id();
+    format!("{pid}:{}", start_time(pid as i32).unwrap_or(0))
+}
+
+/// When `pid` started (clock ticks after boot), from `/proc/PID/stat`.
+fn start_time(pid: i32) -> Option<u64> {
+    let stat = fs_err::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`: the start time is field 22, the 20th after
+    // the command's closing parenthesis.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()
+}
+
+/// Kills (SIGKILL) the processes that kernels of a session whose owner is
+/// gone left running — programs that left the kernel's process group, such
+/// as daemons — and returns how many. Processes of sessions still running
+/// are not touched. Call before a session starts.
+pub fn kill_leftovers() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        use nix::sys::signal::{Signal, kill};
+        use nix::unistd::Pid;
+        let me = std::process::id() as i32;
+        let Ok(entries) = fs_err::read_dir("/proc") else {
+            return 0;
+        };
+        let prefix = format!("{OWNER_VAR}=");
+        let mut killed = 0;
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<i32>().ok())
+                .filter(|p| *p != me)
+            else {
+                continue;
+            };
+            // Another user's processes cannot be read (nor killed).
+            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+                continue;
+            };
+            let Some(mark) = environ
+                .split(|b| *b == 0)
+                .find_map(|v| v.strip_prefix(prefix.as_bytes()))
+                .and_then(|v| std::str::from_utf8(v).ok())
+            else {
+                continue;
+            };
+            let Some((owner, started)) = mark.split_once(':') else {
+                continue;
+            };
+            let (Ok(owner), Ok(started)) = (owner.parse::<i32>(), started.parse::<u64>()) else {
+                continue;
+            };
+            if start_time(owner) == Some(started) {
+                continue;
+            }
+            if kill(Pid::from_raw(pid), Signal::SIGKILL).is_ok() {
+                killed += 1;
+            }
+        }
+        killed
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_owner_mark_names_this_process_and_when_it_started() {
+        let mark = owner_mark();
+        let (pid, started) = mark.split_once(':').unwrap();
+        assert_eq!(pid, std::process::id().to_string());
+        assert_eq!(
+            Some(started.parse::<u64>().unwrap()),
+            start_time(std::process::id() as i32)
+        );
+        assert_ne!(started, "0");
     }
 }

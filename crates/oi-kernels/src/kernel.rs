@@ -15,7 +15,14 @@
 //! terminal (a program that wants to prompt on `/dev/tty` fails instead of
 //! hanging), Ctrl-C in the user's terminal does not reach it, and its whole
 //! process group can be signalled at once. It also dies with its parent
-//! (`PR_SET_PDEATHSIG`), even if the parent is killed outright.
+//! (`PR_SET_PDEATHSIG`), even if the parent is killed outright; and so does
+//! everything the code started in its group: a small *guard* process
+//! (forked before the kernel's program starts, named `oi-kernel-guard`)
+//! waits on a pipe whose other end only this process holds, and kills the
+//! whole group when that end closes — when the kernel is dropped, or when
+//! this process dies, however it dies. (Processes that left the group are
+//! found by their `OI_KERNEL_OWNER` variable at the next start, see
+//! [`crate::kill_leftovers`].)
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -165,6 +172,9 @@ pub(crate) struct Kernel {
     reaped: bool,
     /// The kernel's temporary folder, removed with the kernel.
     _temp: tempfile::TempDir,
+    /// The end of the guard's pipe: when it closes, the guard kills the
+    /// kernel's process group.
+    _guard: OwnedFd,
 }
 
 /// Where and how kernels are started.
@@ -205,6 +215,7 @@ impl Kernel {
             .map_err(spawn_error)?;
         let (request_read, request_write) = cloexec_pipe().map_err(spawn_error)?;
         let (reply_read, reply_write) = cloexec_pipe().map_err(spawn_error)?;
+        let (guard_read, guard_write) = cloexec_pipe().map_err(spawn_error)?;
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
 
         let mut cmd = Command::new(&spec.program);
@@ -221,6 +232,7 @@ impl Kernel {
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("TMPDIR", temp.path())
+            .env(crate::cleanup::OWNER_VAR, crate::cleanup::owner_mark())
             .kill_on_drop(true);
         for name in launch.hidden_env {
             cmd.env_remove(name);
@@ -262,7 +274,7 @@ impl Kernel {
             },
         ])
         .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?;
-        prepare_child(&mut cmd, confinement);
+        prepare_child(&mut cmd, confinement, guard_read);
         let mut child = cmd.spawn().map_err(spawn_error)?;
         // The command owns the child's ends of the pipes: close them here, so
         // that the reply pipe reaches end-of-file when the kernel dies.
@@ -302,6 +314,7 @@ impl Kernel {
             dead: false,
             reaped: false,
             _temp: temp,
+            _guard: guard_write,
         };
         let ready = tokio::time::timeout(STARTUP_TIMEOUT, kernel.replies.next_line()).await;
         match ready {
@@ -797,26 +810,97 @@ fn cloexec_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Makes the child the leader of a new session (and process group) with no
-/// controlling terminal, which is killed when its parent dies.
-fn prepare_child(cmd: &mut Command, confinement: Option<oi_sandbox::Confinement>) {
+/// controlling terminal, which is killed when its parent dies, and forks its
+/// guard (see the module's documentation), which reads `guard`.
+fn prepare_child(cmd: &mut Command, confinement: Option<oi_sandbox::Confinement>, guard: OwnedFd) {
+    use std::os::fd::AsRawFd;
     let mut confinement = confinement;
     #[expect(
         unsafe_code,
-        reason = "pre_exec is unsafe; the closure only makes system calls (setsid, prctl, and the sandbox's unshare, mount, landlock and seccomp calls on data prepared before the fork)"
+        reason = "pre_exec is unsafe; the closure only makes system calls (setsid, prctl, fork, and the sandbox's unshare, mount, landlock and seccomp calls on data prepared before the fork)"
     )]
     // SAFETY: runs in the forked child before exec; nothing in it allocates
     // or takes a lock.
     unsafe {
         cmd.pre_exec(move || {
             nix::unistd::setsid().map_err(std::io::Error::from)?;
+            // Not enough alone: some wrappers the interpreter is started
+            // through lose it (pyenv's shims, with a long argument), and it
+            // spares nothing the kernel starts. Hence the guard.
             #[cfg(target_os = "linux")]
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
+            start_guard(guard.as_raw_fd())?;
             if let Some(confinement) = confinement.as_mut() {
                 confinement.apply()?;
             }
             Ok(())
         });
     }
+}
+
+/// In the kernel's process, before its program starts: forks the guard,
+/// which keeps only `guard` (a pipe's read end) open, waits until the
+/// other end is closed, and then kills its process group — the kernel and
+/// everything still in it — and itself. The kernel itself does not keep
+/// `guard` (it is closed on exec).
+#[cfg(target_os = "linux")]
+#[expect(
+    unsafe_code,
+    reason = "fork, signal, dup2, close_range, read and _exit in a process between fork and exec: only system calls, no allocation"
+)]
+fn start_guard(guard: std::os::fd::RawFd) -> std::io::Result<()> {
+    use nix::libc;
+    // SAFETY: called between fork and exec; the new process only makes
+    // async-signal-safe system calls and ends with `_exit`.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if pid > 0 {
+        return Ok(());
+    }
+    // SAFETY: the guard process: system calls on plain values only.
+    unsafe {
+        // Its parent (the kernel) was the process group's leader: oi's
+        // interrupts for the group are not for the guard.
+        for signal in [
+            libc::SIGINT,
+            libc::SIGQUIT,
+            libc::SIGHUP,
+            libc::SIGPIPE,
+            libc::SIGTSTP,
+            libc::SIGTTIN,
+            libc::SIGTTOU,
+        ] {
+            libc::signal(signal, libc::SIG_IGN);
+        }
+        // Keep nothing of the parent's but the pipe (as fd 0): not its
+        // output pipes, not the spawner's exec-status pipe.
+        if libc::dup2(guard, 0) < 0 {
+            libc::_exit(1);
+        }
+        if libc::syscall(libc::SYS_close_range, 1u32, u32::MAX, 0u32) != 0 {
+            for fd in 1..4096 {
+                libc::close(fd);
+            }
+        }
+        libc::prctl(libc::PR_SET_NAME, c"oi-kernel-guard".as_ptr(), 0, 0, 0);
+        let mut byte = 0u8;
+        loop {
+            let n = libc::read(0, (&raw mut byte).cast(), 1);
+            if n == 0 || (n < 0 && *libc::__errno_location() != libc::EINTR) {
+                break;
+            }
+        }
+        libc::kill(0, libc::SIGKILL);
+        libc::_exit(0)
+    }
+}
+
+/// Elsewhere the kernel's parent-death signal is all there is.
+#[cfg(not(target_os = "linux"))]
+fn start_guard(_guard: std::os::fd::RawFd) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// Whether a process of the kernel's group is blocked reading its standard

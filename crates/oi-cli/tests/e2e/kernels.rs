@@ -294,3 +294,66 @@ time.sleep(1000)
     let left: Vec<i32> = pids.into_iter().filter(|&pid| alive(pid)).collect();
     panic!("processes {left:?} outlived the session");
 }
+
+#[tokio::test]
+async fn kill_9_takes_the_kernels_along_and_the_next_start_ends_what_escaped() {
+    let env = TestEnv::new().await;
+    let pids = env.cwd.path().join("pids");
+    let code = format!(
+        r#"import os, subprocess, time
+child = subprocess.Popen(["sleep", "1002"])
+own_session = subprocess.Popen(["setsid", "sleep", "1003"])
+time.sleep(0.2)
+with open({pids:?}, "w") as f:
+    f.write(f"{{os.getpid()}} {{child.pid}} {{own_session.pid}}")
+print("started", flush=True)
+time.sleep(1000)
+"#,
+        pids = pids.display().to_string()
+    );
+    env.server
+        .push(Reply::execute("python", &code))
+        .push(Reply::text("Hello again."));
+    let (exit, stderr) = signal_when(&env, &["exec", "-y", "work"], "started", "-KILL").await;
+    assert_eq!(exit, -1, "killed by a signal: {stderr}");
+    let pids: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    let [kernel, child, escaped] = pids[..] else {
+        panic!("{pids:?}")
+    };
+    // The kernel and what it started in its group die with oi.
+    let gone = |pids: &[i32]| !pids.iter().any(|&pid| alive(pid));
+    for _ in 0..500 {
+        if gone(&[kernel, child]) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let left: Vec<i32> = [kernel, child].into_iter().filter(|&p| alive(p)).collect();
+    if !left.is_empty() {
+        let _ = std::process::Command::new("kill")
+            .arg("-9")
+            .args(left.iter().map(ToString::to_string))
+            .status();
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &escaped.to_string()])
+            .status();
+        panic!("processes {left:?} outlived an oi killed with SIGKILL");
+    }
+    // What left the group is ended at the next start.
+    let out = env.exec(&["hello"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    for _ in 0..100 {
+        if !alive(escaped) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &escaped.to_string()])
+        .status();
+    panic!("process {escaped} left by a killed session survived the next start");
+}
