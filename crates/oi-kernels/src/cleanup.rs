@@ -135,7 +135,7 @@ pub fn kill_leftovers() -> usize {
                 continue;
             };
             // Another user's processes cannot be read (nor killed).
-            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            let Ok(environ) = fs_err::read(format!("/proc/{pid}/environ")) else {
                 continue;
             };
             let Some(mark) = environ
