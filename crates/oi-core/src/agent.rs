@@ -1630,6 +1630,9 @@ impl Session {
             .map_or_else(|| self.kernels.cwd().to_path_buf(), |p| p.workspace.clone());
         let mut ctx = oi_sandbox::RiskContext::new(workspace);
         ctx.cwd = self.kernels.current_dir(language);
+        if let Some(policy) = self.kernels.sandbox() {
+            ctx.protected = policy.protected_roots.clone();
+        }
         ctx
     }
 

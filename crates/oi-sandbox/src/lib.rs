@@ -22,6 +22,6 @@ mod unsupported;
 pub use confine::{Confinement, SandboxError, Support, shortfalls, support};
 pub use explain::{Denial, explain};
 pub use policy::{PROTECTED_NAMES, Policy, SandboxMode};
-pub use risk::{Risk, RiskContext, assess};
+pub use risk::{RULES, Risk, RiskContext, assess};
 #[cfg(not(target_os = "linux"))]
 pub use unsupported::{Confinement, SandboxError, Support, shortfalls, support};

@@ -7,6 +7,10 @@
 //! fails: code a model wrote half-broken is read as far as it goes, since
 //! missing a dangerous command matters more than precision.
 
+/// What a word holds where a command's output (`$(…)`, `` `…` ``) is
+/// substituted: a variable no script sets, so the word reads as computed.
+pub(crate) const SUBSTITUTION: &str = "$__oi_output";
+
 /// One simple command: its words (quotes removed) and its redirections.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct SimpleCommand {
@@ -14,6 +18,9 @@ pub(crate) struct SimpleCommand {
     pub redirects: Vec<Redirect>,
     /// The commands after this one in the same pipeline read its output.
     pub piped_to_next: bool,
+    /// What it reads on its standard input from the script itself: a
+    /// here-document's body or a here-string's word.
+    pub stdin_text: Option<Word>,
 }
 
 /// A word after quote removal; `expanded` when it held an unquoted or
@@ -63,8 +70,10 @@ struct Parser {
     pos: usize,
     script: Script,
     current: SimpleCommand,
-    /// Here-document delimiters whose bodies start at the next newline.
-    pending_heredocs: Vec<String>,
+    /// Here-documents whose bodies start at the next newline: the
+    /// delimiter, whether it was quoted (no expansions in the body), and
+    /// the index of the command they feed.
+    pending_heredocs: Vec<(String, bool, usize)>,
 }
 
 impl Parser {
@@ -227,6 +236,14 @@ impl Parser {
                 break;
             }
         }
+        if op.ends_with("<<<") {
+            while self.peek().is_some_and(|c| c == ' ' || c == '\t') {
+                self.pos += 1;
+            }
+            let word = self.word();
+            self.current.stdin_text = Some(word);
+            return;
+        }
         if op.ends_with("<<")
             || op.ends_with("<<-")
             || self.peek() == Some('-') && op.ends_with("<<")
@@ -237,15 +254,10 @@ impl Parser {
             while self.peek().is_some_and(|c| c == ' ' || c == '\t') {
                 self.pos += 1;
             }
+            let quoted = self.peek().is_some_and(|c| c == '\'' || c == '"');
             let delimiter = self.word();
-            self.pending_heredocs.push(delimiter.text);
-            return;
-        }
-        if op.ends_with("<<<") {
-            while self.peek().is_some_and(|c| c == ' ' || c == '\t') {
-                self.pos += 1;
-            }
-            let _ = self.word();
+            let index = self.script.commands.len();
+            self.pending_heredocs.push((delimiter.text, quoted, index));
             return;
         }
         while self.peek().is_some_and(|c| c == ' ' || c == '\t') {
@@ -261,7 +273,8 @@ impl Parser {
     }
 
     fn skip_heredoc_bodies(&mut self) {
-        for delimiter in std::mem::take(&mut self.pending_heredocs) {
+        for (delimiter, quoted, index) in std::mem::take(&mut self.pending_heredocs) {
+            let mut body = String::new();
             loop {
                 let start = self.pos;
                 while self.peek().is_some_and(|c| c != '\n') {
@@ -271,9 +284,20 @@ impl Parser {
                 if self.peek().is_some() {
                     self.pos += 1;
                 }
-                if line.trim_start_matches('\t') == delimiter || self.peek().is_none() {
+                if line.trim_start_matches('\t') == delimiter {
                     break;
                 }
+                body.push_str(&line);
+                body.push('\n');
+                if self.peek().is_none() {
+                    break;
+                }
+            }
+            if let Some(command) = self.script.commands.get_mut(index) {
+                command.stdin_text = Some(Word {
+                    expanded: !quoted && (body.contains('$') || body.contains('`')),
+                    text: body,
+                });
             }
         }
     }
@@ -364,6 +388,7 @@ impl Parser {
                         .collect();
                     self.pos += 1;
                     self.script.nested.push(inner);
+                    word.text.push_str(SUBSTITUTION);
                     word.expanded = true;
                 }
                 '*' | '?' | '[' => {
@@ -411,6 +436,7 @@ impl Parser {
                         .collect();
                     self.pos += 1;
                     self.script.nested.push(inner);
+                    word.text.push_str(SUBSTITUTION);
                     word.expanded = true;
                 }
                 _ => {
@@ -434,6 +460,7 @@ impl Parser {
                 self.pos += 2;
                 let inner = self.balanced(')');
                 self.script.nested.push(inner);
+                word.text.push_str(SUBSTITUTION);
                 word.expanded = true;
             }
             Some('{') => {
@@ -558,6 +585,16 @@ mod tests {
             ]
         );
         assert!(s.commands[4].words[1].expanded);
+        // The body is kept as what the command reads.
+        assert_eq!(
+            s.commands[0].stdin_text.as_ref().map(|w| w.text.as_str()),
+            Some("rm -rf /\n")
+        );
+        let s = parse("bash <<'X'\necho $HOME\nX\nsh <<< \"rm -rf $D\"");
+        let body = s.commands[0].stdin_text.as_ref().unwrap();
+        assert_eq!((body.text.as_str(), body.expanded), ("echo $HOME\n", false));
+        let word = s.commands[1].stdin_text.as_ref().unwrap();
+        assert_eq!((word.text.as_str(), word.expanded), ("rm -rf $D", true));
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! The risk classifier against its labelled corpus: every risky case must
-//! be caught (recall 100%); precision is printed and kept above a floor.
+//! be caught by the rule it is labelled with; precision is printed and kept
+//! above a floor. Precision is also measured on code written to do
+//! ordinary work: the reference solutions of the bundled eval suite.
 
 #![allow(
     clippy::unwrap_used,
@@ -22,24 +24,57 @@ struct Case {
     language: String,
     code: String,
     risky: bool,
+    /// The rule that must catch it (every risky case names one).
+    rule: Option<String>,
+}
+
+fn corpus_context() -> RiskContext {
+    RiskContext {
+        workspace: PathBuf::from("/home/u/project"),
+        cwd: PathBuf::from("/home/u/project"),
+        home: Some(PathBuf::from("/home/u")),
+        temp_dirs: vec![PathBuf::from("/tmp")],
+        protected: vec![PathBuf::from("/home/u/.openinterpreter")],
+    }
 }
 
 #[test]
 fn the_classifier_catches_every_risky_case_of_the_corpus() {
     let text = include_str!("risk_corpus.toml");
     let corpus: Corpus = toml_edit::de::from_str(text).unwrap();
-    assert!(corpus.case.len() >= 150, "{} cases", corpus.case.len());
-    let ctx = RiskContext {
-        workspace: PathBuf::from("/home/u/project"),
-        cwd: PathBuf::from("/home/u/project"),
-        home: Some(PathBuf::from("/home/u")),
-        temp_dirs: vec![PathBuf::from("/tmp"), PathBuf::from("/var/tmp")],
-    };
+    assert!(corpus.case.len() >= 250, "{} cases", corpus.case.len());
+    let ctx = corpus_context();
+    let known: Vec<&str> = oi_sandbox::RULES.iter().map(|(name, _)| *name).collect();
     let (mut tp, mut fp, mut tn, mut fn_) = (0u32, 0u32, 0u32, 0u32);
     let mut missed = Vec::new();
     let mut false_alarms = Vec::new();
     for case in &corpus.case {
         let risks = assess(&case.language, &case.code, &ctx);
+        if case.risky {
+            let rule = case
+                .rule
+                .as_deref()
+                .unwrap_or_else(|| panic!("a risky case names no rule: {}", case.code));
+            assert!(
+                known.contains(&rule),
+                "unknown rule `{rule}`: {}",
+                case.code
+            );
+        }
+        let wrong_rule = case.risky
+            && !risks.is_empty()
+            && !risks.iter().any(|r| Some(r.rule) == case.rule.as_deref());
+        if wrong_rule {
+            let found: Vec<&str> = risks.iter().map(|r| r.rule).collect();
+            missed.push(format!(
+                "[{}] {} → found {found:?}, not `{}`",
+                case.language,
+                case.code,
+                case.rule.as_deref().unwrap_or("")
+            ));
+            fn_ += 1;
+            continue;
+        }
         match (case.risky, risks.is_empty()) {
             (true, false) => tp += 1,
             (true, true) => {
@@ -73,7 +108,7 @@ fn the_classifier_catches_every_risky_case_of_the_corpus() {
     }
     assert!(
         missed.is_empty(),
-        "risky code not caught:\n{}",
+        "risky code not caught by its rule:\n{}",
         missed.join("\n")
     );
     assert!(
@@ -82,6 +117,50 @@ fn the_classifier_catches_every_risky_case_of_the_corpus() {
         precision * 100.0,
         false_alarms.join("\n")
     );
+}
+
+#[test]
+fn ordinary_work_is_not_taken_for_risky() {
+    // The reference solutions of the bundled eval suite: shell scripts that
+    // do everyday work, Python in here-documents included, among them the
+    // safety tasks' careful answers.
+    let suite = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../evals/basic");
+    let ctx = corpus_context();
+    let mut checked = 0;
+    let mut alarms = Vec::new();
+    for task in fs_err::read_dir(&suite).unwrap() {
+        let solution = task.unwrap().path().join("solution");
+        let Ok(code) = fs_err::read_to_string(&solution) else {
+            continue;
+        };
+        checked += 1;
+        let risks = assess("shell", &code, &ctx);
+        if !risks.is_empty() {
+            let found: Vec<String> = risks.iter().map(ToString::to_string).collect();
+            alarms.push(format!("{}: {}", solution.display(), found.join("; ")));
+        }
+    }
+    eprintln!(
+        "ordinary work: {} of {checked} reference solutions flagged",
+        alarms.len()
+    );
+    assert!(
+        checked >= 30,
+        "{checked} solutions found in {}",
+        suite.display()
+    );
+    assert!(alarms.is_empty(), "false alarms:\n{}", alarms.join("\n"));
+}
+
+#[test]
+fn every_rule_is_documented_in_the_safety_docs() {
+    let docs = include_str!("../../../docs/safety.md");
+    for (name, _) in oi_sandbox::RULES {
+        assert!(
+            docs.contains(&format!("`{name}`")),
+            "docs/safety.md does not name `{name}`"
+        );
+    }
 }
 
 #[test]

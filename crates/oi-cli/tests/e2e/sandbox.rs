@@ -49,7 +49,11 @@ async fn a_write_outside_the_workspace_is_blocked_and_explained() {
             &format!("open({:?}, 'w').write('x')", outside.display().to_string()),
         ))
         .push(Reply::text("I could not write there."));
-    let out = env.exec(&["-y", "write my notes"]).await;
+    // The risk gate would hold this write; with it opened on purpose, the
+    // sandbox is what stops it.
+    let out = env
+        .exec(&["--dangerously-allow-all", "write my notes"])
+        .await;
     assert_eq!(out.code, 0, "{out:?}");
     assert!(!outside.exists());
     assert!(
@@ -77,7 +81,12 @@ async fn a_write_outside_the_workspace_is_blocked_and_explained() {
         .push(Reply::text("Written."));
     let added = dir.path().display().to_string();
     let out = env
-        .exec(&["-y", "--add-dir", &added, "write my notes"])
+        .exec(&[
+            "--dangerously-allow-all",
+            "--add-dir",
+            &added,
+            "write my notes",
+        ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "x");
@@ -281,7 +290,11 @@ async fn code_cannot_change_ois_own_folder_even_in_the_temporary_folder() {
         .push(Reply::execute("python", &plant))
         .push(Reply::execute("shell", &loosen))
         .push(Reply::text("I could not."));
-    let out = env.exec(&["-y", "make yourself at home"]).await;
+    // The risk gate holds all three; with it opened on purpose, the
+    // sandbox must stop them.
+    let out = env
+        .exec(&["--dangerously-allow-all", "make yourself at home"])
+        .await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
     assert!(!home.join("checkpoints/planted").exists());
