@@ -101,6 +101,9 @@ pub struct View<W: Write> {
     stale: bool,
     /// The unfinished last line of each output stream (live mode).
     partial: [String; 2],
+    /// Whether the code last asked about was found risky (so a refusal
+    /// without a terminal says why `--yes` was not enough).
+    asked_risky: bool,
 }
 
 impl<W: Write> View<W> {
@@ -117,6 +120,7 @@ impl<W: Write> View<W> {
             at_line_start: true,
             filters: [TerminalFilter::default(), TerminalFilter::default()],
             streamed_text: false,
+            asked_risky: false,
             width: width.max(20),
             height: height.max(5),
             theme: Theme {
@@ -547,7 +551,8 @@ impl<W: Write> View<W> {
                 text.push_str(&format!("{DIM}{}{DIM:#}\n", "─".repeat(40)));
                 self.write_raw(&text)?;
             }
-            Event::ApprovalRequested { risks, .. } if !risks.is_empty() => {
+            Event::ApprovalRequested { risks, .. } => {
+                self.asked_risky = !risks.is_empty();
                 for risk in risks {
                     self.line(RED, &format!("⚠ risky: {risk}"))?;
                 }
@@ -678,6 +683,9 @@ impl<W: Write> View<W> {
             Event::RunSkipped { reason, .. } => {
                 let text = match reason {
                     SkipReason::Declined => "– not run (declined)".to_owned(),
+                    SkipReason::NoApprover if self.asked_risky => {
+                        "– not run: risky code needs a person's approval, even with `--yes`, and there is no terminal to ask".to_owned()
+                    }
                     SkipReason::NoApprover => {
                         "– not run: approval needed, but there is no terminal to ask (pass `--yes` to run code without asking)".to_owned()
                     }
@@ -807,7 +815,6 @@ impl<W: Write> View<W> {
             )?,
             Event::TaskComplete { .. }
             | Event::SessionConfigured { .. }
-            | Event::ApprovalRequested { .. }
             | Event::Usage { .. }
             | Event::ShutdownComplete => {}
         }
