@@ -4,9 +4,15 @@
 //! under `$INTERPRETER_HOME/checkpoints/<workspace id>` (with the `git`
 //! program; the user's own `.git` is never touched, and `.gitignore` is
 //! respected). Restoring a checkpoint first saves the current state, so a
-//! restore can itself be undone.
+//! restore can itself be undone. Git keeps no folders, so each checkpoint
+//! also lists the workspace's empty folders (in its commit message), and a
+//! restore brings them back or removes them.
 //!
-//! An unchanged workspace costs one `git ls-files` (a few milliseconds for
+//! Sessions in one workspace share its shadow repository: every snapshot
+//! and restore holds a lock on it (a file beside it), so concurrent runs
+//! take turns instead of racing on git's index.
+//!
+//! An unchanged workspace costs two `git ls-files` (a few milliseconds for
 //! thousands of files, with git's untracked cache).
 
 use std::path::{Path, PathBuf};
@@ -43,7 +49,8 @@ pub struct Snapshot {
     pub skipped: Vec<(String, u64)>,
 }
 
-/// One file a restore changed.
+/// One file (or, for an empty folder, a path ending in `/`) a restore
+/// changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     /// Its contents went back to the checkpoint's.
@@ -105,6 +112,12 @@ pub enum CheckpointError {
         path: String,
         source: std::io::Error,
     },
+    #[error("cannot lock the checkpoints of {workspace} ({path}): {source}")]
+    Lock {
+        workspace: String,
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// The checkpoints of one workspace.
@@ -118,6 +131,28 @@ pub struct Checkpoints {
 }
 
 const BEFORE_RUN: &str = "before run";
+
+/// The line of a checkpoint's message that lists its empty folders (a JSON
+/// array of paths relative to the workspace).
+const EMPTY_FOLDERS: &str = "oi-empty-folders: ";
+
+/// Lists what changed since the index: untracked, modified and deleted
+/// files, without ignored ones.
+const LIST_CHANGES: [&str; 6] = [
+    "ls-files",
+    "-z",
+    "--others",
+    "--modified",
+    "--deleted",
+    "--exclude-standard",
+];
+
+/// How many entries looking for empty folders may read, so a folder of
+/// ignored files with a huge tree cannot make a snapshot slow.
+const EMPTY_FOLDER_SCAN_LIMIT: usize = 10_000;
+
+/// Holds the lock on a workspace's checkpoints until dropped.
+struct Locked(#[expect(dead_code, reason = "held for its lock, released on drop")] fs_err::File);
 
 impl Checkpoints {
     /// Checkpoints of `workspace`, kept under `home`/checkpoints. Files
@@ -227,47 +262,92 @@ impl Checkpoints {
             .filter(|h| !h.is_empty())
     }
 
+    /// Waits for the lock on this workspace's checkpoints (another session
+    /// in the same workspace may hold it), then clears what a git killed
+    /// mid-way left behind: only oi uses this repository, and only under
+    /// this lock, so an `index.lock` found now is stale.
+    async fn lock(&self) -> Result<Locked, CheckpointError> {
+        let path = self.git_dir.with_extension("lock");
+        let error = |source| CheckpointError::Lock {
+            workspace: self.workspace.display().to_string(),
+            path: path.display().to_string(),
+            source,
+        };
+        if let Some(parent) = path.parent() {
+            fs_err::create_dir_all(parent).map_err(error)?;
+        }
+        let file = fs_err::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(error)?;
+        let file = tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+            .await
+            .map_err(|e| error(std::io::Error::other(e)))?
+            .map_err(error)?;
+        let stale = self.git_dir.join("index.lock");
+        if stale.exists() {
+            fs_err::remove_file(&stale).map_err(error)?;
+        }
+        Ok(Locked(file))
+    }
+
     /// Saves the workspace as it is now (a new checkpoint only if it
     /// changed since the last one).
     pub async fn snapshot(&self, message: &str) -> Result<Snapshot, CheckpointError> {
+        let _lock = self.lock().await?;
+        self.snapshot_locked(message).await
+    }
+
+    async fn snapshot_locked(&self, message: &str) -> Result<Snapshot, CheckpointError> {
         self.ensure_repository().await?;
         let head = self.head().await;
-        let changed = self
-            .git(&[
-                "ls-files",
-                "-z",
-                "--others",
-                "--modified",
-                "--deleted",
-                "--exclude-standard",
-            ])
+        // One listing tells an unchanged workspace: no file changed, and the
+        // only folders git has nothing of are the same empty ones as before.
+        let listed = self
+            .git(&[&LIST_CHANGES[..], &["--directory"]].concat())
             .await?;
-        if changed.is_empty()
-            && let Some(head) = &head
+        if let Some(head) = &head
+            && let Some(empty) = self.empty_leaves(&listed, true)
         {
-            return Ok(Snapshot {
-                checkpoint: self.checkpoint(head).await?,
-                created: false,
-                skipped: Vec::new(),
-            });
+            let (checkpoint, recorded) = self.checkpoint_and_folders(head).await?;
+            if empty == recorded {
+                return Ok(Snapshot {
+                    checkpoint,
+                    created: false,
+                    skipped: Vec::new(),
+                });
+            }
         }
+        // The files themselves, for their sizes: the listing above names a
+        // new folder instead of what is in it.
+        let changed = if listed.split(|b| *b == 0).any(|e| e.ends_with(b"/")) {
+            self.git(&LIST_CHANGES).await?
+        } else {
+            listed
+        };
         let skipped = self.leave_out_large_files(&changed).await?;
         self.git(&["add", "-A", "--ignore-errors", "--", "."])
             .await?;
         let tree = self.git_text(&["write-tree"]).await?;
+        let empty = self.empty_folders().await?;
         if let Some(head) = &head
             && self
                 .git_text(&["rev-parse", &format!("{head}^{{tree}}")])
                 .await?
                 == tree
         {
-            return Ok(Snapshot {
-                checkpoint: self.checkpoint(head).await?,
-                created: false,
-                skipped,
-            });
+            let (checkpoint, recorded) = self.checkpoint_and_folders(head).await?;
+            if recorded == empty {
+                return Ok(Snapshot {
+                    checkpoint,
+                    created: false,
+                    skipped,
+                });
+            }
         }
-        let commit = self.commit(&tree, head.as_deref(), message).await?;
+        let commit = self.commit(&tree, head.as_deref(), message, &empty).await?;
         Ok(Snapshot {
             checkpoint: self.checkpoint(&commit).await?,
             created: true,
@@ -280,14 +360,130 @@ impl Checkpoints {
         tree: &str,
         parent: Option<&str>,
         message: &str,
+        empty_folders: &[String],
     ) -> Result<String, CheckpointError> {
+        let listed = format!(
+            "{EMPTY_FOLDERS}{}",
+            serde_json::Value::from(empty_folders.to_vec())
+        );
         let mut args = vec!["commit-tree", tree, "-m", message];
+        if !empty_folders.is_empty() {
+            args.extend(["-m", &listed]);
+        }
         if let Some(parent) = parent {
             args.extend(["-p", parent]);
         }
         let commit = self.git_text(&args).await?;
         self.git(&["update-ref", "HEAD", &commit]).await?;
         Ok(commit)
+    }
+
+    /// The workspace's empty folders (relative, sorted), once the index is
+    /// up to date.
+    async fn empty_folders(&self) -> Result<Vec<String>, CheckpointError> {
+        let listed = self
+            .git(&[
+                "ls-files",
+                "-z",
+                "--others",
+                "--directory",
+                "--exclude-standard",
+            ])
+            .await?;
+        Ok(self.empty_leaves(&listed, false).unwrap_or_default())
+    }
+
+    /// The folders holding nothing at all, found in the folders of a
+    /// `git ls-files --others --directory` listing (folders git has nothing
+    /// of: empty, or holding only ignored files). `None` when
+    /// `files_are_changes` and the listing names a file or a listed folder
+    /// holds one (which may be new, so the caller must look closer).
+    fn empty_leaves(&self, listed: &[u8], files_are_changes: bool) -> Option<Vec<String>> {
+        let mut stack = Vec::new();
+        for entry in listed.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            let entry = String::from_utf8_lossy(entry);
+            match entry.strip_suffix('/') {
+                Some(folder) => stack.push(PathBuf::from(folder)),
+                None if files_are_changes => return None,
+                None => {}
+            }
+        }
+        let mut found = Vec::new();
+        let mut budget = EMPTY_FOLDER_SCAN_LIMIT;
+        while let Some(relative) = stack.pop() {
+            let Ok(entries) = fs_err::read_dir(self.workspace.join(&relative)) else {
+                continue;
+            };
+            let mut has_entries = false;
+            for entry in entries.flatten() {
+                has_entries = true;
+                budget = budget.saturating_sub(1);
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    stack.push(relative.join(entry.file_name()));
+                } else if files_are_changes {
+                    return None;
+                }
+            }
+            if !has_entries {
+                found.push(relative.to_string_lossy().into_owned());
+            }
+            if budget == 0 {
+                break;
+            }
+        }
+        found.sort();
+        Some(found)
+    }
+
+    /// Checkpoint `commit` and the empty folders it lists.
+    async fn checkpoint_and_folders(
+        &self,
+        commit: &str,
+    ) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
+        let text = self
+            .git_text(&["log", "-1", "--format=%H%x00%ct%x00%s%x00%b", commit])
+            .await?;
+        let (line, body) = text.rsplit_once('\0').unwrap_or((&text, ""));
+        let checkpoint = parse_log_line(line).ok_or_else(|| CheckpointError::Unknown {
+            id: commit.to_owned(),
+            workspace: self.workspace.display().to_string(),
+        })?;
+        Ok((checkpoint, parse_empty_folders(body)))
+    }
+
+    /// Makes the workspace's empty folders those of `wanted`: brings back
+    /// the missing ones, removes those made since (only while empty).
+    async fn restore_empty_folders(
+        &self,
+        wanted: &[String],
+        changes: &mut Vec<Change>,
+    ) -> Result<(), CheckpointError> {
+        let now = self.empty_folders().await?;
+        // A folder stays when it is, or holds, one the checkpoint lists.
+        let keep = |path: &Path| wanted.iter().any(|w| Path::new(w).starts_with(path));
+        for folder in now.iter().rev() {
+            let mut path = PathBuf::from(folder);
+            while !path.as_os_str().is_empty() && !keep(&path) {
+                if fs_err::remove_dir(self.workspace.join(&path)).is_err() {
+                    break;
+                }
+                changes.push(Change::Removed(format!("{}/", path.display())));
+                if !path.pop() {
+                    break;
+                }
+            }
+        }
+        for folder in wanted {
+            let path = self.workspace.join(folder);
+            if !path.is_dir() {
+                fs_err::create_dir_all(&path).map_err(|source| CheckpointError::Io {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+                changes.push(Change::Recreated(format!("{folder}/")));
+            }
+        }
+        Ok(())
     }
 
     /// Keeps files over the size limit out of the snapshot (and out of the
@@ -348,6 +544,11 @@ impl Checkpoints {
     /// Makes the workspace match checkpoint `id` (a prefix of its id is
     /// enough), after saving the current state.
     pub async fn restore(&self, id: &str) -> Result<Restored, CheckpointError> {
+        let _lock = self.lock().await?;
+        self.restore_locked(id).await
+    }
+
+    async fn restore_locked(&self, id: &str) -> Result<Restored, CheckpointError> {
         self.ensure_repository().await?;
         let target = self
             .git_text(&["rev-parse", "--verify", "-q", &format!("{id}^{{commit}}")])
@@ -360,7 +561,7 @@ impl Checkpoints {
             })?;
         let target_checkpoint = self.checkpoint(&target).await?;
         let before = self
-            .snapshot(&format!(
+            .snapshot_locked(&format!(
                 "before restoring {}",
                 target_checkpoint.short_id()
             ))
@@ -376,8 +577,10 @@ impl Checkpoints {
                 &target,
             ])
             .await?;
-        let changes = parse_name_status(&diff);
+        let mut changes = parse_name_status(&diff);
         self.git(&["read-tree", "--reset", "-u", &target]).await?;
+        let (_, empty) = self.checkpoint_and_folders(&target).await?;
+        self.restore_empty_folders(&empty, &mut changes).await?;
         let tree = self
             .git_text(&["rev-parse", &format!("{target}^{{tree}}")])
             .await?;
@@ -385,6 +588,7 @@ impl Checkpoints {
             &tree,
             Some(&before.id),
             &format!("restored {}", target_checkpoint.short_id()),
+            &empty,
         )
         .await?;
         Ok(Restored {
@@ -397,20 +601,34 @@ impl Checkpoints {
     /// Restores the state before the last run that changed the workspace
     /// (again and again: each undo goes one run further back).
     pub async fn undo(&self) -> Result<Restored, CheckpointError> {
-        let current = self.snapshot("before undo").await?.checkpoint;
+        let _lock = self.lock().await?;
+        let current = self.snapshot_locked("before undo").await?.checkpoint;
+        // Each checkpoint: id, tree, subject, body (with its empty folders).
         let text = self
-            .git_text(&["log", "--format=%H%x00%T%x00%s", "HEAD"])
+            .git_text(&["log", "--format=%H%x00%T%x00%s%x00%b%x01", "HEAD"])
             .await?;
-        let current_tree = self
-            .git_text(&["rev-parse", &format!("{}^{{tree}}", current.id)])
-            .await?;
-        let target = text.lines().find_map(|line| {
-            let mut parts = line.splitn(3, '\0');
-            let (commit, tree, subject) = (parts.next()?, parts.next()?, parts.next()?);
-            (subject.starts_with(BEFORE_RUN) && tree != current_tree).then(|| commit.to_owned())
+        let states: Vec<(&str, &str, &str, Vec<String>)> = text
+            .split('\u{1}')
+            .filter_map(|record| {
+                let mut parts = record.trim_start_matches('\n').splitn(4, '\0');
+                let (commit, tree, subject) = (parts.next()?, parts.next()?, parts.next()?);
+                Some((commit, tree, subject, parse_empty_folders(parts.next()?)))
+            })
+            .collect();
+        let Some((_, current_tree, _, current_empty)) =
+            states.iter().find(|(commit, ..)| *commit == current.id)
+        else {
+            return Err(CheckpointError::Unknown {
+                id: current.id.clone(),
+                workspace: self.workspace.display().to_string(),
+            });
+        };
+        let target = states.iter().find_map(|(commit, tree, subject, empty)| {
+            (subject.starts_with(BEFORE_RUN) && (tree != current_tree || empty != current_empty))
+                .then(|| (*commit).to_owned())
         });
         match target {
-            Some(target) => self.restore(&target).await,
+            Some(target) => self.restore_locked(&target).await,
             None => Err(CheckpointError::NothingToUndo {
                 workspace: self.workspace.display().to_string(),
             }),
@@ -427,6 +645,14 @@ pub fn before_run_message(id: u64, code: &str) -> String {
         .unwrap_or("");
     let first: String = first.chars().take(60).collect();
     format!("{BEFORE_RUN} {id}: {first}")
+}
+
+/// The empty folders a checkpoint's message body lists.
+fn parse_empty_folders(body: &str) -> Vec<String> {
+    body.lines()
+        .find_map(|line| line.strip_prefix(EMPTY_FOLDERS))
+        .and_then(|list| serde_json::from_str(list).ok())
+        .unwrap_or_default()
 }
 
 fn parse_log_line(line: &str) -> Option<Checkpoint> {

@@ -159,3 +159,117 @@ async fn an_unknown_checkpoint_is_named() {
         "restored x"
     ));
 }
+
+/// Every folder under `dir` (except `.git`), relative.
+fn folders(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && !path.ends_with(".git") {
+                out.push(path.strip_prefix(dir).unwrap().display().to_string());
+                stack.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn undo_brings_back_empty_folders_and_removes_new_ones() {
+    let (_home, ws, cp) = setup();
+    std::fs::create_dir_all(ws.path().join("out/logs")).unwrap();
+    std::fs::create_dir(ws.path().join("cache")).unwrap();
+    let original = (contents(ws.path()), folders(ws.path()));
+    cp.snapshot(&before_run_message(1, "rm -rf out cache"))
+        .await
+        .unwrap();
+    // The run removes the empty folders and makes new ones: nothing but
+    // folders changes.
+    std::fs::remove_dir_all(ws.path().join("out")).unwrap();
+    std::fs::remove_dir(ws.path().join("cache")).unwrap();
+    std::fs::create_dir_all(ws.path().join("new/deep/er")).unwrap();
+    std::fs::create_dir(ws.path().join("src/empty")).unwrap();
+
+    let restored = cp.undo().await.unwrap();
+    assert_eq!((contents(ws.path()), folders(ws.path())), original);
+    let mut changes: Vec<String> = restored.changes.iter().map(ToString::to_string).collect();
+    changes.sort();
+    assert_eq!(
+        changes,
+        [
+            "brought back cache/",
+            "brought back out/logs/",
+            "removed new/ (created after the checkpoint)",
+            "removed new/deep/ (created after the checkpoint)",
+            "removed new/deep/er/ (created after the checkpoint)",
+            "removed src/empty/ (created after the checkpoint)",
+        ]
+    );
+    // Undoing the undo brings the run's folders back.
+    cp.restore(&restored.previous.id).await.unwrap();
+    assert!(ws.path().join("new/deep/er").is_dir());
+    assert!(!ws.path().join("cache").exists());
+}
+
+#[tokio::test]
+async fn an_unchanged_workspace_with_empty_folders_makes_no_new_checkpoint() {
+    let (_home, ws, cp) = setup();
+    std::fs::create_dir(ws.path().join("empty")).unwrap();
+    let first = cp.snapshot("before run 1: a").await.unwrap();
+    let again = cp.snapshot("before run 2: b").await.unwrap();
+    assert!(!again.created);
+    assert_eq!(again.checkpoint.id, first.checkpoint.id);
+    // A folder alone is a change.
+    std::fs::remove_dir(ws.path().join("empty")).unwrap();
+    assert!(cp.snapshot("before run 3: c").await.unwrap().created);
+}
+
+#[tokio::test]
+async fn concurrent_snapshots_of_one_workspace_take_turns() {
+    // Regression: two sessions in one workspace raced on the shadow
+    // repository's index (`index.lock: File exists`).
+    let (home, ws, _) = setup();
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let cp = Checkpoints::new(home.path(), ws.path(), 1024 * 1024);
+        let file = ws.path().join(format!("f{i}.txt"));
+        tasks.push(tokio::spawn(async move {
+            for n in 0..5 {
+                std::fs::write(&file, format!("{n}")).unwrap();
+                cp.snapshot(&before_run_message(n, "x")).await?;
+            }
+            Ok::<_, CheckpointError>(())
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap().unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_lock_left_by_a_killed_git_does_not_stop_checkpoints() {
+    let (_home, ws, cp) = setup();
+    cp.snapshot("before run 1: a").await.unwrap();
+    std::fs::write(cp.repository().join("index.lock"), "").unwrap();
+    std::fs::write(ws.path().join("data.csv"), "changed").unwrap();
+    assert!(cp.snapshot("before run 2: b").await.unwrap().created);
+    cp.undo().await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("data.csv")).unwrap(),
+        "a,b\n1,2\n"
+    );
+}
+
+#[tokio::test]
+async fn a_large_file_in_a_new_folder_is_left_out() {
+    let (home, ws, _) = setup();
+    let cp = Checkpoints::new(home.path(), ws.path(), 1000);
+    cp.snapshot("before run 1: a").await.unwrap();
+    std::fs::create_dir_all(ws.path().join("new/sub")).unwrap();
+    std::fs::write(ws.path().join("new/sub/big.bin"), vec![7u8; 5000]).unwrap();
+    let snapshot = cp.snapshot("before run 2: b").await.unwrap();
+    assert_eq!(snapshot.skipped, [("new/sub/big.bin".to_owned(), 5000)]);
+}
