@@ -531,12 +531,25 @@ pub fn policy(loaded: &Loaded, options: &SessionOptions) -> Result<Policy, CliEr
     let c = &loaded.config;
     let cwd = std::env::current_dir()?;
     let workspace = match &options.workspace {
-        Some(dir) => fs_err::canonicalize(cwd.join(dir)).map_err(|e| {
-            CliError::usage(
-                format!("--workspace {}: {e}", dir.display()),
-                "give an existing folder",
-            )
-        })?,
+        Some(dir) => {
+            let path = fs_err::canonicalize(cwd.join(dir)).map_err(|e| {
+                CliError::usage(
+                    format!("--workspace {}: {e}", dir.display()),
+                    "give an existing folder",
+                )
+            })?;
+            if !path.is_dir() {
+                return Err(CliError::usage(
+                    format!(
+                        "--workspace {}: {} is a file, not a folder",
+                        dir.display(),
+                        path.display()
+                    ),
+                    "give the folder the task works in (the folder that holds this file?)",
+                ));
+            }
+            path
+        }
         None => cwd.clone(),
     };
     let mode = match c.sandbox {
@@ -569,6 +582,12 @@ pub fn policy(loaded: &Loaded, options: &SessionOptions) -> Result<Policy, CliEr
                 "code may only be given folders that exist; create it first",
             )
         })?;
+        if !root.is_dir() {
+            return Err(CliError::usage(
+                format!("{from}: {} is a file, not a folder", root.display()),
+                "code may only be given folders; give the folder that holds it",
+            ));
+        }
         if root.starts_with(&home) {
             return Err(CliError::usage(
                 format!(

@@ -229,6 +229,40 @@ async fn approval_never_needs_its_flag_and_bad_roots_are_named() {
 }
 
 #[tokio::test]
+async fn a_workspace_or_a_writable_root_that_is_a_file_is_refused() {
+    // Regression: `--workspace FILE` was accepted (exit 0).
+    let env = TestEnv::new().await;
+    let file = env.cwd.path().join("notes.txt");
+    std::fs::write(&file, "x").unwrap();
+    let out = env.exec(&["--workspace", "notes.txt", "hi"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains(&format!(
+            "--workspace notes.txt: {} is a file, not a folder",
+            std::fs::canonicalize(&file).unwrap().display()
+        )),
+        "{}",
+        out.stderr
+    );
+    let out = env.exec(&["--workspace", "missing", "hi"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("--workspace missing:"),
+        "{}",
+        out.stderr
+    );
+    let out = env.exec(&["--add-dir", "notes.txt", "hi"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("--add-dir notes.txt:")
+            && out.stderr.contains("is a file, not a folder"),
+        "{}",
+        out.stderr
+    );
+    assert!(env.server.model_requests().is_empty());
+}
+
+#[tokio::test]
 async fn risky_code_is_held_in_exec_without_a_terminal_even_with_yes() {
     let env = TestEnv::new().await;
     env.server
