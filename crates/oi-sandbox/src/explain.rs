@@ -19,9 +19,30 @@ pub struct Denial {
     pub hint: String,
 }
 
+/// What a refused path could have been opened for, without the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+}
+
 /// What the sandbox blocked, judging by a run's `output`; relative paths
 /// in it are taken from `cwd` (the kernel's working directory).
+///
+/// A refusal is put down to the sandbox only where oi itself, unconfined,
+/// would have been allowed: a `Permission denied` on a file the user could
+/// not change anyway is the system's ordinary permissions, and a refused
+/// read is never a refused change.
 pub fn explain(policy: &Policy, output: &str, cwd: &Path) -> Vec<Denial> {
+    explain_with(policy, output, cwd, &host_allows)
+}
+
+fn explain_with(
+    policy: &Policy,
+    output: &str,
+    cwd: &Path,
+    host_allows: &dyn Fn(&Path, Access) -> bool,
+) -> Vec<Denial> {
     if !policy.confines() {
         return Vec::new();
     }
@@ -60,6 +81,17 @@ pub fn explain(policy: &Policy, output: &str, cwd: &Path) -> Vec<Denial> {
             let path = expand_home(&candidate);
             let resolved = crate::policy::resolve(cwd, &path);
             if policy.allows_write(&resolved) || !seen.insert(resolved.clone()) {
+                continue;
+            }
+            if is_pseudo_file_system(&resolved) {
+                // Processes' files and devices: what the private namespace
+                // hides from code, never a folder to open with --add-dir.
+                if host_allows(&resolved, Access::Read) {
+                    denials.push(pseudo_denial(&resolved));
+                }
+                continue;
+            }
+            if !host_allows(&resolved, Access::Write) {
                 continue;
             }
             denials.push(denial_for(policy, &resolved));
@@ -119,6 +151,46 @@ fn denial_for(policy: &Policy, path: &Path) -> Denial {
             }
         }
     }
+}
+
+/// `/proc`, `/sys` and `/dev`: files that stand for processes, the kernel
+/// and devices.
+fn is_pseudo_file_system(path: &Path) -> bool {
+    ["/proc", "/sys", "/dev"]
+        .iter()
+        .any(|root| path.starts_with(root))
+}
+
+fn pseudo_denial(path: &Path) -> Denial {
+    Denial {
+        message: format!(
+            "blocked by sandbox: {} is out of reach of sandboxed code (other processes, the kernel's settings and devices are)",
+            path.display()
+        ),
+        hint: "if the code really needs it, run with `--sandbox full-access`".to_owned(),
+    }
+}
+
+/// Whether oi itself, unconfined, may read or change `path` (a path that
+/// does not exist yet: create it in the nearest folder that does).
+#[cfg(target_os = "linux")]
+fn host_allows(path: &Path, access: Access) -> bool {
+    use nix::unistd::{AccessFlags, access as check};
+    let flags = match access {
+        Access::Read => AccessFlags::R_OK,
+        Access::Write => AccessFlags::W_OK,
+    };
+    let existing = path.ancestors().find(|p| p.symlink_metadata().is_ok());
+    match existing {
+        Some(p) if p == path => check(p, flags).is_ok(),
+        Some(folder) => access == Access::Write && check(folder, AccessFlags::W_OK).is_ok(),
+        None => false,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn host_allows(_path: &Path, _access: Access) -> bool {
+    true
 }
 
 fn looks_like_write_refusal(lower: &str) -> bool {
@@ -219,6 +291,12 @@ fn expand_home(path: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As if oi itself could read and change everything (as root can),
+    /// so the tests do not depend on who runs them.
+    fn explain(policy: &Policy, output: &str, cwd: &Path) -> Vec<Denial> {
+        explain_with(policy, output, cwd, &|_, _| true)
+    }
 
     fn workspace_policy() -> (tempfile::TempDir, Policy) {
         let ws = tempfile::tempdir().unwrap();
@@ -339,5 +417,69 @@ mod tests {
         );
         assert_eq!(denials.len(), 1);
         assert!(denials[0].message.contains("read-only mode"));
+    }
+
+    #[test]
+    fn what_the_user_could_not_change_anyway_is_not_blamed_on_the_sandbox() {
+        // Regression: a refusal by ordinary permissions was reported as
+        // "blocked by sandbox: changing …" with a hint to --add-dir.
+        let (_ws, policy) = workspace_policy();
+        let output = "PermissionError: [Errno 13] Permission denied: '/etc/shadow'";
+        let only_reads = |_: &Path, access: Access| access == Access::Read;
+        assert!(explain_with(&policy, output, &policy.workspace, &only_reads).is_empty());
+        let nothing = |_: &Path, _: Access| false;
+        assert!(explain_with(&policy, output, &policy.workspace, &nothing).is_empty());
+    }
+
+    #[test]
+    fn proc_and_devices_are_never_offered_as_folders_to_add() {
+        // Regression: a read of /proc/1/environ refused with EACCES was
+        // "changing /proc/1/environ" with a hint to `--add-dir /proc/1`.
+        let (_ws, policy) = workspace_policy();
+        for output in [
+            "cat: /proc/1/environ: Permission denied",
+            "PermissionError: [Errno 13] Permission denied: '/proc/1/mem'",
+            "bash: /dev/sda: Permission denied",
+            "tee: /sys/kernel/mm/transparent_hugepage/enabled: Read-only file system",
+        ] {
+            let denials = explain(&policy, output, &policy.workspace);
+            assert_eq!(denials.len(), 1, "{output}");
+            assert!(
+                denials[0]
+                    .message
+                    .contains("out of reach of sandboxed code"),
+                "{denials:?}"
+            );
+            assert!(!denials[0].message.contains("changing"), "{denials:?}");
+            assert!(!denials[0].hint.contains("--add-dir"), "{denials:?}");
+            assert!(
+                denials[0].hint.contains("--sandbox full-access"),
+                "{denials:?}"
+            );
+        }
+        // Unreadable to oi as well: the system's doing, not the sandbox's.
+        let nothing = |_: &Path, _: Access| false;
+        assert!(
+            explain_with(
+                &policy,
+                "cat: /proc/1/environ: Permission denied",
+                &policy.workspace,
+                &nothing
+            )
+            .is_empty()
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_host_check_reads_real_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        fs_err::write(&file, "x").unwrap();
+        assert!(host_allows(&file, Access::Read));
+        assert!(host_allows(&file, Access::Write));
+        // A new file, in a folder that exists.
+        assert!(host_allows(&dir.path().join("new/deeper"), Access::Write));
+        assert!(!host_allows(&dir.path().join("missing"), Access::Read));
     }
 }
