@@ -71,16 +71,7 @@ fn update(
     file: &Path,
     change: impl FnOnce(&mut DocumentMut) -> Result<(), String>,
 ) -> Result<(), ConfigError> {
-    let text = match fs_err::read_to_string(file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => {
-            return Err(ConfigError::Read {
-                path: file.to_owned(),
-                source: e,
-            });
-        }
-    };
+    let text = crate::load::read_config_text(file)?.unwrap_or_default();
     let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
         let offset = e.span().map(|s| s.start).unwrap_or(0);
         let line = crate::origin::line_of(&text, offset);

@@ -56,6 +56,11 @@ pub enum ConfigError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "{} is not a TOML file: it holds binary data, not text",
+        display_path(path)
+    )]
+    NotText { path: PathBuf },
     #[error("cannot write {}: {source}", display_path(path))]
     Write {
         path: PathBuf,
@@ -151,6 +156,10 @@ impl ConfigError {
                     )
                 }
             }
+            Self::NotText { path } => format!(
+                "replace it with a TOML file, or move it away to start from the defaults (`mv {0} {0}.bak`)",
+                display_path(path)
+            ),
             Self::Read { .. } | Self::Write { .. } => {
                 "check that the file exists and that you may read and write it".to_owned()
             }

@@ -615,17 +615,25 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
 }
 
 fn read_layer(path: &Path, origin: &dyn Fn(usize) -> Origin) -> Result<Option<Layer>, ConfigError> {
-    let text = match fs_err::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(ConfigError::Read {
-                path: path.to_owned(),
-                source: e,
-            });
-        }
-    };
-    parse_toml(path, &text, origin).map(Some)
+    match read_config_text(path)? {
+        Some(text) => parse_toml(path, &text, origin).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The text of the configuration file at `path`; `None` when there is none.
+pub(crate) fn read_config_text(path: &Path) -> Result<Option<String>, ConfigError> {
+    match fs_err::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(ConfigError::NotText {
+            path: path.to_owned(),
+        }),
+        Err(e) => Err(ConfigError::Read {
+            path: path.to_owned(),
+            source: e,
+        }),
+    }
 }
 
 fn load_profile(

@@ -568,6 +568,18 @@ fn errors_name_the_place_the_problem_and_the_fix() {
             }),
         ),
         (
+            // Regression: a binary file got a hint about permissions.
+            "binary_file",
+            Box::new(|f: &Fixture| {
+                std::fs::write(
+                    f.home().join("config.toml"),
+                    [0x7f, b'E', b'L', b'F', 0xff, 0xfe, 0],
+                )
+                .unwrap();
+                f.load_with(|_| {}).unwrap_err()
+            }),
+        ),
+        (
             "bad_value_in_project",
             Box::new(|f: &Fixture| {
                 f.user(&format!(
