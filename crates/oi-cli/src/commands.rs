@@ -136,7 +136,7 @@ fn checkpoint_error(error: oi_core::CheckpointError) -> CliError {
 /// `interpreter config show`
 pub fn config_show(options: &SessionOptions) -> Result<ExitCode, CliError> {
     let loaded = session::load_config(options)?;
-    write_stdout(&oi_config::show(&loaded))?;
+    write_stdout(&oi_config::show(&loaded, options.api_key.is_some()))?;
     Ok(ExitCode::from(exit::OK))
 }
 

@@ -613,7 +613,7 @@ impl App {
             "/exit" | "/quit" => return Ok(Flow::Exit),
             "/help" => self.help()?,
             "/debug-config" => {
-                let mut text = oi_config::show(&self.loaded);
+                let mut text = oi_config::show(&self.loaded, self.options.api_key.is_some());
                 // Slash commands change these for the session only.
                 text.push_str(&format!(
                     "\n# Now, in this session: model = \"{}\", harness = \"{}\", auto-run {}.\n",

@@ -64,8 +64,9 @@ fn origin_of(loaded: &Loaded, key: &str, fallback: Origin) -> String {
         .to_string()
 }
 
-/// Renders the effective configuration as annotated TOML.
-pub fn show(loaded: &Loaded) -> String {
+/// Renders the effective configuration as annotated TOML; `key_from_flag`
+/// when `--api-key` gives the key (which is never shown).
+pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
     let c = &loaded.config;
     let mut lines = Lines { rows: Vec::new() };
     lines.text("# The effective configuration; after each value, the layer that set it.");
@@ -179,7 +180,7 @@ pub fn show(loaded: &Loaded) -> String {
     );
 
     lines.text("");
-    show_provider(loaded, &c.provider, &mut lines);
+    show_provider(loaded, &c.provider, key_from_flag, &mut lines);
     let others: Vec<&str> = c
         .providers
         .keys()
@@ -254,7 +255,7 @@ pub fn show(loaded: &Loaded) -> String {
     lines.render()
 }
 
-fn show_provider(loaded: &Loaded, p: &ProviderInfo, lines: &mut Lines) {
+fn show_provider(loaded: &Loaded, p: &ProviderInfo, key_from_flag: bool, lines: &mut Lines) {
     let key = |field: &str| format!("model_providers.{}.{field}", p.id);
     let fallback = if p.built_in {
         Origin::BuiltIn
@@ -275,6 +276,13 @@ fn show_provider(loaded: &Loaded, p: &ProviderInfo, lines: &mut Lines) {
     field(lines, "name", toml_string(&p.name), None);
     field(lines, "base_url", toml_string(&p.base_url), None);
     match &p.env_key {
+        Some(var) if key_from_flag => field(
+            lines,
+            "env_key",
+            toml_string(var),
+            Some("not used: the key comes from --api-key".to_owned()),
+        ),
+        None if key_from_flag => lines.text("# the API key comes from --api-key"),
         Some(var) => {
             let set = if loaded.env.get(var).is_some_and(|v| !v.is_empty()) {
                 "is set"

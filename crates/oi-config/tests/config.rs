@@ -613,10 +613,33 @@ fn config_show_prints_every_value_with_its_origin() {
                 .push(FlagSetting::new("--max-output", "max_output", 2000));
         })
         .unwrap();
-    let text = oi_config::show(&loaded).replace(&f.dir.path().display().to_string(), "[TMP]");
+    let text =
+        oi_config::show(&loaded, false).replace(&f.dir.path().display().to_string(), "[TMP]");
     assert!(!text.contains("secret-token"), "secrets are never printed");
     assert!(!text.contains("sk-kunavo"), "secrets are never printed");
     insta::assert_snapshot!("show", text);
+
+    // Regression: with --api-key, `config show` said the key variable was
+    // not set, as if no key were sent.
+    let with_flag = oi_config::show(&loaded, true);
+    let line = with_flag
+        .lines()
+        .find(|l| l.starts_with("env_key"))
+        .unwrap();
+    assert!(
+        line.contains("not used: the key comes from --api-key"),
+        "{line}"
+    );
+    assert_eq!(
+        with_flag
+            .lines()
+            .filter(|l| !l.starts_with("env_key"))
+            .collect::<Vec<_>>(),
+        text.replace("[TMP]", &f.dir.path().display().to_string())
+            .lines()
+            .filter(|l| !l.starts_with("env_key"))
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
