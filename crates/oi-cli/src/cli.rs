@@ -227,19 +227,24 @@ pub struct SessionOptions {
     pub add_dir: Vec<PathBuf>,
 
     /// Model requests allowed per task before it is stopped.
+    // The numeric flags take any number, so that a wrong one (`-5`) is
+    // refused by the configuration's own check, naming the flag and the
+    // range, instead of being read as an unknown option.
     #[arg(
         long = "max-turns",
         visible_alias = "max_turns",
         global = true,
+        allow_negative_numbers = true,
         value_name = "N"
     )]
-    pub max_turns: Option<u32>,
+    pub max_turns: Option<i64>,
 
     /// The most the session may spend on the model, in USD (`max_budget`).
     #[arg(
         long = "max-budget",
         visible_alias = "max_budget",
         global = true,
+        allow_negative_numbers = true,
         value_name = "USD"
     )]
     pub max_budget: Option<f64>,
@@ -249,9 +254,10 @@ pub struct SessionOptions {
         long = "max-output",
         visible_alias = "max_output",
         global = true,
+        allow_negative_numbers = true,
         value_name = "CHARS"
     )]
-    pub max_output: Option<usize>,
+    pub max_output: Option<i64>,
 
     /// Seconds a whole task may take before it is stopped (`max_time`; 0:
     /// no limit).
@@ -259,9 +265,10 @@ pub struct SessionOptions {
         long = "max-time",
         visible_alias = "max_time",
         global = true,
+        allow_negative_numbers = true,
         value_name = "SECONDS"
     )]
-    pub max_time: Option<u64>,
+    pub max_time: Option<i64>,
 
     /// Seconds a run of code may take before it is stopped (`run_timeout`;
     /// 0: no limit).
@@ -269,9 +276,10 @@ pub struct SessionOptions {
         long = "run-timeout",
         visible_alias = "run_timeout",
         global = true,
+        allow_negative_numbers = true,
         value_name = "SECONDS"
     )]
-    pub run_timeout: Option<u64>,
+    pub run_timeout: Option<i64>,
 
     /// The interactive session without the live display: plain lines, no
     /// colours or cursor movement (also when stdout is not a terminal, or

@@ -118,7 +118,7 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
         flags.push(FlagSetting::new("--max-turns", "max_turns", n));
     }
     if let Some(n) = options.max_output {
-        flags.push(FlagSetting::new("--max-output", "max_output", n as u64));
+        flags.push(FlagSetting::new("--max-output", "max_output", n));
     }
     if let Some(seconds) = options.max_time {
         flags.push(FlagSetting::new("--max-time", "max_time", seconds));

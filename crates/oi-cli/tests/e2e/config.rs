@@ -143,6 +143,50 @@ async fn config_errors_point_at_the_line_and_stop_before_any_request() {
 }
 
 #[tokio::test]
+async fn a_negative_limit_flag_is_refused_with_its_range() {
+    // Regression: `--max-budget -5` got clap's bare "unexpected argument".
+    let env = TestEnv::new().await;
+    for (flag, value, expected) in [
+        (
+            "--max-budget",
+            "-5",
+            "`max_budget` = -5.0 is not valid: expected a number from 0",
+        ),
+        (
+            "--max-turns",
+            "-5",
+            "`max_turns` = -5 is not valid: expected a whole number of at least 1",
+        ),
+        (
+            "--max-output",
+            "0",
+            "`max_output` = 0 is not valid: expected a whole number of at least 1",
+        ),
+        (
+            "--max-time",
+            "-3",
+            "`max_time` = -3 is not valid: expected a whole number of at least 0",
+        ),
+        ("--run-timeout", "-1", "`run_timeout` = -1 is not valid"),
+    ] {
+        let out = env.exec(&[flag, value, "hi"]).await;
+        assert_eq!(out.code, 2, "{flag} {value}: {out:?}");
+        assert!(
+            out.stderr.contains(&format!("error: {flag}: {expected}")),
+            "{flag} {value}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stderr
+                .contains(&format!("hint: give `{flag}` a valid value")),
+            "{}",
+            out.stderr
+        );
+    }
+    assert!(env.server.requests().is_empty());
+}
+
+#[tokio::test]
 async fn an_untrusted_project_is_mentioned_once_and_applies_once_trusted() {
     let env = TestEnv::new().await;
     std::fs::create_dir(env.cwd.path().join(".git")).unwrap();
