@@ -23,17 +23,13 @@ use serde_json::Value;
 
 /// The server, or `None` (skip) when none is configured.
 fn server() -> Option<String> {
-    match std::env::var("OI_LOCALMODEL_URL") {
-        Ok(url) if !url.trim().is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var_os("OI_REQUIRE_LOCALMODEL").is_none(),
-                "OI_REQUIRE_LOCALMODEL is set but OI_LOCALMODEL_URL is not"
-            );
-            eprintln!("skipped: no local model server (set OI_LOCALMODEL_URL)");
-            None
-        }
-    }
+    let url = std::env::var("OI_LOCALMODEL_URL").unwrap_or_default();
+    oi_testkit::present_or_skip(
+        oi_testkit::Need::LocalModel,
+        !url.trim().is_empty(),
+        "no local model server (set OI_LOCALMODEL_URL)",
+    )
+    .then_some(url)
 }
 
 struct Task {

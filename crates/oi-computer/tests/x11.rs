@@ -33,7 +33,6 @@ fn act(d: &mut Desktop, args: serde_json::Value) -> oi_computer::Outcome {
 #[test]
 fn screenshots_are_scaled_pngs_and_the_mouse_goes_where_the_model_points() {
     let Some(x) = Xvfb::start(1920, 1080) else {
-        eprintln!("skipped: Xvfb is not installed");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -86,14 +85,9 @@ fn screenshots_are_scaled_pngs_and_the_mouse_goes_where_the_model_points() {
 
 #[test]
 fn typing_into_a_terminal_runs_a_command_with_every_character_intact() {
-    let Some(mut x) = Xvfb::start(1024, 768) else {
-        eprintln!("skipped: Xvfb is not installed");
+    let Some(mut x) = Xvfb::start_with(1024, 768, &["xterm"]) else {
         return;
     };
-    if !oi_testkit::installed("xterm") {
-        assert!(!oi_testkit::xvfb_required(), "xterm is not installed");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     x.spawn(
         "xterm",
@@ -129,14 +123,9 @@ fn typing_into_a_terminal_runs_a_command_with_every_character_intact() {
 
 #[test]
 fn drags_and_scrolls_reach_a_window_as_button_events() {
-    let Some(mut x) = Xvfb::start(1024, 768) else {
-        eprintln!("skipped: Xvfb is not installed");
+    let Some(mut x) = Xvfb::start_with(1024, 768, &["xev"]) else {
         return;
     };
-    if !oi_testkit::installed("xev") {
-        assert!(!oi_testkit::xvfb_required(), "xev is not installed");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("xev.log");
     x.spawn_xev(&["button"], &log).unwrap();
@@ -198,14 +187,9 @@ fn drags_and_scrolls_reach_a_window_as_button_events() {
 
 #[test]
 fn characters_missing_from_the_keyboard_map_are_typed_too() {
-    let Some(mut x) = Xvfb::start(1024, 768) else {
-        eprintln!("skipped: Xvfb is not installed");
+    let Some(mut x) = Xvfb::start_with(1024, 768, &["xev"]) else {
         return;
     };
-    if !oi_testkit::installed("xev") {
-        assert!(!oi_testkit::xvfb_required(), "xev is not installed");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("xev.log");
     x.spawn_xev(&["keyboard"], &log).unwrap();

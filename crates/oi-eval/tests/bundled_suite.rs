@@ -26,12 +26,14 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn bash(script: &Path, cwd: &Path) -> (bool, String) {
-    let out = Command::new("bash")
-        .arg(script)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
+/// Runs `script` with bash in `cwd`, with `path` as `PATH` when given.
+fn bash(script: &Path, cwd: &Path, path: Option<&std::ffi::OsStr>) -> (bool, String) {
+    let mut command = Command::new("bash");
+    command.arg(script).current_dir(cwd);
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    let out = command.output().unwrap();
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     (out.status.success(), text)
@@ -42,38 +44,45 @@ fn every_check_fails_before_and_passes_after_the_reference_solution() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../evals/basic");
     let suite = oi_eval::Suite::load(&dir).unwrap();
     assert!(suite.tasks.len() >= 30, "{} tasks", suite.tasks.len());
-    let matplotlib = Command::new("python3")
-        .args(["-c", "import matplotlib"])
-        .status()
-        .is_ok_and(|s| s.success());
-    let git = Command::new("git").arg("--version").status().is_ok();
+    // The plot tasks run their solution with a Python that has matplotlib
+    // first on PATH (CI's is in a venv).
+    let plotting = oi_testkit::matplotlib_python().map(|python| {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let bin = Path::new(&python)
+            .parent()
+            .filter(|b| !b.as_os_str().is_empty())
+            .map(Path::to_path_buf);
+        std::env::join_paths(bin.into_iter().chain(std::env::split_paths(&path))).unwrap()
+    });
+    let git = oi_testkit::present_or_skip(
+        oi_testkit::Need::Program("git"),
+        oi_testkit::installed("git"),
+        "git is not installed, so the git tasks are not checked",
+    );
     for task in &suite.tasks {
-        if task.tags.iter().any(|t| t == "plot") && !matplotlib {
-            eprintln!("{}: skipped (python3 has no matplotlib)", task.id);
+        let plot = task.tags.iter().any(|t| t == "plot");
+        if plot && plotting.is_none() || task.tags.iter().any(|t| t == "git") && !git {
             continue;
         }
-        if task.tags.iter().any(|t| t == "git") && !git {
-            eprintln!("{}: skipped (no git)", task.id);
-            continue;
-        }
+        let path = plotting.as_deref().filter(|_| plot);
         let work = tempfile::tempdir().unwrap();
         if let Some(files) = &task.files {
             copy_dir(files, work.path());
         }
         if let Some(setup) = &task.setup {
-            let (ok, out) = bash(setup, work.path());
+            let (ok, out) = bash(setup, work.path(), path);
             assert!(ok, "{}: setup failed: {out}", task.id);
         }
         let safety = task.tags.iter().any(|t| t == "safety");
-        let (passed, _) = bash(&task.check, work.path());
+        let (passed, _) = bash(&task.check, work.path(), path);
         assert!(
             safety || !passed,
             "{}: the check passes before anything was done",
             task.id
         );
-        let (ok, out) = bash(&task.dir.join("solution"), work.path());
+        let (ok, out) = bash(&task.dir.join("solution"), work.path(), path);
         assert!(ok, "{}: the reference solution failed: {out}", task.id);
-        let (passed, out) = bash(&task.check, work.path());
+        let (passed, out) = bash(&task.check, work.path(), path);
         assert!(
             passed,
             "{}: the check fails after the reference solution: {out}",

@@ -857,28 +857,9 @@ ipy_display({"rows": 3})
     k.shutdown().await;
 }
 
-/// A Python with matplotlib: `$OI_TEST_MATPLOTLIB_PYTHON`, else `python3` if it
-/// has it. CI sets the variable (and `OI_REQUIRE_MATPLOTLIB`) so this runs there.
-fn matplotlib_python() -> Option<String> {
-    let candidate = std::env::var("OI_TEST_MATPLOTLIB_PYTHON").unwrap_or_else(|_| "python3".into());
-    let has = std::process::Command::new(&candidate)
-        .args(["-c", "import matplotlib"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if has {
-        return Some(candidate);
-    }
-    assert!(
-        std::env::var_os("OI_REQUIRE_MATPLOTLIB").is_none(),
-        "OI_REQUIRE_MATPLOTLIB is set but `{candidate}` cannot import matplotlib"
-    );
-    eprintln!("skipped: no Python with matplotlib (set OI_TEST_MATPLOTLIB_PYTHON)");
-    None
-}
-
 #[tokio::test]
 async fn matplotlib_figures_become_png_files() {
-    let Some(python) = matplotlib_python() else {
+    let Some(python) = oi_testkit::matplotlib_python() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -22,15 +22,13 @@ use tokio_util::sync::CancellationToken;
 
 /// The kernels with `language`, or `None` (skipped) when it is not installed.
 fn kernels_for(language: &str) -> Option<(KernelManager, tempfile::TempDir)> {
-    let Some(spec) = detect_languages().into_iter().find(|l| l.name == language) else {
-        let required = std::env::var("OI_REQUIRE_LANGUAGES").unwrap_or_default();
-        assert!(
-            !required.split(',').any(|r| r.trim() == language),
-            "{language} is required (OI_REQUIRE_LANGUAGES) but its interpreter is not on PATH"
-        );
-        eprintln!("skipped: no interpreter for {language} on PATH");
-        return None;
-    };
+    let spec = detect_languages().into_iter().find(|l| l.name == language);
+    let present = oi_testkit::present_or_skip(
+        oi_testkit::Need::Language(language),
+        spec.is_some(),
+        &format!("no interpreter for {language} on PATH"),
+    );
+    let spec = spec.filter(|_| present)?;
     let dir = tempfile::tempdir().unwrap();
     Some((KernelManager::new(vec![spec], dir.path()), dir))
 }

@@ -68,15 +68,11 @@ fn outside_base() -> std::path::PathBuf {
 }
 
 fn sandbox_available() -> bool {
-    if oi_sandbox::support().landlock {
-        return true;
-    }
-    assert!(
-        std::env::var_os("OI_REQUIRE_SANDBOX").is_none(),
-        "OI_REQUIRE_SANDBOX is set but this kernel has no Landlock"
-    );
-    eprintln!("skipped: this kernel has no Landlock");
-    false
+    oi_testkit::present_or_skip(
+        oi_testkit::Need::Sandbox,
+        oi_sandbox::support().landlock,
+        "this kernel has no Landlock",
+    )
 }
 
 fn kernels(policy: &Policy) -> KernelManager {
@@ -249,11 +245,9 @@ async fn workspace_write_keeps_writes_in_the_workspace() {
     );
 
     // The workspace's history stays read-only, when namespaces allow it.
-    if oi_sandbox::support().namespaces {
+    if namespaces_available() {
         assert_blocked(&mut k, &policy, &place.workspace.join(".git/config")).await;
         assert_blocked(&mut k, &policy, &place.workspace.join(".git/new-hook")).await;
-    } else {
-        eprintln!("not checked: .git stays read-only (no user namespaces here)");
     }
 
     // The allowed places still work.
@@ -343,7 +337,13 @@ async fn read_only_allows_no_writes_but_the_kernels_own_temporary_files() {
 
 #[tokio::test]
 async fn with_the_network_off_sockets_are_refused_but_unix_sockets_work() {
-    if !sandbox_available() || !oi_sandbox::support().seccomp {
+    if !sandbox_available()
+        || !oi_testkit::present_or_skip(
+            oi_testkit::Need::Sandbox,
+            oi_sandbox::support().seccomp,
+            "this kernel has no seccomp",
+        )
+    {
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -465,15 +465,11 @@ async fn assert_metadata_blocked(k: &mut KernelManager, policy: &Policy, target:
 }
 
 fn namespaces_available() -> bool {
-    if oi_sandbox::support().namespaces {
-        return true;
-    }
-    assert!(
-        std::env::var_os("OI_REQUIRE_SANDBOX").is_none(),
-        "OI_REQUIRE_SANDBOX is set but this system has no user namespaces to make the file system read-only"
-    );
-    eprintln!("skipped: no user namespaces here");
-    false
+    oi_testkit::present_or_skip(
+        oi_testkit::Need::Sandbox,
+        oi_sandbox::support().namespaces,
+        "this system has no user namespaces to make the file system read-only",
+    )
 }
 
 #[tokio::test]
@@ -491,7 +487,7 @@ async fn permission_and_time_changes_are_confined_like_writes() {
     assert_metadata_blocked(&mut k, &policy, &victim).await;
     assert_metadata_blocked(&mut k, &policy, &place.outside).await;
     assert_metadata_blocked(&mut k, &policy, &place.workspace.join("link/victim.txt")).await;
-    if oi_sandbox::support().namespaces {
+    if namespaces_available() {
         assert_metadata_blocked(&mut k, &policy, &place.workspace.join(".git/config")).await;
     }
     // In the workspace they still work.
@@ -522,8 +518,11 @@ async fn dev_shm_is_private_to_the_kernel() {
     if !sandbox_available() || !namespaces_available() {
         return;
     }
-    if !Path::new("/dev/shm").is_dir() {
-        eprintln!("skipped: this system has no /dev/shm");
+    if !oi_testkit::present_or_skip(
+        oi_testkit::Need::Sandbox,
+        Path::new("/dev/shm").is_dir(),
+        "this system has no /dev/shm",
+    ) {
         return;
     }
     let place = place();

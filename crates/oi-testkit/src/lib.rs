@@ -8,13 +8,18 @@
 //! arrive in fragments, print tool calls as plain text the way small local
 //! models do, or fail: HTTP errors with each wire's error body and
 //! `Retry-After`, streams cut off mid-way or stalled, malformed events.
+//!
+//! [`present_or_skip`] is the one way a test skips for want of something on
+//! the machine, honouring the `OI_REQUIRE_*` variables.
 
 mod reply;
 mod server;
+mod skip;
 mod wire;
 mod xvfb;
 
 pub use reply::{MockToolCall, Reply};
 pub use server::{MockServer, RecordedRequest};
+pub use skip::{Need, installed, matplotlib_python, present_or_skip, which};
 pub use wire::Wire;
-pub use xvfb::{XEvent, Xvfb, installed, wait_until, xev_events, xvfb_required};
+pub use xvfb::{XEvent, Xvfb, wait_until, xev_events};

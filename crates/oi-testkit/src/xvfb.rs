@@ -4,6 +4,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::skip::{Need, installed, present_or_skip};
+
 /// An `Xvfb` server on a display of its own, stopped when dropped.
 #[derive(Debug)]
 pub struct Xvfb {
@@ -12,21 +14,32 @@ pub struct Xvfb {
     helpers: Vec<Child>,
 }
 
-/// Whether tests must run OS mode for real (CI sets `OI_REQUIRE_XVFB=1`).
-pub fn xvfb_required() -> bool {
-    std::env::var_os("OI_REQUIRE_XVFB").is_some_and(|v| v == "1")
-}
-
 impl Xvfb {
-    /// Starts a `width`×`height`×24 screen. `None` when `Xvfb` is not
-    /// installed (a panic instead when [`xvfb_required`]).
+    /// Starts a `width`×`height`×24 screen. `None` (skipped) when `Xvfb` is
+    /// not installed or does not start; a failure instead when the run
+    /// demands it ([`Need::Xvfb`]).
     pub fn start(width: u32, height: u32) -> Option<Self> {
-        if which("Xvfb").is_none() {
-            assert!(
-                !xvfb_required(),
-                "OI_REQUIRE_XVFB=1 but Xvfb is not installed (apt-get install xvfb)"
-            );
+        Self::start_with(width, height, &[])
+    }
+
+    /// [`Self::start`], also skipping when one of `programs` (the X tools a
+    /// test drives: `xterm`, `xev` …) is not installed.
+    pub fn start_with(width: u32, height: u32, programs: &[&str]) -> Option<Self> {
+        if !present_or_skip(
+            Need::Xvfb,
+            installed("Xvfb"),
+            "Xvfb is not installed (apt-get install xvfb)",
+        ) {
             return None;
+        }
+        for program in programs {
+            if !present_or_skip(
+                Need::Xvfb,
+                installed(program),
+                &format!("`{program}` is not installed"),
+            ) {
+                return None;
+            }
         }
         // Xvfb picks a free display itself and names it on stdout once it
         // accepts connections (`-displayfd`), so parallel tests never race.
@@ -46,7 +59,7 @@ impl Xvfb {
             .stderr(Stdio::null())
             .spawn()
         else {
-            assert!(!xvfb_required(), "could not start Xvfb");
+            present_or_skip(Need::Xvfb, false, "Xvfb could not be started");
             return None;
         };
         let stdout = child.stdout.take()?;
@@ -69,7 +82,7 @@ impl Xvfb {
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                assert!(!xvfb_required(), "Xvfb did not start within 30 s");
+                present_or_skip(Need::Xvfb, false, "Xvfb did not start within 30 s");
                 None
             }
         }
@@ -170,14 +183,6 @@ impl Drop for Xvfb {
     }
 }
 
-fn which(program: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|p| p.is_file())
-    })
-}
-
 /// Waits up to 20 s for `check` to hold; panics naming `what` if it does not.
 pub fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -185,11 +190,6 @@ pub fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-/// Whether `program` is on `PATH`.
-pub fn installed(program: &str) -> bool {
-    which(program).is_some()
 }
 
 /// One event from `xev`'s output: its name, the button (0 if none) and

@@ -134,12 +134,11 @@ async fn run_timeout_stops_a_long_run_and_the_model_is_told() {
 
 #[tokio::test]
 async fn javascript_keeps_its_state_between_runs() {
-    if std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: node is not installed");
+    if !oi_testkit::present_or_skip(
+        oi_testkit::Need::Language("javascript"),
+        oi_testkit::installed("node"),
+        "node is not installed",
+    ) {
         return;
     }
     let env = TestEnv::new().await;
@@ -193,28 +192,9 @@ async fn a_configured_interpreter_replaces_the_detected_one_and_unknown_ones_are
     );
 }
 
-/// A Python with matplotlib: `$OI_TEST_MATPLOTLIB_PYTHON` (CI sets it, with
-/// `OI_REQUIRE_MATPLOTLIB`), else `python3` if it has matplotlib.
-fn matplotlib_python() -> Option<String> {
-    let candidate = std::env::var("OI_TEST_MATPLOTLIB_PYTHON").unwrap_or_else(|_| "python3".into());
-    let works = std::process::Command::new(&candidate)
-        .args(["-c", "import matplotlib"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if works {
-        return Some(candidate);
-    }
-    assert!(
-        std::env::var_os("OI_REQUIRE_MATPLOTLIB").is_none(),
-        "OI_REQUIRE_MATPLOTLIB is set but `{candidate}` cannot import matplotlib"
-    );
-    eprintln!("skipped: no Python with matplotlib (set OI_TEST_MATPLOTLIB_PYTHON)");
-    None
-}
-
 #[tokio::test]
 async fn a_matplotlib_plot_becomes_a_png_in_the_session_folder() {
-    let Some(python) = matplotlib_python() else {
+    let Some(python) = oi_testkit::matplotlib_python() else {
         return;
     };
     let env = TestEnv::new().await;

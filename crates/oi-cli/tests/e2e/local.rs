@@ -168,8 +168,11 @@ async fn a_local_model_writing_code_as_text_gets_the_markdown_harness() {
 #[tokio::test]
 async fn offline_code_cannot_reach_the_network_but_the_model_can() {
     let env = TestEnv::new().await;
-    if !oi_sandbox::support().seccomp {
-        eprintln!("skipped: no seccomp here, so --offline is refused");
+    if !oi_testkit::present_or_skip(
+        oi_testkit::Need::Sandbox,
+        oi_sandbox::support().seccomp,
+        "no seccomp here, so --offline is refused",
+    ) {
         return;
     }
     let port = env.server.root_url().rsplit(':').next().unwrap().to_owned();

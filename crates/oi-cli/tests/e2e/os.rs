@@ -35,22 +35,6 @@ async fn exec_on(env: &TestEnv, display: Option<&str>, args: &[&str]) -> Output 
     run_command(cmd, None).await
 }
 
-/// Xvfb and the named programs, or `None` (skip) where they are missing.
-fn display_with(width: u32, height: u32, programs: &[&str]) -> Option<Xvfb> {
-    let x = Xvfb::start(width, height)?;
-    for program in programs {
-        if !oi_testkit::installed(program) {
-            assert!(
-                !oi_testkit::xvfb_required(),
-                "OI_REQUIRE_XVFB=1 but `{program}` is not installed"
-            );
-            eprintln!("skipped: `{program}` is not installed");
-            return None;
-        }
-    }
-    Some(x)
-}
-
 /// The images a chat-wire request shows the model, decoded.
 fn images_in(request: &oi_testkit::RecordedRequest) -> Vec<Vec<u8>> {
     let mut found = Vec::new();
@@ -119,7 +103,7 @@ async fn a_model_that_cannot_see_is_refused_with_how_to_fix_it() {
 
 #[tokio::test]
 async fn the_model_sees_the_screen_clicks_into_a_terminal_and_types_a_command() {
-    let Some(mut x) = display_with(1920, 1080, &["xterm"]) else {
+    let Some(mut x) = Xvfb::start_with(1920, 1080, &["xterm"]) else {
         return;
     };
     x.spawn(
@@ -250,7 +234,7 @@ async fn the_model_sees_the_screen_clicks_into_a_terminal_and_types_a_command() 
 
 #[tokio::test]
 async fn claude_gets_its_own_computer_tool_and_drags_and_scrolls_reach_a_window() {
-    let Some(mut x) = display_with(1024, 768, &["xev"]) else {
+    let Some(mut x) = Xvfb::start_with(1024, 768, &["xev"]) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -334,7 +318,7 @@ async fn claude_gets_its_own_computer_tool_and_drags_and_scrolls_reach_a_window(
 
 #[tokio::test]
 async fn python_code_drives_the_screen_with_the_computer_module() {
-    let Some(x) = display_with(1024, 768, &[]) else {
+    let Some(x) = Xvfb::start_with(1024, 768, &[]) else {
         return;
     };
     let env = vision_env().await;
@@ -389,7 +373,7 @@ async fn without_os_mode_the_computer_module_says_how_to_turn_it_on() {
 
 #[tokio::test]
 async fn in_ask_mode_each_action_is_shown_and_a_declined_one_is_not_done() {
-    let Some(x) = display_with(1024, 768, &["xdotool"]) else {
+    let Some(x) = Xvfb::start_with(1024, 768, &["xdotool"]) else {
         return;
     };
     let env = vision_env().await;
@@ -431,7 +415,7 @@ async fn in_ask_mode_each_action_is_shown_and_a_declined_one_is_not_done() {
 
 #[tokio::test]
 async fn the_mouse_in_a_screen_corner_stops_the_task() {
-    let Some(x) = display_with(1024, 768, &["xdotool"]) else {
+    let Some(x) = Xvfb::start_with(1024, 768, &["xdotool"]) else {
         return;
     };
     // The user throws the mouse into the top-left corner.
@@ -455,7 +439,7 @@ async fn the_mouse_in_a_screen_corner_stops_the_task() {
 
 #[tokio::test]
 async fn the_fail_safe_also_stops_code_that_drives_the_screen() {
-    let Some(x) = display_with(1024, 768, &["xdotool"]) else {
+    let Some(x) = Xvfb::start_with(1024, 768, &["xdotool"]) else {
         return;
     };
     x.xdotool(&["mousemove", "1023", "767"]).unwrap();
@@ -479,7 +463,7 @@ async fn the_fail_safe_also_stops_code_that_drives_the_screen() {
 
 #[tokio::test]
 async fn ctrl_c_stops_an_action_at_once() {
-    let Some(x) = display_with(1024, 768, &[]) else {
+    let Some(x) = Xvfb::start_with(1024, 768, &[]) else {
         return;
     };
     let env = vision_env().await;
@@ -529,7 +513,7 @@ async fn ctrl_c_stops_an_action_at_once() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_live_session_asks_about_each_action_with_one_key() {
-    let Some(x) = display_with(1024, 768, &["xdotool"]) else {
+    let Some(x) = Xvfb::start_with(1024, 768, &["xdotool"]) else {
         return;
     };
     let env = vision_env().await;

@@ -28,11 +28,11 @@ fn outside_dir() -> tempfile::TempDir {
 }
 
 fn landlock() -> bool {
-    let available = oi_sandbox::support().landlock;
-    if !available {
-        eprintln!("skipped: this kernel has no Landlock");
-    }
-    available
+    oi_testkit::present_or_skip(
+        oi_testkit::Need::Sandbox,
+        oi_sandbox::support().landlock,
+        "this kernel has no Landlock",
+    )
 }
 
 #[tokio::test]
@@ -351,15 +351,11 @@ async fn the_probes_that_did_damage_are_held_under_yes() {
 }
 
 fn namespaces() -> bool {
-    let available = oi_sandbox::support().landlock && oi_sandbox::support().namespaces;
-    if !available {
-        assert!(
-            std::env::var_os("OI_REQUIRE_SANDBOX").is_none(),
-            "OI_REQUIRE_SANDBOX is set but Landlock or user namespaces are missing"
-        );
-        eprintln!("skipped: no Landlock or no user namespaces here");
-    }
-    available
+    oi_testkit::present_or_skip(
+        oi_testkit::Need::Sandbox,
+        oi_sandbox::support().landlock && oi_sandbox::support().namespaces,
+        "no Landlock or no user namespaces here",
+    )
 }
 
 #[tokio::test]

@@ -1,0 +1,123 @@
+//! The one way a test skips: when something it needs is missing on this
+//! machine, it says so on stderr and passes — unless the run demands that
+//! need with its `OI_REQUIRE_*` variable (CI sets them all), and then it
+//! fails, so a CI machine that lost a tool cannot pass by skipping.
+
+use std::path::PathBuf;
+
+/// Something a test needs from the machine, and the variable that demands it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need<'a> {
+    /// Landlock, seccomp, user namespaces and what they make possible
+    /// (`OI_REQUIRE_SANDBOX` set).
+    Sandbox,
+    /// A virtual X display and the X tools (`OI_REQUIRE_XVFB=1`).
+    Xvfb,
+    /// A Python that imports matplotlib (`OI_REQUIRE_MATPLOTLIB` set).
+    Matplotlib,
+    /// A model server for the real-model tests (`OI_REQUIRE_LOCALMODEL` set).
+    LocalModel,
+    /// A language's interpreter, by oi's name for the language (listed in
+    /// `OI_REQUIRE_LANGUAGES`, e.g. `javascript,ruby`).
+    Language(&'a str),
+    /// A program on `PATH` (listed in `OI_REQUIRE_PROGRAMS`, e.g. `git`).
+    Program(&'a str),
+}
+
+impl Need<'_> {
+    /// The variable that demands this need.
+    pub fn variable(&self) -> &'static str {
+        match self {
+            Self::Sandbox => "OI_REQUIRE_SANDBOX",
+            Self::Xvfb => "OI_REQUIRE_XVFB",
+            Self::Matplotlib => "OI_REQUIRE_MATPLOTLIB",
+            Self::LocalModel => "OI_REQUIRE_LOCALMODEL",
+            Self::Language(_) => "OI_REQUIRE_LANGUAGES",
+            Self::Program(_) => "OI_REQUIRE_PROGRAMS",
+        }
+    }
+
+    /// Whether this run demands it.
+    pub fn required(&self) -> bool {
+        let value = std::env::var(self.variable()).ok();
+        let listed = |name: &str| {
+            value
+                .as_deref()
+                .is_some_and(|v| v.split(',').any(|item| item.trim() == name))
+        };
+        match self {
+            Self::Xvfb => value.as_deref() == Some("1"),
+            Self::Language(name) | Self::Program(name) => listed(name),
+            _ => value.is_some(),
+        }
+    }
+}
+
+/// Whether a test may go on: `true` when `present`. Otherwise it prints
+/// `skipped: {missing}` and returns `false` — or panics when the run
+/// requires `need`.
+pub fn present_or_skip(need: Need<'_>, present: bool, missing: &str) -> bool {
+    if present {
+        return true;
+    }
+    assert!(
+        !need.required(),
+        "{} demands it, but {missing}",
+        need.variable()
+    );
+    #[expect(
+        clippy::print_stderr,
+        reason = "a skipped test says why, on the test's stderr"
+    )]
+    {
+        eprintln!("skipped: {missing}");
+    }
+    false
+}
+
+/// A Python that imports matplotlib: `$OI_TEST_MATPLOTLIB_PYTHON` (CI sets
+/// it), else `python3` if it has matplotlib; `None` (skipped) otherwise.
+pub fn matplotlib_python() -> Option<String> {
+    let candidate = std::env::var("OI_TEST_MATPLOTLIB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let works = std::process::Command::new(&candidate)
+        .args(["-c", "import matplotlib"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    present_or_skip(
+        Need::Matplotlib,
+        works,
+        &format!("`{candidate}` cannot import matplotlib (set OI_TEST_MATPLOTLIB_PYTHON)"),
+    )
+    .then_some(candidate)
+}
+
+/// Where `program` is on `PATH`, if it is.
+pub fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Whether `program` is on `PATH`.
+pub fn installed(program: &str) -> bool {
+    which(program).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_need_has_its_variable() {
+        assert_eq!(Need::Sandbox.variable(), "OI_REQUIRE_SANDBOX");
+        assert_eq!(Need::Language("ruby").variable(), "OI_REQUIRE_LANGUAGES");
+        assert_eq!(Need::Program("git").variable(), "OI_REQUIRE_PROGRAMS");
+    }
+
+    #[test]
+    fn what_is_present_never_skips() {
+        assert!(present_or_skip(Need::Sandbox, true, "nothing"));
+    }
+}
