@@ -41,14 +41,18 @@ pub fn new_session_id() -> String {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    let t = secs % 86_400;
+    session_id_at(secs, fastrand::u16(..))
+}
+
+/// The session id for a start at `unix_secs` with `suffix`.
+fn session_id_at(unix_secs: u64, suffix: u16) -> String {
+    let (y, m, d) = civil_from_days((unix_secs / 86_400) as i64);
+    let t = unix_secs % 86_400;
     format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}-{:04x}",
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}-{suffix:04x}",
         t / 3600,
         t / 60 % 60,
         t % 60,
-        fastrand::u16(..)
     )
 }
 
@@ -117,9 +121,12 @@ mod tests {
 
     #[test]
     fn session_ids_start_with_the_time() {
-        let id = new_session_id();
-        assert_eq!(id.len(), 20, "{id}");
-        assert!(id.starts_with(&today().replace('-', "")), "{id}");
+        // Regression: this compared a fresh id with today's date read a
+        // moment later, which failed when the two fell on either side of
+        // midnight (UTC).
+        assert_eq!(session_id_at(1_796_047_509, 0x3fa9), "20261130-140509-3fa9");
+        assert_eq!(session_id_at(1_796_083_199, 7), "20261130-235959-0007");
+        assert_eq!(new_session_id().len(), 20);
     }
 
     #[test]

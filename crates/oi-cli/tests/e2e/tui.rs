@@ -162,6 +162,20 @@ async fn ctrl_c_cancels_a_streaming_reply() {
     wait_prompt(&pty);
     pty.type_line("again");
     pty.wait_for("Second answer.");
+    // The reply was cut short: what the model is shown of it next time is
+    // the part that streamed before Ctrl-C, not the 400 words it would
+    // have said.
+    let requests = env.server.model_requests();
+    assert_eq!(requests.len(), 2);
+    let partial = requests[1]
+        .messages()
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let words = partial.matches("word").count();
+    assert!((3..400).contains(&words), "{words} words kept: {partial}");
     leave(pty);
 }
 
