@@ -213,9 +213,9 @@ pub struct SessionOptions {
     pub dangerously_allow_all: bool,
 
     /// How far code may reach: `read-only`, `workspace-write` (default) or
-    /// `full-access`.
+    /// `full-access` (also spelled `danger-full-access`).
     #[arg(long, global = true, value_name = "MODE")]
-    pub sandbox: Option<String>,
+    pub sandbox: Option<oi_protocol::SandboxMode>,
 
     /// The folder the task works in, and where code may write (default:
     /// the current folder).

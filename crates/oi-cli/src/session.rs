@@ -7,13 +7,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use oi_config::{
-    Approval, DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, FlagSetting,
-    LoadOptions, Loaded, WireApi,
+    DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, FlagSetting, LoadOptions, Loaded,
 };
-use oi_core::{AgentConfig, ApprovalPolicy, transcript};
+use oi_core::{AgentConfig, transcript};
 use oi_kernels::{KernelManager, LanguageSpec, detect_languages, known_languages};
-use oi_providers::{ModelClient, ModelInfo, ProviderConfig, Wire};
-use oi_sandbox::{Policy, SandboxMode};
+use oi_protocol::{ApprovalPolicy, SandboxMode, WireApi};
+use oi_providers::{ModelClient, ModelInfo, ProviderConfig};
+use oi_sandbox::Policy;
 
 use crate::cli::SessionOptions;
 use crate::error::CliError;
@@ -156,7 +156,7 @@ pub fn load_config(options: &SessionOptions) -> Result<Loaded, CliError> {
     if options.os {
         flags.push(FlagSetting::new("--os", "os", true));
     }
-    if let Some(mode) = &options.sandbox {
+    if let Some(mode) = options.sandbox {
         flags.push(FlagSetting::new("--sandbox", "sandbox", mode.as_str()));
     }
     if let Some(usd) = options.max_budget {
@@ -249,7 +249,7 @@ fn once(home: &std::path::Path, line: &str) -> bool {
 pub fn provider_config(
     loaded: &Loaded,
     api_key: Option<&str>,
-) -> Result<(ProviderConfig, Wire), CliError> {
+) -> Result<(ProviderConfig, WireApi), CliError> {
     let p = &loaded.config.provider;
     let credentials = loaded.credentials(api_key)?;
     let mut config = ProviderConfig::new(p.name.clone(), p.base_url.clone());
@@ -265,12 +265,7 @@ pub fn provider_config(
         p.stream_max_duration_ms
             .unwrap_or(oi_config::DEFAULT_STREAM_MAX_DURATION_MS),
     );
-    let wire = match p.wire_api {
-        WireApi::Chat => Wire::Chat,
-        WireApi::Responses => Wire::Responses,
-        WireApi::Messages => Wire::Messages,
-    };
-    Ok((config, wire))
+    Ok((config, p.wire_api))
 }
 
 /// Checks the configuration and builds the agent's parts.
@@ -373,10 +368,7 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     config.small_model =
         oi_config::is_local_url(&c.provider.base_url) && oi_config::is_small_model(&config.model);
     config.approval = match c.approval {
-        Approval::Auto => ApprovalPolicy::Auto,
-        Approval::Ask => ApprovalPolicy::Ask,
-        Approval::Never if options.dangerously_allow_all => ApprovalPolicy::Never,
-        Approval::Never => {
+        ApprovalPolicy::Never if !options.dangerously_allow_all => {
             let origin = loaded
                 .origins
                 .get("approval")
@@ -389,6 +381,7 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
                 "pass `--dangerously-allow-all` for this run, or use `approval = \"auto\"` (risky code still asks)",
             ));
         }
+        policy => policy,
     };
     config.max_turns = c.max_turns;
     config.run_timeout = (c.run_timeout > 0).then(|| Duration::from_secs(c.run_timeout));
@@ -421,7 +414,7 @@ pub fn setup(options: &SessionOptions) -> Result<Setup, CliError> {
     config.ask_server_window =
         oi_config::is_local_url(&c.provider.base_url) || config.catalog_window.is_none();
     config.vision = info.vision.unwrap_or(false);
-    if wire == Wire::Messages && config.max_tokens.is_none() {
+    if wire == WireApi::Messages && config.max_tokens.is_none() {
         // The Messages API requires a limit; the model's own, within reason.
         config.max_tokens = Some(
             info.max_output_tokens
@@ -552,12 +545,7 @@ pub fn policy(loaded: &Loaded, options: &SessionOptions) -> Result<Policy, CliEr
         }
         None => cwd.clone(),
     };
-    let mode = match c.sandbox {
-        oi_config::SandboxMode::ReadOnly => SandboxMode::ReadOnly,
-        oi_config::SandboxMode::WorkspaceWrite => SandboxMode::WorkspaceWrite,
-        oi_config::SandboxMode::FullAccess => SandboxMode::FullAccess,
-    };
-    let mut policy = Policy::new(mode, workspace);
+    let mut policy = Policy::new(c.sandbox, workspace);
     policy.network = c.network;
     // Code may never change oi's own folder: its configuration (which
     // could lift the sandbox), checkpoints, transcripts and trust list.

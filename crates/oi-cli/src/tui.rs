@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use anstyle::{AnsiColor, Color, Style};
 use oi_core::Agent;
-use oi_protocol::{Event, Op, ReviewDecision, StopReason};
+use oi_protocol::{ApprovalPolicy, Event, HarnessKind, Op, ReviewDecision, StopReason};
 use oi_tui::dialog::{Decision, Picker};
 use oi_tui::editor::{COMMANDS, image_paths, unwrap_block};
 use oi_tui::input::{LineResult, TerminalInput};
@@ -196,7 +196,7 @@ struct App {
     options: SessionOptions,
     loaded: oi_config::Loaded,
     model: String,
-    harness: String,
+    harness: HarnessKind,
     sandbox: String,
     auto: bool,
     verbose: bool,
@@ -268,7 +268,7 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
             ),
         )?;
     }
-    let auto = setup.config.approval != oi_core::ApprovalPolicy::Ask;
+    let auto = setup.config.approval != ApprovalPolicy::Ask;
     view.line(
         DIM,
         if auto {
@@ -278,7 +278,7 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
         },
     )?;
     let model = setup.config.model.clone();
-    let harness = setup.config.harness.to_string();
+    let harness = setup.config.harness;
     let history = setup.loaded.home.join("history");
     let loaded = setup.loaded;
     let (ops, events) = Agent::spawn(setup.config, setup.client, setup.kernels);
@@ -631,36 +631,45 @@ impl App {
                             &mut self.view,
                             Picker::new(
                                 "Harness",
-                                vec!["native".to_owned(), "markdown".to_owned()],
-                                Some(self.harness.clone()),
+                                HarnessKind::NAMES.iter().map(|n| (*n).to_owned()).collect(),
+                                Some(self.harness.to_string()),
                             ),
                         )
                         .await?
                 } else {
                     Some(arg.to_owned())
                 };
-                if let Some(harness) = chosen
-                    && let Some(Event::HarnessChanged { harness }) = self
-                        .control_shown(Op::SetHarness { harness }, |e| {
-                            matches!(e, Event::HarnessChanged { .. } | Event::Error { .. })
-                        })
-                        .await?
-                {
-                    self.harness = harness;
+                match chosen.map(|word| word.parse::<HarnessKind>()) {
+                    None => {}
+                    Some(Err(unknown)) => self.view.error(
+                        &unknown.to_string(),
+                        Some("`native` gives the model a function tool; `markdown` runs the fenced code blocks of its replies"),
+                    )?,
+                    Some(Ok(harness)) => {
+                        if let Some(Event::HarnessChanged { harness }) = self
+                            .control_shown(Op::SetHarness { harness }, |e| {
+                                matches!(e, Event::HarnessChanged { .. } | Event::Error { .. })
+                            })
+                            .await?
+                        {
+                            self.harness = harness;
+                        }
+                    }
                 }
             }
             "/auto" => {
-                let policy = if self.auto { "ask" } else { "auto" };
+                let policy = if self.auto {
+                    ApprovalPolicy::Ask
+                } else {
+                    ApprovalPolicy::Auto
+                };
                 if let Some(Event::ApprovalChanged { policy }) = self
-                    .control_shown(
-                        Op::SetApproval {
-                            policy: policy.to_owned(),
-                        },
-                        |e| matches!(e, Event::ApprovalChanged { .. } | Event::Error { .. }),
-                    )
+                    .control_shown(Op::SetApproval { policy }, |e| {
+                        matches!(e, Event::ApprovalChanged { .. } | Event::Error { .. })
+                    })
                     .await?
                 {
-                    self.auto = policy == "auto";
+                    self.auto = policy != ApprovalPolicy::Ask;
                 }
             }
             "/undo" => {

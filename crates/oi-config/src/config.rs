@@ -1,76 +1,8 @@
 //! The effective configuration, typed.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
-use crate::providers::WireApi;
-
-/// How the model is asked to run code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HarnessKind {
-    /// One `execute {language, code}` function tool.
-    #[default]
-    Native,
-    /// Fenced code blocks in the reply.
-    Markdown,
-}
-
-impl HarnessKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Native => "native",
-            Self::Markdown => "markdown",
-        }
-    }
-}
-
-impl fmt::Display for HarnessKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// When the user is asked before code runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Approval {
-    /// Every run waits for the user's decision.
-    #[default]
-    Ask,
-    /// Runs start without asking, except risky ones.
-    Auto,
-    /// Nothing is asked, not even for risky runs (only with
-    /// `--dangerously-allow-all`).
-    Never,
-}
-
-impl Approval {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Ask => "ask",
-            Self::Auto => "auto",
-            Self::Never => "never",
-        }
-    }
-}
-
-/// The sandbox mode asked for (see `Config::sandbox`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SandboxMode {
-    ReadOnly,
-    #[default]
-    WorkspaceWrite,
-    FullAccess,
-}
-
-impl SandboxMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ReadOnly => "read-only",
-            Self::WorkspaceWrite => "workspace-write",
-            Self::FullAccess => "full-access",
-        }
-    }
-}
+use oi_protocol::{ApprovalPolicy, HarnessKind, SandboxMode, WireApi};
 
 /// Whether a project's own configuration file is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +61,7 @@ pub struct Config {
     /// The model; `None` when neither the config nor the provider names one.
     pub model: Option<String>,
     pub harness: HarnessKind,
-    pub approval: Approval,
+    pub approval: ApprovalPolicy,
     /// How far code may reach (enforced on Linux).
     pub sandbox: SandboxMode,
     /// Refuse to run code when the sandbox cannot be enforced.

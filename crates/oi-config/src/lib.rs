@@ -16,9 +16,7 @@ mod providers;
 mod schema;
 mod show;
 
-pub use config::{
-    Approval, Config, HarnessKind, ModelSettings, ProviderInfo, SandboxMode, TrustLevel,
-};
+pub use config::{Config, ModelSettings, ProviderInfo, TrustLevel};
 pub use credentials::Credentials;
 pub use error::ConfigError;
 pub use load::{
@@ -26,7 +24,7 @@ pub use load::{
     project_root,
 };
 pub use origin::{Origin, display_path};
-pub use providers::{API_BASE_PROVIDER, WireApi, is_local_url};
+pub use providers::{API_BASE_PROVIDER, is_local_url};
 pub use show::{
     DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_STREAM_MAX_DURATION_MS,
     show,

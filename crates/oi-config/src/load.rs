@@ -27,13 +27,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::config::{
-    Approval, Config, HarnessKind, ModelSettings, ProviderInfo, SandboxMode, TrustLevel,
-};
+use oi_protocol::{HarnessKind, WireApi};
+
+use crate::config::{Config, ModelSettings, ProviderInfo, TrustLevel};
 use crate::error::ConfigError;
 use crate::layers::{Entry, Layer, parse_override, parse_toml};
 use crate::origin::Origin;
-use crate::providers::{self, API_BASE_PROVIDER, WireApi, is_local_url};
+use crate::providers::{self, API_BASE_PROVIDER, is_local_url};
 use crate::schema::{self, Problem, Scope};
 
 /// A value set by a dedicated flag.
@@ -396,7 +396,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
                 provider.env_key = Some(text);
                 provider.key_required = true;
             }
-            "wire_api" => provider.wire_api = WireApi::parse(&text).unwrap_or(WireApi::Chat),
+            "wire_api" => provider.wire_api = text.parse().unwrap_or_default(),
             "http_headers" if path.len() == 4 => {
                 provider.http_headers.insert(path[3].clone(), text);
             }
@@ -459,34 +459,25 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             default
         }
     };
-    let harness = match get(&mut origins, "harness")
-        .map(|(v, _)| as_string(&v))
-        .as_deref()
-    {
-        Some("native") => HarnessKind::Native,
-        Some("markdown") => HarnessKind::Markdown,
-        _ => {
+    // Every value was checked against the schema, so a word that does not
+    // parse is absent (or `auto`, for the harness).
+    let word = |origins: &mut BTreeMap<String, Origin>, key: &str| {
+        get(origins, key).map(|(v, _)| as_string(&v))
+    };
+    let harness = match word(&mut origins, "harness").and_then(|w| w.parse().ok()) {
+        Some(kind) => kind,
+        None => {
             let (kind, reason) = auto_harness(&provider, model.as_deref());
             origins.insert("harness".into(), Origin::Auto { reason });
             kind
         }
     };
-    let approval = match get(&mut origins, "approval")
-        .map(|(v, _)| as_string(&v))
-        .as_deref()
-    {
-        Some("auto") => Approval::Auto,
-        Some("never") => Approval::Never,
-        _ => Approval::Ask,
-    };
-    let sandbox = match get(&mut origins, "sandbox")
-        .map(|(v, _)| as_string(&v))
-        .as_deref()
-    {
-        Some("read-only") => SandboxMode::ReadOnly,
-        Some("full-access") => SandboxMode::FullAccess,
-        _ => SandboxMode::WorkspaceWrite,
-    };
+    let approval = word(&mut origins, "approval")
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_default();
+    let sandbox = word(&mut origins, "sandbox")
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_default();
     let flag = |origins: &mut BTreeMap<String, Origin>, key: &str| {
         get(origins, key).and_then(|(v, _)| v.as_bool())
     };

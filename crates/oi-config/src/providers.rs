@@ -1,34 +1,6 @@
 //! The model providers oi knows without being told.
 
-/// Which API format a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WireApi {
-    /// OpenAI Chat Completions (`/chat/completions`); nearly every server.
-    Chat,
-    /// OpenAI Responses (`/responses`).
-    Responses,
-    /// Anthropic Messages (`/v1/messages`).
-    Messages,
-}
-
-impl WireApi {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Chat => "chat",
-            Self::Responses => "responses",
-            Self::Messages => "messages",
-        }
-    }
-
-    pub(crate) fn parse(value: &str) -> Option<Self> {
-        match value {
-            "chat" => Some(Self::Chat),
-            "responses" => Some(Self::Responses),
-            "messages" => Some(Self::Messages),
-            _ => None,
-        }
-    }
-}
+use oi_protocol::WireApi;
 
 /// A built-in provider definition.
 pub(crate) struct BuiltIn {

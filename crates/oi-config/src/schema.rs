@@ -1,13 +1,15 @@
 //! The keys oi understands and the values they take.
 
+use oi_protocol::{ApprovalPolicy, SandboxMode, WireApi};
 use serde_json::Value;
 
 /// What a key's value must be.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Kind {
     Str,
-    /// A string naming one of these.
-    OneOf(&'static [&'static str]),
+    /// A string naming one of these (the names shown, then every
+    /// spelling accepted, aliases included).
+    OneOf(&'static [&'static str], &'static [&'static str]),
     /// An integer ≥ 1.
     Positive,
     /// An integer ≥ 0.
@@ -35,7 +37,7 @@ impl Kind {
     fn describe(self) -> String {
         match self {
             Self::Str => "a string".to_owned(),
-            Self::OneOf(values) => format!(
+            Self::OneOf(values, _) => format!(
                 "one of {}",
                 values
                     .iter()
@@ -62,7 +64,7 @@ impl Kind {
     fn accepts(self, value: &Value) -> bool {
         match self {
             Self::Str => value.is_string(),
-            Self::OneOf(values) => value.as_str().is_some_and(|v| values.contains(&v)),
+            Self::OneOf(_, accepted) => value.as_str().is_some_and(|v| accepted.contains(&v)),
             Self::Positive => value.as_u64().is_some_and(|n| n >= 1),
             Self::NonNegative => value.as_u64().is_some(),
             Self::Number(min, max) => value.as_f64().is_some_and(|n| (min..=max).contains(&n)),
@@ -93,19 +95,23 @@ fn is_var_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// `harness` also takes `auto` (chosen from the model and provider).
 pub(crate) const HARNESS_VALUES: &[&str] = &["native", "markdown", "auto"];
-pub(crate) const APPROVAL_VALUES: &[&str] = &["ask", "auto", "never"];
-pub(crate) const SANDBOX_VALUES: &[&str] = &["read-only", "workspace-write", "full-access"];
-pub(crate) const WIRE_VALUES: &[&str] = &["chat", "responses", "messages"];
 pub(crate) const TRUST_VALUES: &[&str] = &["trusted", "untrusted"];
 
 /// Top-level keys (also valid inside a profile, except `profiles` and `projects`).
 pub(crate) const TOP: &[(&str, Kind)] = &[
     ("model_provider", Kind::Str),
     ("model", Kind::Str),
-    ("harness", Kind::OneOf(HARNESS_VALUES)),
-    ("approval", Kind::OneOf(APPROVAL_VALUES)),
-    ("sandbox", Kind::OneOf(SANDBOX_VALUES)),
+    ("harness", Kind::OneOf(HARNESS_VALUES, HARNESS_VALUES)),
+    (
+        "approval",
+        Kind::OneOf(ApprovalPolicy::NAMES, ApprovalPolicy::ACCEPTED),
+    ),
+    (
+        "sandbox",
+        Kind::OneOf(SandboxMode::NAMES, SandboxMode::ACCEPTED),
+    ),
     ("sandbox_required", Kind::Bool),
     ("network", Kind::Bool),
     ("writable_roots", Kind::StrList),
@@ -135,7 +141,7 @@ pub(crate) const PROVIDER: &[(&str, Kind)] = &[
     ("name", Kind::Str),
     ("base_url", Kind::Url),
     ("env_key", Kind::VarName),
-    ("wire_api", Kind::OneOf(WIRE_VALUES)),
+    ("wire_api", Kind::OneOf(WireApi::NAMES, WireApi::ACCEPTED)),
     ("http_headers", Kind::StrMap),
     ("env_http_headers", Kind::StrMap),
     ("query_params", Kind::StrMap),
@@ -259,7 +265,7 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
         "projects" => check_nested(
             path,
             value,
-            &[("trust_level", Kind::OneOf(TRUST_VALUES))],
+            &[("trust_level", Kind::OneOf(TRUST_VALUES, TRUST_VALUES))],
             "[projects.\"/path\"]",
         ),
         "profiles" => match path.len() {
@@ -422,7 +428,7 @@ pub(crate) fn expects_string(path: &[String]) -> bool {
         [p, _, field] if p == "projects" && field == "trust_level" => Some(Kind::Str),
         _ => None,
     };
-    matches!(kind, Some(Kind::Str | Kind::OneOf(_) | Kind::Url))
+    matches!(kind, Some(Kind::Str | Kind::OneOf(..) | Kind::Url))
 }
 
 #[cfg(test)]

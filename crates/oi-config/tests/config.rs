@@ -11,10 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use oi_config::{
-    Approval, ConfigError, FlagSetting, HarnessKind, LoadOptions, Loaded, Origin, TrustLevel,
-    WireApi, load,
-};
+use oi_config::{ConfigError, FlagSetting, LoadOptions, Loaded, Origin, TrustLevel, load};
+use oi_protocol::{ApprovalPolicy, HarnessKind, WireApi};
 use pretty_assertions::assert_eq;
 
 const SEED: &str = r#"# ~/.openinterpreter/config.toml
@@ -142,7 +140,7 @@ fn defaults_apply_without_any_file() {
     assert_eq!(c.model.as_deref(), Some("gpt-5-mini"));
     assert_eq!(c.max_turns, 50);
     assert_eq!(c.max_output, 4000);
-    assert_eq!(c.approval, Approval::Ask);
+    assert_eq!(c.approval, ApprovalPolicy::Ask);
     assert_eq!(loaded.origins["model_provider"], Origin::Default);
     assert!(matches!(loaded.origins["model"], Origin::Auto { .. }));
     assert_eq!(c.providers.len(), 9, "all built-in providers are available");
@@ -680,6 +678,28 @@ fn config_set_creates_the_file() {
     assert_eq!(
         std::fs::read_to_string(f.home().join("config.toml")).unwrap(),
         "harness = \"markdown\"\n"
+    );
+}
+
+#[test]
+fn codex_spellings_of_the_same_setting_are_accepted() {
+    let f = Fixture::new();
+    f.user(&format!("sandbox = \"danger-full-access\"\n{SEED}"));
+    assert_eq!(
+        f.load().config.sandbox,
+        oi_protocol::SandboxMode::FullAccess
+    );
+    f.user(SEED);
+    let loaded = f
+        .load_with(|o| o.overrides.push("sandbox=danger-full-access".into()))
+        .unwrap();
+    assert_eq!(loaded.config.sandbox, oi_protocol::SandboxMode::FullAccess);
+    // An unknown word still names the valid ones, without the aliases.
+    f.user(&format!("sandbox = \"open\"\n{SEED}"));
+    let err = f.error_text(&f.load_with(|_| {}).unwrap_err());
+    assert!(
+        err.contains(r#"expected one of "read-only", "workspace-write", "full-access""#),
+        "{err}"
     );
 }
 

@@ -12,9 +12,9 @@
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use oi_core::{Agent, AgentConfig, ApprovalPolicy};
+use oi_core::{Agent, AgentConfig};
 use oi_kernels::{KernelManager, detect_languages};
-use oi_protocol::{Event, Op, RunStatus};
+use oi_protocol::{ApprovalPolicy, Event, Op, RunStatus};
 use oi_providers::{ChatClient, ProviderConfig};
 use oi_testkit::{MockServer, Reply};
 

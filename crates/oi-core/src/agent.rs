@@ -8,15 +8,14 @@ use base64::Engine as _;
 use futures::StreamExt;
 use oi_kernels::{KernelManager, RunControl, RunEvent};
 use oi_protocol::{
-    ContentPart, Event, Message, Op, OutputStream, ReviewDecision, RunId, RunStatus, SkipReason,
-    StopReason, ToolCall, Usage,
+    ApprovalPolicy, ContentPart, Event, HarnessKind, Message, Op, OutputStream, ReviewDecision,
+    RunId, RunStatus, SkipReason, StopReason, ToolCall, Usage,
 };
 use oi_providers::{FinishReason, ModelClient, ModelRequest, ProviderError, StreamEvent};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::HarnessKind;
-use crate::config::{AgentConfig, ApprovalPolicy, OsMode};
+use crate::config::{AgentConfig, OsMode};
 use crate::environment;
 use crate::harness::{Action, Harness, PromptEnv, ProposedRun, Report, language};
 use crate::loop_guard::LoopGuard;
@@ -311,7 +310,7 @@ impl Session {
     async fn run(mut self, mut work: mpsc::UnboundedReceiver<Work>) {
         self.emit(Event::SessionConfigured {
             model: self.config.model.clone(),
-            harness: self.harness.kind().to_string(),
+            harness: self.harness.kind(),
             languages: self.languages.clone(),
             cwd: self.kernels.cwd().display().to_string(),
             transcript: self
@@ -349,37 +348,22 @@ impl Session {
                 self.emit(Event::ModelChanged { model });
             }
             Op::SetHarness { harness } => {
-                let kind = match harness.trim() {
-                    "native" => HarnessKind::Native,
-                    "markdown" => HarnessKind::Markdown,
-                    other => {
-                        self.emit(Event::Error {
-                            message: format!("there is no harness `{other}`"),
-                            hint: Some("the harnesses are `native` (a function tool) and `markdown` (fenced code blocks)".to_owned()),
-                        });
-                        return;
-                    }
-                };
                 // The user chose: no more switching on their behalf.
                 self.config.harness_auto = false;
-                self.set_harness(kind);
+                self.set_harness(harness);
+            }
+            Op::SetApproval {
+                policy: ApprovalPolicy::Never,
+            } if self.config.approval != ApprovalPolicy::Never => {
+                self.emit(Event::Error {
+                    message: "approval `never` cannot be switched to during a session: it runs even risky code without asking".to_owned(),
+                    hint: Some("use `ask` or `auto`; `never` is only chosen when a session starts, with `--dangerously-allow-all`".to_owned()),
+                });
             }
             Op::SetApproval { policy } => {
-                self.config.approval = match policy.trim() {
-                    "ask" => ApprovalPolicy::Ask,
-                    "auto" => ApprovalPolicy::Auto,
-                    other => {
-                        self.emit(Event::Error {
-                            message: format!("there is no approval policy `{other}` to switch to"),
-                            hint: Some("use `ask` or `auto`".to_owned()),
-                        });
-                        return;
-                    }
-                };
+                self.config.approval = policy;
                 self.approve_all = false;
-                self.emit(Event::ApprovalChanged {
-                    policy: policy.trim().to_owned(),
-                });
+                self.emit(Event::ApprovalChanged { policy });
             }
             Op::Compact => {
                 let cancel = self.fresh_cancel_token();
@@ -910,9 +894,7 @@ impl Session {
         self.harness = Harness::new(kind).with_os(self.config.os.as_ref().map(OsMode::shown));
         self.system_prompt = self.harness.system_prompt(&self.env);
         self.tools = self.harness.tools(&self.languages);
-        self.emit(Event::HarnessChanged {
-            harness: kind.to_string(),
-        });
+        self.emit(Event::HarnessChanged { harness: kind });
     }
 
     /// With the harness chosen automatically, a model that answers the

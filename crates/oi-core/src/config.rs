@@ -2,20 +2,7 @@
 
 use std::time::Duration;
 
-use crate::HarnessKind;
-
-/// When the user is asked before code runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ApprovalPolicy {
-    /// Every run waits for the user's decision (`Op::Approve`).
-    #[default]
-    Ask,
-    /// Runs start without asking, except risky ones (`--yes`).
-    Auto,
-    /// Nothing is asked, not even for risky runs
-    /// (`--dangerously-allow-all`).
-    Never,
-}
+use oi_protocol::{ApprovalPolicy, HarnessKind};
 
 /// Everything the agent needs to know to run a session.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,7 +3,7 @@
 //! [`Agent::spawn`] starts a session and returns its channel pair: front ends
 //! send [`Op`](oi_protocol::Op)s and receive [`Event`](oi_protocol::Event)s,
 //! and never reach into the agent otherwise. A task runs as a loop: ask the
-//! model (through the chosen [`HarnessKind`]), show the code it proposes, get
+//! model (through the chosen [`HarnessKind`](oi_protocol::HarnessKind)), show the code it proposes, get
 //! the user's approval, run it in a persistent kernel, send the output back,
 //! and repeat until the model answers without code or a limit stops it.
 
@@ -19,6 +19,5 @@ pub mod transcript;
 
 pub use agent::Agent;
 pub use checkpoint::{Checkpoint, CheckpointError, Checkpoints};
-pub use config::{AgentConfig, ApprovalPolicy, OsMode, TranscriptSetup};
+pub use config::{AgentConfig, OsMode, TranscriptSetup};
 pub use environment::{format_rfc3339, format_utc, new_session_id, now_rfc3339};
-pub use harness::HarnessKind;

@@ -10,9 +10,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use oi_core::{Agent, AgentConfig, ApprovalPolicy};
+use oi_core::{Agent, AgentConfig};
 use oi_kernels::{KernelManager, LanguageSpec, detect_languages};
-use oi_protocol::{Event, Op, ReviewDecision, RunStatus, SkipReason, StopReason};
+use oi_protocol::{
+    ApprovalPolicy, Event, HarnessKind, Op, ReviewDecision, RunStatus, SkipReason, StopReason,
+};
 use oi_providers::{ChatClient, ProviderConfig};
 use oi_testkit::{MockServer, Reply};
 use pretty_assertions::assert_eq;
@@ -93,7 +95,7 @@ async fn the_session_announces_itself_and_shuts_down_cleanly() {
     let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
     let first = h.next().await;
     assert!(
-        matches!(&first, Event::SessionConfigured { languages, harness, .. } if languages[..2] == ["python", "shell"] && languages.iter().any(|l| l == "javascript") && harness == "native"),
+        matches!(&first, Event::SessionConfigured { languages, harness, .. } if languages[..2] == ["python", "shell"] && languages.iter().any(|l| l == "javascript") && *harness == HarnessKind::Native),
         "{first:?}"
     );
     h.ops.send(Op::Shutdown).unwrap();
@@ -731,7 +733,7 @@ async fn harness_approval_and_verbosity_change_between_tasks() {
     let events = h
         .op_until(
             Op::SetHarness {
-                harness: "markdown".into(),
+                harness: HarnessKind::Markdown,
             },
             |e| matches!(e, Event::HarnessChanged { .. }),
         )
@@ -739,23 +741,25 @@ async fn harness_approval_and_verbosity_change_between_tasks() {
     assert_eq!(
         events.last(),
         Some(&Event::HarnessChanged {
-            harness: "markdown".into()
+            harness: HarnessKind::Markdown
         })
     );
+    // `never` is chosen when a session starts, on purpose, not switched to.
     let events = h
         .op_until(
-            Op::SetHarness {
-                harness: "fancy".into(),
+            Op::SetApproval {
+                policy: ApprovalPolicy::Never,
             },
-            |e| matches!(e, Event::Error { .. }),
+            |e| matches!(e, Event::Error { .. } | Event::ApprovalChanged { .. }),
         )
         .await;
     assert!(
-        matches!(events.last(), Some(Event::Error { message, .. }) if message.contains("no harness `fancy`"))
+        matches!(events.last(), Some(Event::Error { message, .. }) if message.contains("approval `never` cannot be switched to")),
+        "{events:?}"
     );
     h.op_until(
         Op::SetApproval {
-            policy: "auto".into(),
+            policy: ApprovalPolicy::Auto,
         },
         |e| matches!(e, Event::ApprovalChanged { .. }),
     )

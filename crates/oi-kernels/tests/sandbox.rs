@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use oi_kernels::{KernelManager, LanguageSpec, RunControl, RunEvent, detect_languages};
-use oi_protocol::RunStatus;
-use oi_sandbox::{Policy, SandboxMode, explain};
+use oi_protocol::{RunStatus, SandboxMode};
+use oi_sandbox::{Policy, explain};
 use tokio_util::sync::CancellationToken;
 
 struct Place {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Usage;
+use crate::{ApprovalPolicy, HarnessKind, Usage};
 
 /// Identifies one proposed run of code within a session (1, 2, 3 …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -23,7 +23,7 @@ pub enum Event {
     /// The agent is ready; sent once, first.
     SessionConfigured {
         model: String,
-        harness: String,
+        harness: HarnessKind,
         /// Languages whose kernels are available, in the order the model sees them.
         languages: Vec<String>,
         cwd: String,
@@ -34,9 +34,9 @@ pub enum Event {
     /// The model was changed (`Op::SetModel`); later requests use it.
     ModelChanged { model: String },
     /// The harness was changed (`Op::SetHarness`).
-    HarnessChanged { harness: String },
+    HarnessChanged { harness: HarnessKind },
     /// The approval policy was changed (`Op::SetApproval`).
-    ApprovalChanged { policy: String },
+    ApprovalChanged { policy: ApprovalPolicy },
     /// `Op::Reset`: the conversation was forgotten and the kernels stopped
     /// (they start afresh on the next run).
     SessionReset,

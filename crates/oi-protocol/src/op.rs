@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::RunId;
+use crate::{ApprovalPolicy, HarnessKind, RunId};
 
 /// An operation submitted to the agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,10 +30,12 @@ pub enum Op {
     Compact,
     /// Use another model from the next request on (same provider).
     SetModel { model: String },
-    /// Use another harness (`native` or `markdown`) from the next request on.
-    SetHarness { harness: String },
+    /// Use another harness from the next request on.
+    SetHarness { harness: HarnessKind },
     /// Ask before every run (`ask`) or only before risky ones (`auto`).
-    SetApproval { policy: String },
+    /// `never` is refused here: it is only chosen when a session starts,
+    /// on purpose (`--dangerously-allow-all`).
+    SetApproval { policy: ApprovalPolicy },
     /// Start a new conversation: forget the history and restart the kernels.
     Reset,
     /// Report the session's figures (answered with `Stats`).

@@ -20,7 +20,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures::Stream;
-use oi_protocol::{Message, ToolCall, Usage};
+use oi_protocol::{Message, ToolCall, Usage, WireApi};
 use serde::Serialize;
 
 pub use catalog::{Catalog, ModelInfo, Pricing};
@@ -153,23 +153,12 @@ pub trait ModelClient: Send + Sync + std::fmt::Debug {
     }
 }
 
-/// Which API format a server speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wire {
-    /// OpenAI Chat Completions.
-    Chat,
-    /// OpenAI Responses.
-    Responses,
-    /// Anthropic Messages.
-    Messages,
-}
-
 /// A client for `wire` with `config`.
-pub fn client(config: ProviderConfig, wire: Wire) -> std::sync::Arc<dyn ModelClient> {
+pub fn client(config: ProviderConfig, wire: WireApi) -> std::sync::Arc<dyn ModelClient> {
     match wire {
-        Wire::Chat => std::sync::Arc::new(ChatClient::new(config)),
-        Wire::Responses => std::sync::Arc::new(ResponsesClient::new(config)),
-        Wire::Messages => std::sync::Arc::new(MessagesClient::new(config)),
+        WireApi::Chat => std::sync::Arc::new(ChatClient::new(config)),
+        WireApi::Responses => std::sync::Arc::new(ResponsesClient::new(config)),
+        WireApi::Messages => std::sync::Arc::new(MessagesClient::new(config)),
     }
 }
 

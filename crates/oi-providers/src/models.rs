@@ -4,7 +4,9 @@ use serde_json::Value;
 
 use crate::error::{describe_transport_error, error_message_from_body};
 use crate::transport::with_extras;
-use crate::{ProviderConfig, ProviderError, Wire};
+use oi_protocol::WireApi;
+
+use crate::{ProviderConfig, ProviderError};
 
 /// The version of the Anthropic API oi speaks.
 pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -14,27 +16,32 @@ pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// (`{"models": [{"name": …}]}`).
 pub async fn list_models(
     config: &ProviderConfig,
-    wire: Wire,
+    wire: WireApi,
 ) -> Result<Vec<String>, ProviderError> {
     fetch_models(config, wire)
         .await
         .map_err(|e| e.redacted(&config.secrets()))
 }
 
-async fn fetch_models(config: &ProviderConfig, wire: Wire) -> Result<Vec<String>, ProviderError> {
+async fn fetch_models(
+    config: &ProviderConfig,
+    wire: WireApi,
+) -> Result<Vec<String>, ProviderError> {
     let http = reqwest::Client::new();
     let url = match wire {
-        Wire::Messages => crate::messages_endpoint(&config.base_url, "models"),
-        Wire::Chat | Wire::Responses => config.endpoint("models"),
+        WireApi::Messages => crate::messages_endpoint(&config.base_url, "models"),
+        WireApi::Chat | WireApi::Responses => config.endpoint("models"),
     };
     let mut builder = http.get(&url);
     match (wire, &config.api_key) {
-        (Wire::Messages, Some(key)) => {
+        (WireApi::Messages, Some(key)) => {
             builder = builder
                 .header("x-api-key", key)
                 .header("anthropic-version", ANTHROPIC_VERSION);
         }
-        (Wire::Messages, None) => builder = builder.header("anthropic-version", ANTHROPIC_VERSION),
+        (WireApi::Messages, None) => {
+            builder = builder.header("anthropic-version", ANTHROPIC_VERSION)
+        }
         (_, Some(key)) => builder = builder.bearer_auth(key),
         (_, None) => {}
     }

@@ -10,21 +10,21 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use oi_protocol::{Message, ToolCall, Usage};
+use oi_protocol::{Message, ToolCall, Usage, WireApi};
 use oi_providers::{
     FinishReason, ModelRequest, ProviderConfig, ProviderError, RetryPolicy, StreamEvent, ToolSpec,
-    Wire, client, list_models,
+    client, list_models,
 };
 use oi_testkit::{MockServer, MockToolCall, Reply};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-const WIRES: [Wire; 3] = [Wire::Chat, Wire::Responses, Wire::Messages];
+const WIRES: [WireApi; 3] = [WireApi::Chat, WireApi::Responses, WireApi::Messages];
 
-fn config(server: &MockServer, wire: Wire) -> ProviderConfig {
+fn config(server: &MockServer, wire: WireApi) -> ProviderConfig {
     // The messages wire takes the API root; the OpenAI wires end in /v1.
     let base = match wire {
-        Wire::Messages => server.root_url(),
+        WireApi::Messages => server.root_url(),
         _ => server.base_url(),
     };
     let mut config = ProviderConfig::new("mock", base);
@@ -57,7 +57,7 @@ fn request() -> ModelRequest {
 
 async fn collect(
     config: ProviderConfig,
-    wire: Wire,
+    wire: WireApi,
     request: ModelRequest,
 ) -> (Vec<StreamEvent>, Option<ProviderError>) {
     let mut stream = client(config, wire).stream(request);
@@ -175,13 +175,13 @@ async fn each_wire_sends_its_own_request_shape_and_auth() {
         assert!(error.is_none(), "{wire:?}: {error:?}");
         let sent = &server.model_requests()[0];
         match wire {
-            Wire::Chat => {
+            WireApi::Chat => {
                 assert_eq!(sent.path, "/v1/chat/completions");
                 assert_eq!(sent.header("authorization"), Some("Bearer sk-test"));
                 assert_eq!(sent.body["tools"][0]["function"]["name"], "execute");
                 assert_eq!(sent.body["prompt_cache_key"], "session");
             }
-            Wire::Responses => {
+            WireApi::Responses => {
                 assert_eq!(sent.path, "/v1/responses");
                 assert_eq!(sent.header("authorization"), Some("Bearer sk-test"));
                 assert_eq!(sent.body["instructions"], "be brief");
@@ -189,7 +189,7 @@ async fn each_wire_sends_its_own_request_shape_and_auth() {
                 assert_eq!(sent.body["store"], false);
                 assert_eq!(sent.body["prompt_cache_key"], "session");
             }
-            Wire::Messages => {
+            WireApi::Messages => {
                 assert_eq!(sent.path, "/v1/messages");
                 assert_eq!(sent.header("x-api-key"), Some("sk-test"));
                 assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
@@ -209,7 +209,7 @@ async fn each_wire_sends_its_own_request_shape_and_auth() {
 
 #[tokio::test]
 async fn reasoning_items_come_back_to_be_passed_on() {
-    for wire in [Wire::Responses, Wire::Messages] {
+    for wire in [WireApi::Responses, WireApi::Messages] {
         let server = MockServer::start().await.unwrap();
         server.push(Reply::execute("python", "1").with_reasoning("secret-42"));
         let (events, error) = collect(config(&server, wire), wire, request()).await;
@@ -234,7 +234,12 @@ async fn reasoning_items_come_back_to_be_passed_on() {
 async fn cache_tokens_are_counted() {
     let server = MockServer::start().await.unwrap();
     server.push(Reply::text("ok").usage(1000, 5).cached(800, 100));
-    let (events, _) = collect(config(&server, Wire::Messages), Wire::Messages, request()).await;
+    let (events, _) = collect(
+        config(&server, WireApi::Messages),
+        WireApi::Messages,
+        request(),
+    )
+    .await;
     assert_eq!(
         completed(&events).1,
         Some(Usage {
@@ -352,7 +357,12 @@ async fn an_overloaded_stream_is_restarted_and_a_context_length_error_is_typed()
     server
         .push(Reply::raw_sse(overloaded))
         .push(Reply::text("fine"));
-    let (events, error) = collect(config(&server, Wire::Messages), Wire::Messages, request()).await;
+    let (events, error) = collect(
+        config(&server, WireApi::Messages),
+        WireApi::Messages,
+        request(),
+    )
+    .await;
     assert!(error.is_none(), "{error:?}");
     assert_eq!(text_of(&events), "fine");
 
@@ -391,7 +401,7 @@ async fn models_are_listed_on_every_wire() {
     }
     let server = MockServer::start().await.unwrap();
     server.set_models(json!({"models": [{"name": "qwen2.5-coder:7b"}, {"name": "llama3.2:3b"}]}));
-    let models = list_models(&config(&server, Wire::Chat), Wire::Chat)
+    let models = list_models(&config(&server, WireApi::Chat), WireApi::Chat)
         .await
         .unwrap();
     assert_eq!(models, ["llama3.2:3b", "qwen2.5-coder:7b"]);

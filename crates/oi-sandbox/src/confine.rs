@@ -32,7 +32,8 @@ use landlock::{
 };
 use nix::mount::MsFlags;
 
-use crate::policy::{Policy, SandboxMode};
+use crate::policy::Policy;
+use oi_protocol::SandboxMode;
 
 /// The newest Landlock ABI oi asks for; older kernels get what they have.
 const ABI_WANTED: ABI = ABI::V5;

@@ -8,7 +8,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::policy::{PROTECTED_NAMES, Policy, SandboxMode};
+use crate::policy::{PROTECTED_NAMES, Policy};
+use oi_protocol::SandboxMode;
 
 /// Something the sandbox refused, for the user and the model.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! Keeping a model's code within bounds.
 //!
 //! - [`Policy`] says what a session's kernels may do: write where
-//!   ([`SandboxMode`]), and whether they may use the network.
+//!   ([`oi_protocol::SandboxMode`]), and whether they may use the network.
 //! - [`Confinement`] applies a policy to a kernel process and everything it
 //!   starts (Linux: Landlock, seccomp, a read-only view of `.git`).
 //! - [`assess`] recognises risky code (deleting outside the workspace,
@@ -21,7 +21,7 @@ mod unsupported;
 #[cfg(target_os = "linux")]
 pub use confine::{Confinement, SandboxError, Support, shortfalls, support};
 pub use explain::{Denial, explain};
-pub use policy::{PROTECTED_NAMES, Policy, SandboxMode};
+pub use policy::{PROTECTED_NAMES, Policy};
 pub use risk::{RULES, Risk, RiskContext, assess};
 #[cfg(not(target_os = "linux"))]
 pub use unsupported::{Confinement, SandboxError, Support, shortfalls, support};

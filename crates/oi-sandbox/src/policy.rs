@@ -2,44 +2,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// How far code may reach.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SandboxMode {
-    /// Reads anywhere; writes nowhere but the kernel's own temporary folder.
-    ReadOnly,
-    /// Reads anywhere; writes in the workspace, the temporary folder and the
-    /// added folders. The workspace's `.git` and `.openinterpreter` stay
-    /// read-only.
-    #[default]
-    WorkspaceWrite,
-    /// No confinement.
-    FullAccess,
-}
-
-impl SandboxMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ReadOnly => "read-only",
-            Self::WorkspaceWrite => "workspace-write",
-            Self::FullAccess => "full-access",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "read-only" => Some(Self::ReadOnly),
-            "workspace-write" => Some(Self::WorkspaceWrite),
-            "full-access" => Some(Self::FullAccess),
-            _ => None,
-        }
-    }
-}
-
-impl std::fmt::Display for SandboxMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use oi_protocol::SandboxMode;
 
 /// Folders inside the workspace that stay read-only in workspace-write
 /// mode: the project's history and oi's own project settings.
@@ -286,17 +249,5 @@ mod tests {
         policy.mode = SandboxMode::FullAccess;
         assert!(policy.allows_write(&home.join("config.toml")));
         assert!(policy.protected().is_empty());
-    }
-
-    #[test]
-    fn modes_round_trip_through_their_names() {
-        for mode in [
-            SandboxMode::ReadOnly,
-            SandboxMode::WorkspaceWrite,
-            SandboxMode::FullAccess,
-        ] {
-            assert_eq!(SandboxMode::parse(mode.as_str()), Some(mode));
-        }
-        assert_eq!(SandboxMode::parse("open"), None);
     }
 }

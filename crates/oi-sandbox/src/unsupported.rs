@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::policy::{Policy, SandboxMode};
+use crate::policy::Policy;
+use oi_protocol::SandboxMode;
 
 /// Why a confinement could not be prepared.
 #[derive(Debug, thiserror::Error)]

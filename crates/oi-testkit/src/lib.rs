@@ -21,5 +21,4 @@ mod xvfb;
 pub use reply::{MockToolCall, Reply};
 pub use server::{MockServer, RecordedRequest};
 pub use skip::{Need, installed, matplotlib_python, present_or_skip, which};
-pub use wire::Wire;
 pub use xvfb::{XEvent, Xvfb, wait_until, xev_events};

@@ -13,7 +13,9 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use crate::reply::{Body as ReplyBody, Reply};
-use crate::wire::{self, Wire};
+use oi_protocol::WireApi;
+
+use crate::wire::{self, wire_of_path};
 
 /// A request the mock server received.
 #[derive(Debug, Clone)]
@@ -37,8 +39,8 @@ impl RecordedRequest {
     }
 
     /// The wire of a model request.
-    pub fn wire(&self) -> Option<Wire> {
-        Wire::from_path(&self.path)
+    pub fn wire(&self) -> Option<WireApi> {
+        wire_of_path(&self.path)
     }
 
     /// The conversation items: `messages` (chat, messages) or `input` (responses).
@@ -204,7 +206,7 @@ impl MockServer {
     pub fn chat_requests(&self) -> Vec<RecordedRequest> {
         self.requests()
             .into_iter()
-            .filter(|r| r.wire() == Some(Wire::Chat))
+            .filter(|r| r.wire() == Some(WireApi::Chat))
             .collect()
     }
 
@@ -234,7 +236,7 @@ fn decide(
     uri: &Uri,
     headers: &HeaderMap,
     body: &Bytes,
-) -> Result<(Reply, Wire, Value, u64), Response> {
+) -> Result<(Reply, WireApi, Value, u64), Response> {
     let recorded = RecordedRequest {
         method: method.to_string(),
         path: uri.path().to_owned(),
@@ -257,7 +259,7 @@ fn decide(
     }
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let wire = match (method.clone(), uri.path()) {
-        (Method::POST, path) => Wire::from_path(path),
+        (Method::POST, path) => wire_of_path(path),
         (Method::GET, "/v1/models") => {
             let bearer = header("authorization").and_then(|v| v.strip_prefix("Bearer "));
             let sent = bearer.or_else(|| header("x-api-key"));
@@ -266,7 +268,7 @@ fn decide(
             {
                 return Err(json_response(
                     StatusCode::UNAUTHORIZED,
-                    wire::error_body(Wire::Chat, 401, "Incorrect API key provided"),
+                    wire::error_body(WireApi::Chat, 401, "Incorrect API key provided"),
                 ));
             }
             let list = s.models.clone().unwrap_or_else(|| {
@@ -283,20 +285,20 @@ fn decide(
         return Err(json_response(
             StatusCode::NOT_FOUND,
             wire::error_body(
-                Wire::Chat,
+                WireApi::Chat,
                 404,
                 &format!("Invalid URL ({method} {})", uri.path()),
             ),
         ));
     };
-    if wire == Wire::Messages && header("anthropic-version").is_none() {
+    if wire == WireApi::Messages && header("anthropic-version").is_none() {
         return Err(json_response(
             StatusCode::BAD_REQUEST,
             wire::error_body(wire, 400, "anthropic-version: header is required"),
         ));
     }
     // Like the real API: a computer-use tool needs its beta header.
-    if wire == Wire::Messages
+    if wire == WireApi::Messages
         && let Some(kind) = request_body["tools"].as_array().and_then(|tools| {
             tools
                 .iter()
@@ -318,14 +320,14 @@ fn decide(
     }
     if let Some(key) = &s.api_key {
         let sent = match wire {
-            Wire::Messages => header("x-api-key"),
-            Wire::Chat | Wire::Responses => {
+            WireApi::Messages => header("x-api-key"),
+            WireApi::Chat | WireApi::Responses => {
                 header("authorization").and_then(|v| v.strip_prefix("Bearer "))
             }
         };
         if sent != Some(key.as_str()) {
             let message = match wire {
-                Wire::Messages => "invalid x-api-key".to_owned(),
+                WireApi::Messages => "invalid x-api-key".to_owned(),
                 _ => format!(
                     "Incorrect API key provided: {}. You can find your API key in your account settings.",
                     sent.unwrap_or("(none)")
@@ -383,14 +385,14 @@ async fn handle(
 }
 
 /// The response to a request, or none ever for a silent reply.
-async fn answer(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
+async fn answer(reply: Reply, wire: WireApi, request: &Value, serial: u64) -> Response {
     if matches!(reply.body, ReplyBody::Silent) {
         std::future::pending::<()>().await;
     }
     respond(reply, wire, request, serial)
 }
 
-fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
+fn respond(reply: Reply, wire: WireApi, request: &Value, serial: u64) -> Response {
     let frames: Vec<String> = match &reply.body {
         ReplyBody::Error {
             status,
@@ -421,7 +423,7 @@ fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
             return endless(text, wire, request, serial, reply.event_delay);
         }
         ReplyBody::Completion(c)
-            if wire == Wire::Chat
+            if wire == WireApi::Chat
                 && request.get("stream").and_then(Value::as_bool) != Some(true) =>
         {
             return json_response(
@@ -430,9 +432,11 @@ fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
             );
         }
         ReplyBody::Completion(c) => match wire {
-            Wire::Chat => wire::chat_frames(c, reply.chunk_chars, reply.send_done, request, serial),
-            Wire::Responses => wire::responses_frames(c, reply.chunk_chars, request, serial),
-            Wire::Messages => wire::messages_frames(c, reply.chunk_chars, request, serial),
+            WireApi::Chat => {
+                wire::chat_frames(c, reply.chunk_chars, reply.send_done, request, serial)
+            }
+            WireApi::Responses => wire::responses_frames(c, reply.chunk_chars, request, serial),
+            WireApi::Messages => wire::messages_frames(c, reply.chunk_chars, request, serial),
         },
     };
     let total = frames.len();
@@ -482,7 +486,7 @@ fn respond(reply: Reply, wire: Wire, request: &Value, serial: u64) -> Response {
 /// carrying `text` forever.
 fn endless(
     text: &str,
-    wire: Wire,
+    wire: WireApi,
     request: &Value,
     serial: u64,
     delay: Option<std::time::Duration>,
@@ -493,9 +497,9 @@ fn endless(
     };
     let chunk = text.chars().count().max(1);
     let frames = match wire {
-        Wire::Chat => wire::chat_frames(&completion, chunk, true, request, serial),
-        Wire::Responses => wire::responses_frames(&completion, chunk, request, serial),
-        Wire::Messages => wire::messages_frames(&completion, chunk, request, serial),
+        WireApi::Chat => wire::chat_frames(&completion, chunk, true, request, serial),
+        WireApi::Responses => wire::responses_frames(&completion, chunk, request, serial),
+        WireApi::Messages => wire::messages_frames(&completion, chunk, request, serial),
     };
     let escaped = Value::String(text.to_owned()).to_string();
     let escaped = escaped.trim_matches('"');

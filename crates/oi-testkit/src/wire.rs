@@ -1,36 +1,25 @@
 //! How each API format streams a scripted reply, and shapes its errors —
 //! event names, field names and orders as the real services send them.
 
+use oi_protocol::WireApi;
 use serde_json::{Value, json};
 
 use crate::reply::{Completion, split_chars};
 
-/// The API format a request came in on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wire {
-    /// `POST /v1/chat/completions`
-    Chat,
-    /// `POST /v1/responses`
-    Responses,
-    /// `POST /v1/messages`
-    Messages,
-}
-
-impl Wire {
-    pub(crate) fn from_path(path: &str) -> Option<Self> {
-        match path {
-            "/v1/chat/completions" => Some(Self::Chat),
-            "/v1/responses" => Some(Self::Responses),
-            "/v1/messages" => Some(Self::Messages),
-            _ => None,
-        }
+/// The API format a request came in on, by its path.
+pub(crate) fn wire_of_path(path: &str) -> Option<WireApi> {
+    match path {
+        "/v1/chat/completions" => Some(WireApi::Chat),
+        "/v1/responses" => Some(WireApi::Responses),
+        "/v1/messages" => Some(WireApi::Messages),
+        _ => None,
     }
 }
 
 /// The error body a wire sends with an HTTP error status.
-pub(crate) fn error_body(wire: Wire, status: u16, message: &str) -> String {
+pub(crate) fn error_body(wire: WireApi, status: u16, message: &str) -> String {
     match wire {
-        Wire::Messages => {
+        WireApi::Messages => {
             let kind = match status {
                 400 => "invalid_request_error",
                 401 => "authentication_error",
@@ -43,7 +32,7 @@ pub(crate) fn error_body(wire: Wire, status: u16, message: &str) -> String {
             };
             json!({"type": "error", "error": {"type": kind, "message": message}}).to_string()
         }
-        Wire::Chat | Wire::Responses => {
+        WireApi::Chat | WireApi::Responses => {
             let (kind, code) = match status {
                 401 => ("invalid_request_error", json!("invalid_api_key")),
                 404 => ("invalid_request_error", json!("model_not_found")),

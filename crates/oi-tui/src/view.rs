@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use anstyle::{AnsiColor, Style};
-use oi_protocol::{Event, OutputStream, RunStatus, SkipReason, StopReason};
+use oi_protocol::{ApprovalPolicy, Event, OutputStream, RunStatus, SkipReason, StopReason};
 
 use crate::highlight::{Palette, highlight};
 use crate::markdown::{MarkdownStream, Theme};
@@ -714,10 +714,12 @@ impl<W: Write> View<W> {
             }
             Event::ApprovalChanged { policy } => self.line(
                 DIM,
-                &if policy == "auto" {
-                    "auto-run on: code runs without asking, except risky code".to_owned()
-                } else {
-                    "auto-run off: every run asks first".to_owned()
+                match policy {
+                    ApprovalPolicy::Auto => {
+                        "auto-run on: code runs without asking, except risky code"
+                    }
+                    ApprovalPolicy::Ask => "auto-run off: every run asks first",
+                    ApprovalPolicy::Never => "code runs without asking, risky code included",
                 },
             )?,
             Event::SessionReset => self.line(

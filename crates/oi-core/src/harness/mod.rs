@@ -20,7 +20,7 @@ use oi_protocol::{ContentPart, Message, ToolCall};
 use oi_providers::ToolSpec;
 use serde_json::json;
 
-pub use oi_config::HarnessKind;
+use oi_protocol::HarnessKind;
 
 /// Code the model wants to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
