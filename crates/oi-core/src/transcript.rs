@@ -261,6 +261,7 @@ pub fn read(path: &Path) -> Result<Loaded, TranscriptError> {
         }
         let record: Record = match serde_json::from_str(line) {
             Ok(record) => record,
+            Err(_) if let Some(record) = with_old_tags_renamed(line) => record,
             Err(e) => {
                 let last = lines[index + 1..].iter().all(|l| l.trim().is_empty());
                 let which = if last { "the last line" } else { "a line" };
@@ -316,6 +317,26 @@ pub fn read(path: &Path) -> Result<Loaded, TranscriptError> {
         turns,
         cost_usd,
     })
+}
+
+/// A line written before every tag inside events was `type` (the
+/// `status` of a finished run, the `reason` of a skipped run, the `kind` of
+/// a task's stop reason), read with those tags renamed.
+fn with_old_tags_renamed(line: &str) -> Option<Record> {
+    let mut value: serde_json::Value = serde_json::from_str(line).ok()?;
+    let event = value.get_mut("event")?;
+    for (field, tag) in [
+        ("status", "status"),
+        ("reason", "reason"),
+        ("reason", "kind"),
+    ] {
+        if let Some(object) = event.get_mut(field).and_then(|v| v.as_object_mut())
+            && let Some(kind) = object.remove(tag)
+        {
+            object.insert("type".to_owned(), kind);
+        }
+    }
+    serde_json::from_value(value).ok()
 }
 
 /// Answers tool calls that have no result (the session ended while they
@@ -472,6 +493,28 @@ mod tests {
             "{:?}",
             loaded.warnings
         );
+    }
+
+    #[test]
+    fn lines_written_with_the_old_tags_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let t = Transcript::create(&path, &header(), &[]).unwrap();
+        drop(t);
+        let mut text = fs_err::read_to_string(&path).unwrap();
+        for event in [
+            r#"{"type":"run_finished","id":1,"status":{"status":"failed","exit_code":2},"duration_ms":5}"#,
+            r#"{"type":"run_skipped","id":2,"reason":{"reason":"declined"}}"#,
+            r#"{"type":"task_complete","reason":{"kind":"done"}}"#,
+        ] {
+            text.push_str(&format!(
+                "{{\"type\":\"event\",\"time\":\"2026-11-30T10:00:00Z\",\"event\":{event}}}\n"
+            ));
+        }
+        fs_err::write(&path, text).unwrap();
+        let loaded = read(&path).unwrap();
+        assert_eq!(loaded.warnings, Vec::<String>::new());
+        assert_eq!(loaded.last_active, "2026-11-30T10:00:00Z");
     }
 
     #[test]

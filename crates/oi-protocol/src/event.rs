@@ -16,7 +16,8 @@ impl std::fmt::Display for RunId {
 }
 
 /// One event of the agent's stream. The JSON form (`{"type": "text_delta", …}`)
-/// is what `interpreter exec --json` prints, one event per line.
+/// is what `interpreter exec --json` prints, one event per line; every
+/// object in it names its kind in `type` (docs/events.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
@@ -210,7 +211,7 @@ pub enum OutputStream {
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum RunStatus {
     /// The code ran to its end.
     Ok,
@@ -240,7 +241,7 @@ pub enum RunStatus {
 
 /// Why proposed code was not run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "reason", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum SkipReason {
     /// The user said no.
     Declined,
@@ -253,7 +254,7 @@ pub enum SkipReason {
 
 /// Why a task ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum StopReason {
     /// The model answered without proposing code.
     Done,
@@ -312,13 +313,32 @@ mod tests {
         assert_eq!(
             lines,
             [
-                r#"{"type":"run_finished","id":3,"status":{"status":"failed","exit_code":1},"duration_ms":12,"output_bytes":0}"#,
-                r#"{"type":"task_complete","reason":{"kind":"max_turns","limit":5}}"#,
-                r#"{"type":"run_skipped","id":1,"reason":{"reason":"no_approver"}}"#,
+                r#"{"type":"run_finished","id":3,"status":{"type":"failed","exit_code":1},"duration_ms":12,"output_bytes":0}"#,
+                r#"{"type":"task_complete","reason":{"type":"max_turns","limit":5}}"#,
+                r#"{"type":"run_skipped","id":1,"reason":{"type":"no_approver"}}"#,
             ]
         );
         for (line, event) in lines.iter().zip(&events) {
             assert_eq!(&serde_json::from_str::<Event>(line).unwrap(), event);
         }
+    }
+
+    #[test]
+    fn the_documented_example_is_the_real_stream() {
+        // docs/events.md is the public contract: its example must be what
+        // the types read and write, byte for byte.
+        let doc = include_str!("../../../docs/events.md");
+        let block = doc
+            .split("```json\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .unwrap();
+        let mut lines = 0;
+        for line in block.lines() {
+            let event: Event = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(serde_json::to_string(&event).unwrap(), line);
+            lines += 1;
+        }
+        assert!(lines >= 10, "{lines} lines");
     }
 }

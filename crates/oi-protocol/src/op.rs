@@ -52,7 +52,7 @@ pub enum Op {
 
 /// The user's answer to a proposed run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum ReviewDecision {
     /// Run it.
     Approve,

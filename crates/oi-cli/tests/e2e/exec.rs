@@ -330,7 +330,7 @@ async fn json_mode_prints_the_event_stream() {
         .iter()
         .find(|e| e["type"] == "task_complete")
         .unwrap();
-    assert_eq!(done["reason"], json!({"kind": "done"}));
+    assert_eq!(done["reason"], json!({"type": "done"}));
     assert_eq!(done["final_message"], "one");
 }
 
