@@ -186,10 +186,6 @@ pub struct SessionOptions {
     #[arg(long, global = true)]
     pub offline: bool,
 
-    /// Set by `--local`: the server and model it found (not a flag).
-    #[arg(skip)]
-    pub local_choice: Option<crate::local::Choice>,
-
     /// Take up a recorded session again: its conversation is restored and
     /// its transcript continued (the kernels start afresh). Without an ID,
     /// the most recent session of this folder. `interpreter sessions` lists

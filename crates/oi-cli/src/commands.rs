@@ -5,25 +5,23 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::cli::SessionOptions;
+use oi_core::SessionRequest;
+use oi_core::setup;
+
 use crate::error::{CliError, exit};
-use crate::session;
 
 /// `interpreter sandbox -- CMD…`: runs CMD under the session's sandbox
 /// policy and exits with its exit code.
-pub fn sandbox(options: &SessionOptions, command: &[String]) -> Result<ExitCode, CliError> {
-    let loaded = session::load_config(options)?;
-    let policy = session::policy(&loaded, options)?;
+pub fn sandbox(request: &SessionRequest, command: &[String]) -> Result<ExitCode, CliError> {
+    let loaded = setup::load_config(request)?;
+    let policy = setup::policy(&loaded, request)?;
     let mut err = crate::render::HumanRenderer::new(anstream::stderr());
     let dim = anstyle::Style::new().dimmed();
     let yellow =
         anstyle::Style::new().fg_color(Some(anstyle::Color::Ansi(anstyle::AnsiColor::Yellow)));
     let shortfalls = oi_sandbox::shortfalls(&policy);
     if loaded.config.sandbox_required && !shortfalls.is_empty() {
-        return Err(CliError::usage(
-            format!("sandbox_required = true, but {}", shortfalls.join("; and ")),
-            "run where the sandbox works (Linux 5.13+ with Landlock)",
-        ));
+        return Err(setup::SetupError::SandboxRequired { shortfalls }.into());
     }
     for problem in &shortfalls {
         err.line(yellow, &format!("warning: {problem}"))?;
@@ -66,15 +64,15 @@ pub fn sandbox(options: &SessionOptions, command: &[String]) -> Result<ExitCode,
 }
 
 /// The checkpoints of this session's workspace (`--workspace` or here).
-fn workspace_checkpoints(options: &SessionOptions) -> Result<oi_core::Checkpoints, CliError> {
-    let loaded = session::load_config(options)?;
-    let policy = session::policy(&loaded, options)?;
-    Ok(session::checkpoints(&loaded, &policy))
+fn workspace_checkpoints(request: &SessionRequest) -> Result<oi_core::Checkpoints, CliError> {
+    let loaded = setup::load_config(request)?;
+    let policy = setup::policy(&loaded, request)?;
+    Ok(setup::checkpoints(&loaded, &policy))
 }
 
 /// `interpreter undo`
-pub async fn undo(options: &SessionOptions) -> Result<ExitCode, CliError> {
-    let checkpoints = workspace_checkpoints(options)?;
+pub async fn undo(request: &SessionRequest) -> Result<ExitCode, CliError> {
+    let checkpoints = workspace_checkpoints(request)?;
     let restored = checkpoints.undo().await.map_err(checkpoint_error)?;
     let mut out = crate::render::HumanRenderer::new(anstream::stdout());
     crate::render::Render::event(&mut out, &restored.event())?;
@@ -83,10 +81,10 @@ pub async fn undo(options: &SessionOptions) -> Result<ExitCode, CliError> {
 
 /// `interpreter checkpoints [restore ID]`
 pub async fn checkpoints(
-    options: &SessionOptions,
+    request: &SessionRequest,
     action: Option<crate::cli::CheckpointAction>,
 ) -> Result<ExitCode, CliError> {
-    let checkpoints = workspace_checkpoints(options)?;
+    let checkpoints = workspace_checkpoints(request)?;
     match action {
         Some(crate::cli::CheckpointAction::Restore { id }) => {
             let restored = checkpoints.restore(&id).await.map_err(checkpoint_error)?;
@@ -134,9 +132,9 @@ fn checkpoint_error(error: oi_core::CheckpointError) -> CliError {
 }
 
 /// `interpreter config show`
-pub fn config_show(options: &SessionOptions) -> Result<ExitCode, CliError> {
-    let loaded = session::load_config(options)?;
-    write_stdout(&oi_config::show(&loaded, options.api_key.is_some()))?;
+pub fn config_show(request: &SessionRequest) -> Result<ExitCode, CliError> {
+    let loaded = setup::load_config(request)?;
+    write_stdout(&oi_config::show(&loaded, request.api_key.is_some()))?;
     Ok(ExitCode::from(exit::OK))
 }
 
@@ -153,9 +151,9 @@ pub fn config_set(key: &str, value: &str) -> Result<ExitCode, CliError> {
 }
 
 /// `interpreter models`: the active provider's models, the current one marked.
-pub async fn models(options: &SessionOptions) -> Result<ExitCode, CliError> {
-    let loaded = session::load_config(options)?;
-    let (provider, wire) = session::provider_config(&loaded, options.api_key.as_deref())?;
+pub async fn models(request: &SessionRequest) -> Result<ExitCode, CliError> {
+    let loaded = setup::load_config(request)?;
+    let (provider, wire) = setup::provider(&loaded, request.api_key.as_deref())?;
     let models = oi_providers::list_models(&provider, wire).await?;
     if models.is_empty() {
         return Err(CliError::usage(
@@ -215,10 +213,10 @@ fn write_stdout(text: &str) -> Result<(), CliError> {
 }
 
 /// `interpreter sessions [--here] [-n N]`
-pub fn sessions(options: &SessionOptions, here: bool, limit: usize) -> Result<ExitCode, CliError> {
-    let loaded = session::load_config(options)?;
+pub fn sessions(request: &SessionRequest, here: bool, limit: usize) -> Result<ExitCode, CliError> {
+    let loaded = setup::load_config(request)?;
     let dir = loaded.home.join("sessions");
-    let cwd = session::policy(&loaded, options)?.workspace;
+    let cwd = setup::policy(&loaded, request)?.workspace;
     let cwd = cwd.display().to_string();
     let all = oi_core::transcript::list(&dir);
     let shown: Vec<_> = all

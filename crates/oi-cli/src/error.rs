@@ -32,6 +32,8 @@ pub enum CliError {
     #[error(transparent)]
     Config(#[from] oi_config::ConfigError),
     #[error(transparent)]
+    Setup(#[from] oi_core::SetupError),
+    #[error(transparent)]
     Provider(#[from] oi_providers::ProviderError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -49,6 +51,7 @@ impl CliError {
         match self {
             Self::Usage { hint, .. } => hint.clone(),
             Self::Config(e) => e.hint(),
+            Self::Setup(e) => e.hint(),
             Self::Provider(e) => e.hint(),
             Self::Io(_) => None,
         }
@@ -57,6 +60,8 @@ impl CliError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Self::Usage { .. } | Self::Config(_) => ExitCode::from(exit::USAGE),
+            Self::Setup(e) if e.is_usage() => ExitCode::from(exit::USAGE),
+            Self::Setup(_) => ExitCode::from(exit::FAILED),
             Self::Provider(_) | Self::Io(_) => ExitCode::from(exit::FAILED),
         }
     }

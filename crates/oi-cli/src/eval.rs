@@ -13,7 +13,6 @@ use tokio::sync::Semaphore;
 
 use crate::cli::{EvalAction, EvalArgs, SessionOptions};
 use crate::error::{CliError, exit};
-use crate::session;
 
 /// The arguments the agent of each attempt gets from this command line.
 fn passed_through(options: &SessionOptions) -> Vec<String> {
@@ -111,7 +110,11 @@ impl Progress {
     }
 }
 
-pub async fn run(args: EvalArgs, options: &SessionOptions) -> Result<ExitCode, CliError> {
+pub async fn run(
+    args: EvalArgs,
+    options: &SessionOptions,
+    request: &oi_core::SessionRequest,
+) -> Result<ExitCode, CliError> {
     if let Some(EvalAction::Compare { before, after }) = &args.action {
         let read = |path: &PathBuf| {
             Results::read(path).map_err(|e| {
@@ -157,9 +160,7 @@ pub async fn run(args: EvalArgs, options: &SessionOptions) -> Result<ExitCode, C
         Some(path) => Some(PathBuf::from(path)),
         None => None,
     };
-    let mut loaded_options = options.clone();
-    loaded_options.resume = None;
-    let loaded = session::load_config(&loaded_options)?;
+    let loaded = oi_core::setup::load_config(request)?;
     let mut results = match &resume {
         Some(path) => Results::read(path).map_err(|e| {
             CliError::usage(

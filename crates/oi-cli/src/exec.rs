@@ -3,18 +3,18 @@
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 
-use oi_core::Agent;
+use oi_core::{Agent, SessionRequest};
 use oi_protocol::{Event, Op, ReviewDecision, SkipReason, StopReason};
 
 use crate::approve;
-use crate::cli::{ExecArgs, SessionOptions};
+use crate::cli::ExecArgs;
 use crate::error::{CliError, exit};
 use crate::input::LineReader;
 use crate::render::{HumanRenderer, JsonRenderer, Render};
 use crate::session;
 use crate::signals::{Request, Signals};
 
-pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, CliError> {
+pub async fn run(args: ExecArgs, request: SessionRequest) -> Result<ExitCode, CliError> {
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let (prompt, prompt_from_stdin) = match args.prompt.as_deref() {
         Some("-") | None => {
@@ -40,9 +40,9 @@ pub async fn run(args: ExecArgs, options: SessionOptions) -> Result<ExitCode, Cl
     // stdin) code that needs approval is not run, and the model is told why.
     let can_ask = stdin_is_terminal && !prompt_from_stdin;
 
-    let setup = session::setup(&options)?;
+    let setup = oi_core::setup(&request)?;
     let mut human = HumanRenderer::new(anstream::stderr());
-    session::report_setup_notices(&setup, &mut human)?;
+    session::report_notices(&setup.notices, &mut human)?;
     let mut signals = Signals::install()?;
     let (ops, mut events) = Agent::spawn(setup.config, setup.client, setup.kernels);
     let _ = ops.send(Op::input(prompt));

@@ -9,7 +9,6 @@ pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod input;
-pub mod local;
 pub mod render;
 pub mod session;
 pub mod signals;
@@ -20,13 +19,13 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command, ConfigAction};
+use crate::cli::{Cli, Command, ConfigAction, SessionOptions};
 use crate::error::{CliError, exit};
 use crate::render::HumanRenderer;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let mut cli = Cli::parse();
+    let cli = Cli::parse();
     let secrets = secrets_of_this_process(cli.options.api_key.as_deref());
     // Processes that code starts and leaves behind (daemons, `nohup` jobs)
     // become this process's children when their parent exits, so the
@@ -44,29 +43,38 @@ pub fn main() -> ExitCode {
         anstream::ColorChoice::Never.write_global();
     }
     let result = runtime.block_on(async move {
-        if cli.options.local {
-            cli.options.local_choice = Some(local::choose(&cli.options).await?);
-        }
+        let options = cli.options;
+        // The session the command line asks for (with `--local`, the model
+        // server found here), for the commands that use one.
+        let request = || session::request(&options);
         match cli.command {
-            Some(Command::Exec(args)) => exec::run(args, cli.options).await,
+            Some(Command::Exec(args)) => exec::run(args, request().await?).await,
             Some(Command::Config {
                 action: ConfigAction::Show,
-            }) => commands::config_show(&cli.options),
+            }) => commands::config_show(&request().await?),
             Some(Command::Config {
                 action: ConfigAction::Set { key, value },
             }) => commands::config_set(&key, &value),
-            Some(Command::Models) => commands::models(&cli.options).await,
-            Some(Command::Eval(args)) => eval::run(args, &cli.options).await,
-            Some(Command::Sessions { here, limit }) => {
-                commands::sessions(&cli.options, here, limit)
+            Some(Command::Models) => commands::models(&request().await?).await,
+            Some(Command::Eval(args)) => {
+                // Eval's `--resume` names its results file, not a session.
+                let without_resume = SessionOptions {
+                    resume: None,
+                    ..options.clone()
+                };
+                let request = session::request(&without_resume).await?;
+                eval::run(args, &options, &request).await
             }
-            Some(Command::Sandbox { command }) => commands::sandbox(&cli.options, &command),
-            Some(Command::Undo) => commands::undo(&cli.options).await,
+            Some(Command::Sessions { here, limit }) => {
+                commands::sessions(&request().await?, here, limit)
+            }
+            Some(Command::Sandbox { command }) => commands::sandbox(&request().await?, &command),
+            Some(Command::Undo) => commands::undo(&request().await?).await,
             Some(Command::Checkpoints { action }) => {
-                commands::checkpoints(&cli.options, action).await
+                commands::checkpoints(&request().await?, action).await
             }
             Some(Command::Trust { path, untrust }) => commands::trust(path, untrust),
-            None => tui::run(cli.options).await,
+            None => tui::run(&options, request().await?).await,
         }
     });
     // A line read from the terminal may still be pending; do not wait for it.

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anstyle::{AnsiColor, Color, Style};
-use oi_core::Agent;
+use oi_core::{Agent, SessionRequest};
 use oi_protocol::{ApprovalPolicy, Event, HarnessKind, Op, ReviewDecision, StopReason};
 use oi_tui::dialog::{Decision, Picker};
 use oi_tui::editor::{COMMANDS, image_paths, unwrap_block};
@@ -193,7 +193,8 @@ struct App {
     ops: mpsc::UnboundedSender<Op>,
     events: mpsc::UnboundedReceiver<Event>,
     signals: Signals,
-    options: SessionOptions,
+    /// The API key from `--api-key`, for listing models and `/debug-config`.
+    api_key: Option<String>,
     loaded: oi_config::Loaded,
     model: String,
     harness: HarnessKind,
@@ -208,14 +209,16 @@ struct App {
 }
 
 /// Runs the session: live when [`live_possible`], else plain.
-pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
-    let live = live_possible(&options);
+pub async fn run(options: &SessionOptions, request: SessionRequest) -> Result<ExitCode, CliError> {
+    let live = live_possible(options);
     if live {
         oi_tui::highlight::preload();
     }
-    let mut setup = session::setup(&options)?;
     // A person is here to type what a program asks for.
-    setup.config.user_input = true;
+    let setup = oi_core::setup(&SessionRequest {
+        user_input: true,
+        ..request
+    })?;
     let mut view: View<Out> = if live {
         let (width, height) = crossterm::terminal::size().unwrap_or((80, 24));
         View::with_mode(
@@ -229,10 +232,10 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
         View::new(Box::new(anstream::stdout()) as Out)
     };
     if live {
-        session::report_setup_notices(&setup, &mut view)?;
+        session::report_notices(&setup.notices, &mut view)?;
     } else {
         // Notices go to stderr, apart from the conversation.
-        session::report_setup_notices(&setup, &mut View::new(anstream::stderr()))?;
+        session::report_notices(&setup.notices, &mut View::new(anstream::stderr()))?;
     }
     let sandbox = setup
         .kernels
@@ -294,7 +297,7 @@ pub async fn run(options: SessionOptions) -> Result<ExitCode, CliError> {
         ops,
         events,
         signals: Signals::install()?,
-        options,
+        api_key: options.api_key.clone(),
         loaded,
         model,
         harness,
@@ -613,7 +616,7 @@ impl App {
             "/exit" | "/quit" => return Ok(Flow::Exit),
             "/help" => self.help()?,
             "/debug-config" => {
-                let mut text = oi_config::show(&self.loaded, self.options.api_key.is_some());
+                let mut text = oi_config::show(&self.loaded, self.api_key.is_some());
                 // Slash commands change these for the session only.
                 text.push_str(&format!(
                     "\n# Now, in this session: model = \"{}\", harness = \"{}\", auto-run {}.\n",
@@ -784,13 +787,12 @@ impl App {
 
     async fn pick_model(&mut self, name: &str) -> Result<(), CliError> {
         let chosen = if name.is_empty() {
-            let listed =
-                match session::provider_config(&self.loaded, self.options.api_key.as_deref()) {
-                    Ok((provider, wire)) => oi_providers::list_models(&provider, wire)
-                        .await
-                        .map_err(CliError::from),
-                    Err(e) => Err(e),
-                };
+            let listed = match oi_core::setup::provider(&self.loaded, self.api_key.as_deref()) {
+                Ok((provider, wire)) => oi_providers::list_models(&provider, wire)
+                    .await
+                    .map_err(CliError::from),
+                Err(e) => Err(CliError::from(e)),
+            };
             match listed {
                 Ok(models) => {
                     self.console

@@ -1,0 +1,384 @@
+//! Session set-up: from what a front end knows to a session ready to
+//! spawn — the one place where session policy lives, so the terminal,
+//! `exec` and every later front end start sessions the same way.
+//!
+//! [`setup`] loads the configuration (with the front end's settings as its
+//! top layer), checks it against the machine (languages, the sandbox,
+//! `--offline`, OS mode), decides what the configuration leaves open (the
+//! harness for a local model, small-model handling, the context window,
+//! prices and the budget, the `approval = "never"` gate), prepares the
+//! kernels, checkpoints and transcript, and returns a [`Setup`] — or a
+//! [`SetupError`] that names what was wrong and where.
+
+mod error;
+pub mod local;
+mod parts;
+mod resume;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use oi_config::{FlagSetting, LoadOptions, Loaded};
+use oi_kernels::KernelManager;
+use oi_protocol::{ApprovalPolicy, Event, Op, SandboxMode};
+use oi_providers::ModelClient;
+use tokio::sync::mpsc;
+
+use crate::{Agent, AgentConfig, transcript};
+
+pub use error::SetupError;
+pub use local::LocalChoice;
+pub use parts::{checkpoints, config_notices, policy, provider};
+
+/// A value and where the front end got it (`--workspace`, a request
+/// field), so an error about it can say where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Given<T> {
+    pub value: T,
+    pub from: String,
+}
+
+impl<T> Given<T> {
+    pub fn new(value: T, from: impl Into<String>) -> Self {
+        Self {
+            value,
+            from: from.into(),
+        }
+    }
+}
+
+/// Which recorded session to take up again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resume {
+    /// The session with this id (a unique prefix is enough).
+    Id(String),
+    /// The most recent session of the workspace.
+    Latest,
+}
+
+/// What a front end knows when it asks for a session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionRequest {
+    /// The folder the configuration's project layers are found from, and
+    /// the default workspace (default: the process's current folder).
+    pub cwd: Option<PathBuf>,
+    /// A profile to apply (`--profile`).
+    pub profile: Option<String>,
+    /// `KEY=VALUE` overrides, in order (`-c`).
+    pub overrides: Vec<String>,
+    /// Settings the front end gives, each named as the front end names it
+    /// (`--max-turns`, a request field): the top layer of the
+    /// configuration.
+    pub settings: Vec<FlagSetting>,
+    /// The model server's base URL (`--api-base`).
+    pub api_base: Option<String>,
+    /// The API key, instead of the provider's `env_key` variable.
+    pub api_key: Option<String>,
+    /// The folder the task works in (default: `cwd`).
+    pub workspace: Option<Given<PathBuf>>,
+    /// More folders code may write (`--add-dir`).
+    pub add_dirs: Vec<Given<PathBuf>>,
+    /// Code must not reach the network; refused where that cannot be
+    /// enforced. The value names what asked for it (`--offline`).
+    pub offline: Option<String>,
+    /// A model server on this machine, found by [`local::choose`].
+    pub local: Option<LocalChoice>,
+    /// A recorded session to continue (`--resume`, `--continue`).
+    pub resume: Option<Given<Resume>>,
+    /// The user opened this session on purpose for code that runs without
+    /// asking, risky code included (`--dangerously-allow-all`): only then
+    /// is `approval = "never"` accepted.
+    pub allow_all: bool,
+    /// A person can type what a running program asks for (the front end
+    /// answers `InputRequested`).
+    pub user_input: bool,
+}
+
+/// Something the user should know before the session starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub level: NoticeLevel,
+    pub text: String,
+}
+
+/// How a [`Notice`] is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeLevel {
+    /// `warning: …`: something works less well than asked.
+    Warning,
+    /// `note: …`, or a plain line: for information.
+    Note,
+}
+
+impl Notice {
+    pub(crate) fn warning(text: impl Into<String>) -> Self {
+        Self {
+            level: NoticeLevel::Warning,
+            text: text.into(),
+        }
+    }
+
+    pub(crate) fn note(text: impl Into<String>) -> Self {
+        Self {
+            level: NoticeLevel::Note,
+            text: text.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.level {
+            NoticeLevel::Warning => write!(f, "warning: {}", self.text),
+            NoticeLevel::Note => f.write_str(&self.text),
+        }
+    }
+}
+
+/// A session ready to start: what [`Agent::spawn`] takes, and what the
+/// front end should show first.
+#[derive(Debug)]
+pub struct Setup {
+    pub config: AgentConfig,
+    pub client: Arc<dyn ModelClient>,
+    pub kernels: KernelManager,
+    pub loaded: Loaded,
+    /// To show before the session starts, in order.
+    pub notices: Vec<Notice>,
+    /// The recorded session taken up again.
+    pub resumed: Option<transcript::Loaded>,
+}
+
+impl Setup {
+    /// Starts the session (see [`Agent::spawn`]).
+    pub fn spawn(self) -> (mpsc::UnboundedSender<Op>, mpsc::UnboundedReceiver<Event>) {
+        Agent::spawn(self.config, self.client, self.kernels)
+    }
+}
+
+/// The process's environment, as the configuration reads it.
+fn environment() -> BTreeMap<String, String> {
+    std::env::vars().collect()
+}
+
+fn current_dir(request: &SessionRequest) -> Result<PathBuf, SetupError> {
+    match &request.cwd {
+        Some(cwd) => Ok(cwd.clone()),
+        None => Ok(std::env::current_dir()?),
+    }
+}
+
+/// Loads the configuration with every layer, the request's settings on
+/// top (and those `offline` and `local` imply).
+pub fn load_config(request: &SessionRequest) -> Result<Loaded, SetupError> {
+    let env = environment();
+    let home = oi_config::home_dir(&env)?;
+    let mut settings = request.settings.clone();
+    let mut api_base = request.api_base.clone().filter(|b| !b.trim().is_empty());
+    if let Some(choice) = &request.local {
+        settings.extend(choice.settings());
+        api_base = Some(choice.base_url.clone());
+    }
+    if let Some(from) = &request.offline {
+        settings.push(FlagSetting::new(from, "network", false));
+    }
+    Ok(oi_config::load(&LoadOptions {
+        home,
+        cwd: current_dir(request)?,
+        profile: request.profile.clone(),
+        overrides: request.overrides.clone(),
+        flags: settings,
+        api_base,
+        env,
+    })?)
+}
+
+/// Checks the configuration and builds the session's parts.
+pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
+    let loaded = load_config(request)?;
+    let c = &loaded.config;
+    let Some(model) = c.model.clone() else {
+        return Err(oi_config::ConfigError::MissingModel {
+            provider: c.model_provider.clone(),
+        }
+        .into());
+    };
+    let (provider, wire) = provider(&loaded, request.api_key.as_deref())?;
+    let languages = parts::languages(&loaded)?;
+    if languages.is_empty() {
+        return Err(SetupError::NoLanguage);
+    }
+    let policy = policy(&loaded, request)?;
+    let mut notices = config_notices(&loaded);
+    let shortfalls = oi_sandbox::shortfalls(&policy);
+    if let Some(from) = &request.offline {
+        if policy.mode == SandboxMode::FullAccess {
+            return Err(SetupError::OfflineWithFullAccess {
+                from: from.clone(),
+                full_access: setting_text(&loaded, "sandbox", "full-access"),
+            });
+        }
+        if let Some(problem) = shortfalls.iter().find(|s| s.contains("network")) {
+            return Err(SetupError::OfflineUnenforceable {
+                from: from.clone(),
+                problem: problem.clone(),
+            });
+        }
+    }
+    if let Some(choice) = &request.local {
+        notices.push(Notice::note(choice.describe()));
+    }
+    if !shortfalls.is_empty() {
+        if c.sandbox_required {
+            return Err(SetupError::SandboxRequired { shortfalls });
+        }
+        notices.extend(shortfalls.into_iter().map(Notice::warning));
+    }
+    let leftovers = oi_kernels::kill_leftovers();
+    if leftovers > 0 {
+        notices.push(Notice::note(format!(
+            "note: ended {leftovers} process{} that code of an earlier session left running when that session was killed",
+            if leftovers == 1 { "" } else { "es" }
+        )));
+    }
+    let cwd = policy.workspace.clone();
+    let resumed = resume::find(&loaded, request.resume.as_ref(), &cwd)?;
+    let session_id = resumed
+        .as_ref()
+        .map_or_else(crate::new_session_id, |r| r.header.id.clone());
+    if let Some(r) = &resumed {
+        notices.extend(r.warnings.iter().cloned().map(Notice::warning));
+        notices.push(Notice::note(resume::describe(r)));
+    }
+    let sessions = loaded.home.join("sessions");
+    let session_dir = sessions.join(&session_id);
+
+    let mut config = AgentConfig::new(model);
+    config.harness = c.harness;
+    // Only models served on this machine are moved to the markdown harness
+    // when they write code as text: a cloud model's code example in a final
+    // answer is not meant to run.
+    config.harness_auto = matches!(
+        loaded.origins.get("harness"),
+        Some(oi_config::Origin::Auto { .. })
+    ) && oi_config::is_local_url(&c.provider.base_url);
+    config.small_model =
+        oi_config::is_local_url(&c.provider.base_url) && oi_config::is_small_model(&config.model);
+    config.approval = match c.approval {
+        ApprovalPolicy::Never if !request.allow_all => {
+            return Err(SetupError::ApprovalNeverNotAllowed {
+                origin: origin_prefix(&loaded, "approval"),
+            });
+        }
+        policy => policy,
+    };
+    config.user_input = request.user_input;
+    config.max_turns = c.max_turns;
+    config.run_timeout = (c.run_timeout > 0).then(|| Duration::from_secs(c.run_timeout));
+    config.max_time = (c.max_time > 0).then(|| Duration::from_secs(c.max_time));
+    config.loop_guard_max_repeats = c.loop_guard_max_repeats;
+    if c.checkpoints {
+        if which::which("git").is_ok() {
+            config.checkpoints = Some(checkpoints(&loaded, &policy));
+        } else {
+            notices.push(Notice::warning(
+                "`git` is not installed, so the workspace is not saved before runs and /undo is not available (install git, or set `checkpoints = false` to silence this)",
+            ));
+        }
+    }
+    config.max_output = c.max_output;
+    config.max_tokens = c.max_tokens;
+    config.temperature = c.temperature;
+    config.custom_instructions = c.custom_instructions.clone();
+    let info = parts::model_info(&loaded, &config.model)?;
+    parts::model_limits(&loaded, &info, wire, &mut config);
+    parts::pricing(&loaded, &info, &mut config, &mut notices)?;
+    config.transcript = Some(crate::TranscriptSetup {
+        path: session_dir.join(transcript::FILE_NAME),
+        header: transcript::Header {
+            id: session_id.clone(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            started: crate::now_rfc3339(),
+            cwd: cwd.display().to_string(),
+            model: config.model.clone(),
+            provider: c.model_provider.clone(),
+        },
+        secrets: parts::secrets(&loaded, &provider),
+        resume: resumed.as_ref().map(|r| r.messages.clone()),
+    });
+    if c.os {
+        config.os = Some(parts::os_mode(
+            &loaded,
+            &config,
+            &session_dir.join("screenshots"),
+        )?);
+    }
+    Ok(Setup {
+        config,
+        resumed,
+        client: oi_providers::client(provider, wire),
+        kernels: KernelManager::new(languages, cwd)
+            .with_image_dir(session_dir.join("images"))
+            .with_cache_dir(loaded.home.join("cache"))
+            .with_hidden_env(loaded.hidden_env())
+            .with_sandbox(policy),
+        loaded,
+        notices,
+    })
+}
+
+/// `FILE:LINE: ` (or `--flag: `) where `key` was set, or nothing.
+fn origin_prefix(loaded: &Loaded, key: &str) -> String {
+    loaded
+        .origins
+        .get(key)
+        .map(|o| format!("{o}: "))
+        .unwrap_or_default()
+}
+
+/// How `key = value` was chosen, for a message: `--sandbox full-access`
+/// when a flag chose it, else the setting and where it was made.
+fn setting_text(loaded: &Loaded, key: &str, value: &str) -> String {
+    match loaded.origins.get(key) {
+        Some(oi_config::Origin::Flag { flag }) if flag.starts_with('-') => {
+            format!("{flag} {value}")
+        }
+        Some(origin) => format!("`{key} = \"{value}\"` ({origin})"),
+        None => format!("`{key} = \"{value}\"`"),
+    }
+}
+
+/// Whether a note about `subject` has not been shown yet; remembers that
+/// it now has (in `$INTERPRETER_HOME/notices`).
+fn first_time(home: &Path, subject: &str) -> bool {
+    use std::io::Write;
+    let file = home.join("notices");
+    let seen = fs_err::read_to_string(&file).unwrap_or_default();
+    if seen.lines().any(|l| l == subject) {
+        return false;
+    }
+    // If it cannot be recorded the note is shown again next time: harmless.
+    let _ = fs_err::create_dir_all(home).and_then(|()| {
+        let mut f = fs_err::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&file)?;
+        writeln!(f, "{subject}")
+    });
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_is_shown_once_per_subject() {
+        let home = tempfile::tempdir().unwrap();
+        assert!(first_time(home.path(), "unknown model x"));
+        assert!(!first_time(home.path(), "unknown model x"));
+        assert!(first_time(home.path(), "unknown model y"));
+    }
+}
