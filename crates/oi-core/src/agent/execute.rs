@@ -1,0 +1,434 @@
+//! Running what the model proposed: for each piece of code, its language,
+//! its risks, the user's approval, a checkpoint, the run in its kernel
+//! with output streamed, and the result the model reads (sandbox refusals
+//! explained, images attached).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use oi_kernels::{RunControl, RunEvent};
+use oi_protocol::{ContentPart, Event, OutputStream, ReviewDecision, RunId, RunStatus, SkipReason};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Session;
+use super::approval::must_ask;
+use super::history::{MAX_IMAGES_PER_RUN, image_part};
+use crate::config::OsMode;
+use crate::harness::{Action, ProposedRun, Report, language};
+use crate::output::{DisplayPacer, HeadTail, Shown, describe_run};
+
+/// Why a batch of runs stopped early.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Halt {
+    Interrupted,
+    /// OS mode's fail-safe: the mouse was thrown into a screen corner.
+    FailSafe,
+}
+
+impl Session {
+    /// Runs (or declines, or reports as invalid) each action in order.
+    pub(super) async fn execute(
+        &mut self,
+        actions: Vec<Action>,
+        cancel: &CancellationToken,
+    ) -> (Vec<Report>, Option<Halt>) {
+        let mut reports = Vec::new();
+        // Once the user declines (or cannot be asked), the rest of the reply,
+        // which likely builds on the declined run, is not run either.
+        let mut skip_rest: Option<SkipReason> = None;
+        for action in actions {
+            let proposed = match action {
+                Action::Invalid { call_id, message } => {
+                    reports.push(Report {
+                        call_id,
+                        language: String::new(),
+                        text: message,
+                        images: Vec::new(),
+                    });
+                    continue;
+                }
+                Action::Run(proposed) => proposed,
+                Action::Computer { call_id, action } => {
+                    let (report, halt) = self
+                        .computer_step(call_id, action, &mut skip_rest, cancel)
+                        .await;
+                    reports.push(report);
+                    if halt.is_some() {
+                        return (reports, halt);
+                    }
+                    continue;
+                }
+            };
+            let id = RunId(self.next_run_id);
+            self.next_run_id += 1;
+            let ProposedRun {
+                call_id,
+                language,
+                code,
+            } = proposed;
+            let report = |language: &str, text: String| Report {
+                call_id: call_id.clone(),
+                language: language.to_owned(),
+                text,
+                images: Vec::new(),
+            };
+
+            let asked = language
+                .clone()
+                .or_else(|| language::guess(&code).map(str::to_owned))
+                .unwrap_or_else(|| "python".to_owned());
+            let Some(language) = self.language_for(&asked, &code) else {
+                let message = format!(
+                    "Not run: `{asked}` cannot run here. Available languages: {}.",
+                    self.languages.join(", ")
+                );
+                self.emit(Event::CodeProposed {
+                    id,
+                    language: asked.clone(),
+                    code: code.clone(),
+                });
+                self.emit(Event::RunSkipped {
+                    id,
+                    reason: SkipReason::Unavailable {
+                        message: message.clone(),
+                    },
+                });
+                reports.push(report(&asked, message));
+                continue;
+            };
+            self.emit(Event::CodeProposed {
+                id,
+                language: language.clone(),
+                code: code.clone(),
+            });
+            self.guard.proposed(&language, &code);
+
+            if let Some(reason) = &skip_rest {
+                self.emit(Event::RunSkipped {
+                    id,
+                    reason: reason.clone(),
+                });
+                let text = match reason {
+                    SkipReason::NoApprover => {
+                        "Not run: it needed the user's approval, which could not be asked for."
+                    }
+                    _ => "Not run: the user declined an earlier run of this reply.",
+                };
+                reports.push(report(&language, text.to_owned()));
+                continue;
+            }
+
+            let risks: Vec<String> =
+                oi_sandbox::assess(&language, &code, &self.risk_context(&language))
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+            let ask = must_ask(self.config.approval, self.approve_all, !risks.is_empty());
+            if !ask && !risks.is_empty() {
+                self.emit(Event::Warning {
+                    message: format!(
+                        "running risky code without asking (approval = \"never\"): {}",
+                        risks.join("; ")
+                    ),
+                });
+            }
+            let decision = if !ask {
+                ReviewDecision::Approve
+            } else {
+                match self.ask(id, &language, &code, risks.clone(), cancel).await {
+                    Some(decision) => decision,
+                    None => {
+                        reports.push(report(
+                            &language,
+                            "Not run: the user interrupted the task.".to_owned(),
+                        ));
+                        return (reports, Some(Halt::Interrupted));
+                    }
+                }
+            };
+            let (code, edited) = match decision {
+                ReviewDecision::Approve | ReviewDecision::ApproveForSession => (code, false),
+                ReviewDecision::Edit { code: edited } => (edited, true),
+                ReviewDecision::Decline => {
+                    self.emit(Event::RunSkipped {
+                        id,
+                        reason: SkipReason::Declined,
+                    });
+                    reports.push(report(
+                        &language,
+                        "The user declined to run this code.".to_owned(),
+                    ));
+                    skip_rest = Some(SkipReason::Declined);
+                    continue;
+                }
+                ReviewDecision::NoApprover => {
+                    self.emit(Event::RunSkipped {
+                        id,
+                        reason: SkipReason::NoApprover,
+                    });
+                    let text = if risks.is_empty() {
+                        "Not run: this session cannot ask the user for approval (it has no terminal), and running code without approval was not allowed. The user can rerun with `--yes` to let code run.".to_owned()
+                    } else {
+                        format!(
+                            "Not run: this code looks risky — {} — so it needs the user's approval, which cannot be asked for in this session (no terminal). Do the task without that step if you can; otherwise say what you would run and why, and let the user decide.",
+                            risks.join("; ")
+                        )
+                    };
+                    reports.push(report(&language, text));
+                    skip_rest = Some(SkipReason::NoApprover);
+                    continue;
+                }
+            };
+
+            let (status, text, images) = self.run_code(id, &language, &code, cancel).await;
+            if self.config.os.as_ref().is_some_and(OsMode::take_tripped) {
+                reports.push(report(
+                    &language,
+                    format!("{text}\n[Stopped by the user with the fail-safe.]"),
+                ));
+                return (reports, Some(Halt::FailSafe));
+            }
+            if let Some(status) = &status {
+                self.guard.ran(status, &text);
+            }
+            let text = if edited {
+                format!(
+                    "The user edited the code before running it. It ran as:\n```\n{code}\n```\n{text}"
+                )
+            } else {
+                text
+            };
+            reports.push(Report {
+                images,
+                ..report(&language, text)
+            });
+            if status == Some(RunStatus::Interrupted) || cancel.is_cancelled() {
+                return (reports, Some(Halt::Interrupted));
+            }
+        }
+        (reports, None)
+    }
+
+    /// Runs approved code, streaming its output as events; returns its
+    /// status (None if the kernel could not be used), the result for the
+    /// model, and the images it made (for a model that reads them).
+    async fn run_code(
+        &mut self,
+        id: RunId,
+        language: &str,
+        code: &str,
+        cancel: &CancellationToken,
+    ) -> (Option<RunStatus>, String, Vec<ContentPart>) {
+        if let Err(error) = self.kernels.start(language).await {
+            let message = error.to_string();
+            self.emit(Event::RunSkipped {
+                id,
+                reason: SkipReason::Unavailable {
+                    message: message.clone(),
+                },
+            });
+            return (None, format!("Not run: {message}"), Vec::new());
+        }
+        self.checkpoint_before(id, code).await;
+        self.emit(Event::RunStarted {
+            id,
+            language: language.to_owned(),
+            code: code.to_owned(),
+        });
+        let started = Instant::now();
+        // Stops this run alone (the task goes on), e.g. when it waits for
+        // input nobody can give.
+        let run_cancel = cancel.child_token();
+        let (input_tx, mut input_rx) = mpsc::unbounded_channel();
+        let user_input = self.config.user_input;
+        if user_input && let Ok(mut target) = self.input_target.lock() {
+            *target = Some((id, input_tx));
+        }
+        let mut collected = HeadTail::new(self.config.max_output);
+        let mut pacer = DisplayPacer::new(started);
+        let mut images: Vec<(PathBuf, String)> = Vec::new();
+        let mut waiting: Option<String> = None;
+        let mut last_stream = OutputStream::Stdout;
+        let events = self.events.clone();
+        let show = |events: &mpsc::UnboundedSender<Event>, stream, shown: Vec<Shown>| {
+            for piece in shown {
+                let event = match piece {
+                    Shown::Text(text) => Event::OutputDelta { id, stream, text },
+                    Shown::Skipped(bytes) => Event::OutputSkipped { id, bytes },
+                };
+                let _ = events.send(event);
+            }
+        };
+        let mut sink = |event: RunEvent| match event {
+            RunEvent::Output { stream, text } => {
+                collected.push(&text);
+                last_stream = stream;
+                show(&events, stream, pacer.offer(&text, Instant::now()));
+            }
+            RunEvent::InputWritten { text } => collected.push(&text),
+            RunEvent::WaitingForInput { prompt } => {
+                if user_input {
+                    let _ = events.send(Event::InputRequested { id, prompt });
+                } else if waiting.is_none() {
+                    waiting = Some(prompt);
+                    run_cancel.cancel();
+                }
+            }
+            RunEvent::Image { path, media_type } => {
+                let _ = events.send(Event::Image {
+                    id,
+                    path: path.display().to_string(),
+                    media_type: media_type.clone(),
+                });
+                images.push((path, media_type));
+            }
+        };
+        // A run may not outlast the task's own time limit.
+        let remaining = self
+            .config
+            .max_time
+            .map(|limit| limit.saturating_sub(self.task_started.elapsed()));
+        let timeout = match (self.config.run_timeout, remaining) {
+            (Some(run), Some(left)) => Some(run.min(left.max(Duration::from_secs(1)))),
+            (run, left) => run.or(left),
+        };
+        let control = RunControl {
+            cancel: &run_cancel,
+            timeout,
+            input: user_input.then_some(&mut input_rx),
+        };
+        let result = self.kernels.run(language, code, &mut sink, control).await;
+        if let Ok(mut target) = self.input_target.lock() {
+            *target = None;
+        }
+        show(&events, last_stream, pacer.finish());
+        let (mut status, output_bytes) = match result {
+            Ok(outcome) => (outcome.status, outcome.output_bytes),
+            // The kernel was started just above, so this is rare: a kernel
+            // that died between runs and failed to restart.
+            Err(error) => (
+                RunStatus::Crashed {
+                    reason: error.to_string(),
+                },
+                0,
+            ),
+        };
+        if let Some(prompt) = waiting
+            && status == RunStatus::Interrupted
+            && !cancel.is_cancelled()
+        {
+            status = RunStatus::WaitingForInput { prompt };
+        }
+        self.emit(Event::RunFinished {
+            id,
+            status: status.clone(),
+            duration_ms: started.elapsed().as_millis() as u64,
+            output_bytes,
+        });
+        let mut text = if images.is_empty() || status != RunStatus::Ok || !collected.is_empty() {
+            describe_run(language, &collected, &status)
+        } else {
+            String::new()
+        };
+        if let Some(policy) = self.kernels.sandbox() {
+            let cwd = self.kernels.current_dir(language);
+            for denial in oi_sandbox::explain(policy, &text, &cwd) {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str(&format!(
+                    "[{}. Do not try to get around it; if it is needed, tell the user, who can allow it: {}]",
+                    denial.message, denial.hint
+                ));
+                self.emit(Event::SandboxDenied {
+                    id,
+                    message: denial.message,
+                    hint: denial.hint,
+                });
+            }
+        }
+        for (path, _) in &images {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("[image saved: {}]", path.display()));
+        }
+        let mut parts = Vec::new();
+        if self.config.vision {
+            let first = images.len().saturating_sub(MAX_IMAGES_PER_RUN);
+            for (path, media_type) in &images[first..] {
+                match image_part(path, media_type) {
+                    Ok(part) => parts.push(part),
+                    Err(problem) => {
+                        text.push_str(&format!("\n[{} not sent: {problem}]", path.display()));
+                    }
+                }
+            }
+        }
+        (Some(status), text, parts)
+    }
+
+    /// Saves the workspace before run `id` (a failure is reported once and
+    /// does not stop the run).
+    async fn checkpoint_before(&mut self, id: RunId, code: &str) {
+        let Some(checkpoints) = self.config.checkpoints.clone() else {
+            return;
+        };
+        let message = crate::checkpoint::before_run_message(id.0, code);
+        match checkpoints.snapshot(&message).await {
+            Ok(snapshot) => {
+                // The reply that proposed this run is the last message.
+                let reply = self.history.len().saturating_sub(1);
+                self.undo_points
+                    .entry(snapshot.checkpoint.id.clone())
+                    .or_insert(reply);
+                if snapshot.created || !snapshot.skipped.is_empty() {
+                    self.emit(Event::CheckpointSaved {
+                        id,
+                        checkpoint: snapshot.checkpoint.short_id().to_owned(),
+                        skipped: snapshot
+                            .skipped
+                            .iter()
+                            .map(|(path, size)| format!("{path} ({size} bytes)"))
+                            .collect(),
+                    });
+                }
+            }
+            Err(error) if !self.checkpoint_warned => {
+                self.checkpoint_warned = true;
+                self.emit(Event::Warning {
+                    message: format!(
+                        "could not save a checkpoint, so this run cannot be undone: {error}"
+                    ),
+                });
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// Where code of `language` would run, for judging the paths it names.
+    fn risk_context(&self, language: &str) -> oi_sandbox::RiskContext {
+        let workspace = self
+            .kernels
+            .sandbox()
+            .map_or_else(|| self.kernels.cwd().to_path_buf(), |p| p.workspace.clone());
+        let mut ctx = oi_sandbox::RiskContext::new(workspace);
+        ctx.cwd = self.kernels.current_dir(language);
+        if let Some(policy) = self.kernels.sandbox() {
+            ctx.protected = policy.protected_roots.clone();
+        }
+        ctx
+    }
+
+    /// The canonical language to run `code` in, if it can run here: the
+    /// model's choice, corrected when the code is plainly the other language.
+    fn language_for(&self, asked: &str, code: &str) -> Option<String> {
+        let spec = self.kernels.resolve(asked)?;
+        let corrected = language::correct(&spec.name, code);
+        if corrected != spec.name && self.kernels.resolve(corrected).is_some() {
+            return Some(corrected.to_owned());
+        }
+        Some(spec.name.clone())
+    }
+}

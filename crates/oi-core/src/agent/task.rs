@@ -1,0 +1,372 @@
+//! A task: the turn loop (ask the model, run what it proposes, send back
+//! the results, repeat) and the one place where a task ends.
+
+use futures::StreamExt;
+use oi_protocol::{ContentPart, Event, Message, StopReason, ToolCall, Usage};
+use oi_providers::{FinishReason, ModelRequest, ProviderError, StreamEvent};
+use tokio_util::sync::CancellationToken;
+
+use super::coach::Coach;
+use super::execute::Halt;
+use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
+use super::{Session, sleep_until};
+use crate::context::estimate_tokens;
+use crate::loop_guard::LoopGuard;
+
+/// A complete reply of the model.
+pub(super) struct Reply {
+    pub(super) text: String,
+    pub(super) tool_calls: Vec<ToolCall>,
+    pub(super) reasoning: Vec<serde_json::Value>,
+    pub(super) finish_reason: FinishReason,
+}
+
+/// Why a reply did not complete.
+enum ReplyError {
+    /// The user interrupted it; `partial` is what had streamed.
+    Interrupted {
+        partial: String,
+    },
+    /// The task's `max_time` passed while the model was answering.
+    TimeLimit {
+        partial: String,
+    },
+    Failed(ProviderError),
+}
+
+/// How a task ended: why, the model's answer, and an error to report
+/// before it.
+struct TaskEnd {
+    reason: StopReason,
+    answer: Option<String>,
+    error: Option<(String, Option<String>)>,
+}
+
+impl TaskEnd {
+    fn stop(reason: StopReason) -> Self {
+        Self {
+            reason,
+            answer: None,
+            error: None,
+        }
+    }
+
+    fn done(answer: String) -> Self {
+        Self {
+            answer: Some(answer),
+            ..Self::stop(StopReason::Done)
+        }
+    }
+
+    fn failed(message: String, hint: Option<String>) -> Self {
+        Self {
+            error: Some((message, hint)),
+            ..Self::stop(StopReason::Failed)
+        }
+    }
+}
+
+impl Session {
+    /// Runs one task to its end and says how it ended.
+    pub(super) async fn run_task(&mut self, text: String, images: Vec<String>) {
+        let cancel = self.fresh_cancel_token();
+        self.emit(Event::TaskStarted);
+        let message = self.user_message(text, &images);
+        self.task_index = Some(self.history.len());
+        self.history.push(message);
+        self.guard = LoopGuard::default();
+        self.task_started = std::time::Instant::now();
+        let end = self.turns(&cancel).await;
+        if let Some((message, hint)) = end.error {
+            self.emit(Event::Error { message, hint });
+        }
+        self.emit(Event::TaskComplete {
+            reason: end.reason,
+            final_message: end.answer,
+        });
+    }
+
+    /// The turns of the current task, until one of them ends it.
+    async fn turns(&mut self, cancel: &CancellationToken) -> TaskEnd {
+        let task = text_of_task(&self.history, self.task_index);
+        let mut coach = Coach::new(self.config.small_model, &task, self.kernels.cwd());
+        let mut turn = 0;
+        let mut retried_overflow = false;
+        loop {
+            if let Some(end) = self.limit_reached(turn) {
+                return end;
+            }
+            if let Err(message) = self.fit_context(false, cancel).await {
+                return self.unfitting(message);
+            }
+            turn += 1;
+            self.emit(Event::ModelRequest { turn });
+            let request = self.request();
+            if self.verbose {
+                self.emit(Event::RawRequest {
+                    body: self.client.request_body(&request),
+                });
+            }
+            if let Some(stop) = self.over_budget(&request) {
+                return TaskEnd::stop(stop);
+            }
+            let reply = match self.stream_reply(request, cancel).await {
+                Ok(reply) => reply,
+                // The server says it does not fit after all: make it
+                // smaller and ask once more.
+                Err(ReplyError::Failed(ProviderError::ContextLength { message, .. }))
+                    if !retried_overflow =>
+                {
+                    retried_overflow = true;
+                    if let Err(end) = self.shrink_after_refusal(&message, cancel).await {
+                        return end;
+                    }
+                    turn -= 1;
+                    continue;
+                }
+                Err(error) => return self.unanswered(error),
+            };
+            self.emit(Event::AssistantMessage {
+                text: reply.text.clone(),
+            });
+            if reply.finish_reason == FinishReason::Length {
+                self.emit(Event::Warning {
+                    message: "the model's reply was cut off at its output token limit".to_owned(),
+                });
+            }
+            let answer = reply.text.clone();
+            self.adapt_harness(&reply);
+            let (message, actions) =
+                self.harness
+                    .interpret(reply.text, reply.tool_calls, reply.reasoning);
+            self.history.push(message);
+            coach.heard(&answer);
+            if actions.is_empty() {
+                let cwd = self.kernels.cwd().to_path_buf();
+                match coach.note_before_ending(&answer, self.harness.kind(), &cwd) {
+                    Some(note) => {
+                        self.history.push(Message::user(note));
+                        continue;
+                    }
+                    None => return TaskEnd::done(answer),
+                }
+            }
+            let (reports, halt) = self.execute(actions, cancel).await;
+            let previews = coach.after_runs(&reports, self.kernels.cwd());
+            let mut results = self.harness.results(reports);
+            // What the model should read with the last result: what its
+            // runs made of the task's files, and a loop-guard warning.
+            let notes = [
+                (!previews.is_empty()).then(|| previews.join("\n")),
+                self.guard.warning(self.config.loop_guard_max_repeats),
+            ];
+            if let Some(Message::Tool { content, .. } | Message::User { content }) =
+                results.last_mut()
+            {
+                content.extend(notes.into_iter().flatten().map(ContentPart::text));
+            }
+            self.history.extend(results);
+            bound_images(&mut self.history, MAX_IMAGES_IN_HISTORY);
+            match halt {
+                Some(Halt::Interrupted) => return TaskEnd::stop(StopReason::Interrupted),
+                Some(Halt::FailSafe) => {
+                    // Tripped by the tool or by code: said once, here.
+                    return TaskEnd {
+                        error: Some((
+                            oi_computer::ComputerError::FailSafe.to_string(),
+                            Some(
+                                "move the mouse away from the corners, then give the next task"
+                                    .to_owned(),
+                            ),
+                        )),
+                        ..TaskEnd::stop(StopReason::FailSafe)
+                    };
+                }
+                None => {}
+            }
+            if let Some((repeats, summary)) = self.guard.tripped(self.config.loop_guard_max_repeats)
+            {
+                return TaskEnd::stop(StopReason::LoopGuard { repeats, summary });
+            }
+        }
+    }
+
+    /// The end of the task when a limit is reached before turn `turn + 1`:
+    /// its time (`max_time`) or its turns (`max_turns`).
+    fn limit_reached(&self, turn: u32) -> Option<TaskEnd> {
+        if self.deadline_passed() {
+            return Some(self.time_limit());
+        }
+        (turn >= self.config.max_turns).then(|| {
+            TaskEnd::stop(StopReason::MaxTurns {
+                limit: self.config.max_turns,
+            })
+        })
+    }
+
+    fn deadline_passed(&self) -> bool {
+        self.deadline()
+            .is_some_and(|deadline| std::time::Instant::now() >= deadline)
+    }
+
+    fn time_limit(&self) -> TaskEnd {
+        TaskEnd::stop(StopReason::TimeLimit {
+            limit_secs: self.config.max_time.map_or(0, |l| l.as_secs()),
+        })
+    }
+
+    /// The end of a task whose conversation cannot be made to fit.
+    fn unfitting(&self, message: String) -> TaskEnd {
+        if self.deadline_passed() {
+            return self.time_limit();
+        }
+        TaskEnd::failed(
+            message,
+            Some("set `context_window` (or `[models.\"NAME\"] context_window`) if the model allows more, lower `max_tokens`, or start a new conversation with /reset".to_owned()),
+        )
+    }
+
+    /// The server refused the request as longer than its window: the
+    /// conversation is made smaller, or the task ends.
+    async fn shrink_after_refusal(
+        &mut self,
+        message: &str,
+        cancel: &CancellationToken,
+    ) -> Result<(), TaskEnd> {
+        self.emit(Event::Warning {
+            message: format!(
+                "the server found the request longer than the context window ({message}); making the conversation smaller and trying again"
+            ),
+        });
+        // Nothing older to cut: the request is too long as it is (a long
+        // task, or the last reply or output).
+        self.fit_context(true, cancel).await.map_err(|problem| {
+            TaskEnd::failed(
+                format!(
+                    "the model server refused the request as longer than its context window, and it cannot be made smaller ({problem})"
+                ),
+                Some("give the model a larger context window on the server (llama.cpp `-c`, Ollama `num_ctx`, LM Studio's context length), lower `max_tokens`, or start over with /reset".to_owned()),
+            )
+        })
+    }
+
+    /// The end of a task whose reply did not complete; what streamed of
+    /// it stays in the conversation.
+    fn unanswered(&mut self, error: ReplyError) -> TaskEnd {
+        let (partial, end) = match error {
+            ReplyError::TimeLimit { partial } => (partial, self.time_limit()),
+            ReplyError::Interrupted { partial } => {
+                (partial, TaskEnd::stop(StopReason::Interrupted))
+            }
+            ReplyError::Failed(error) => {
+                return TaskEnd::failed(error.to_string(), error.hint());
+            }
+        };
+        if !partial.is_empty() {
+            self.history.push(Message::Assistant {
+                text: partial,
+                tool_calls: Vec::new(),
+                reasoning: Vec::new(),
+            });
+        }
+        end
+    }
+
+    /// The stop reason when the next request would take the session past
+    /// its budget: its input is estimated at four characters per token, its
+    /// output at the session's average so far (at least 500 tokens).
+    fn over_budget(&self, request: &ModelRequest) -> Option<StopReason> {
+        let limit = self.config.max_budget?;
+        let pricing = self.config.pricing?;
+        let input = estimate_tokens(request);
+        let output = self.typical_reply_tokens();
+        let next = pricing.cost(&Usage {
+            input_tokens: input,
+            output_tokens: output,
+            ..Usage::default()
+        });
+        (self.total_cost + next > limit).then_some(StopReason::Budget {
+            limit_usd: limit,
+            spent_usd: self.total_cost,
+            next_usd: next,
+        })
+    }
+
+    /// Counts a completed model request and its tokens and cost, and says
+    /// so with a `Usage` event.
+    pub(super) fn request_completed(&mut self, usage: Option<Usage>) {
+        self.requests_sent += 1;
+        let Some(usage) = usage else { return };
+        self.total_usage += usage;
+        let cost_usd = self.config.pricing.map(|p| {
+            self.total_cost += p.cost(&usage);
+            self.total_cost
+        });
+        self.emit(Event::Usage {
+            last: usage,
+            total: self.total_usage,
+            cost_usd,
+        });
+    }
+
+    async fn stream_reply(
+        &mut self,
+        request: ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<Reply, ReplyError> {
+        let mut stream = self.client.stream(request);
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        let mut reasoning = Vec::new();
+        let deadline = self.deadline();
+        loop {
+            let item = tokio::select! {
+                item = stream.next() => item,
+                () = cancel.cancelled() => return Err(ReplyError::Interrupted { partial: text }),
+                () = sleep_until(deadline) => return Err(ReplyError::TimeLimit { partial: text }),
+            };
+            match item {
+                Some(Ok(StreamEvent::TextDelta(delta))) => {
+                    text.push_str(&delta);
+                    self.emit(Event::TextDelta { delta });
+                }
+                Some(Ok(StreamEvent::ToolCall(call))) => tool_calls.push(call),
+                Some(Ok(StreamEvent::Reasoning(item))) => reasoning.push(item),
+                Some(Ok(StreamEvent::Restart)) => {
+                    text.clear();
+                    self.emit(Event::ReplyRestarted);
+                }
+                Some(Ok(StreamEvent::Retrying {
+                    attempt,
+                    max_attempts,
+                    delay,
+                    reason,
+                })) => self.emit(Event::Retrying {
+                    attempt,
+                    max_attempts,
+                    delay_ms: delay.as_millis() as u64,
+                    reason,
+                }),
+                Some(Ok(StreamEvent::Completed {
+                    finish_reason,
+                    usage,
+                })) => {
+                    self.request_completed(usage);
+                    return Ok(Reply {
+                        text,
+                        tool_calls,
+                        reasoning,
+                        finish_reason,
+                    });
+                }
+                Some(Err(error)) => return Err(ReplyError::Failed(error)),
+                None => {
+                    return Err(ReplyError::Failed(ProviderError::StreamCut {
+                        provider: "the model server".to_owned(),
+                        detail: "the reply ended without completing".to_owned(),
+                    }));
+                }
+            }
+        }
+    }
+}
