@@ -6,7 +6,8 @@
 //! startup files, piping a download into a shell. [`assess`] reads shell
 //! code as a shell would (`shell_rules.rs`), Python as Python
 //! (`python.rs`), and the other languages by their own calls that run
-//! commands, delete, kill or change permissions (`other.rs`).
+//! commands, delete, kill or change permissions (`other.rs`); the rules
+//! for single shell commands are in `shell_commands.rs` and `git.rs`.
 //!
 //! A reader of code cannot see everything, so what it cannot tell is a
 //! reason to ask too: a command whose name is computed, code built at run
@@ -16,8 +17,10 @@
 //! corpus (`tests/risk_corpus.toml`) says which rule must catch each case.
 
 mod expr;
+mod git;
 mod other;
 mod python;
+mod shell_commands;
 mod shell_rules;
 
 use std::path::{Component, Path, PathBuf};
