@@ -13,6 +13,7 @@ mod layers;
 mod load;
 mod origin;
 mod providers;
+mod resolve;
 mod schema;
 mod show;
 

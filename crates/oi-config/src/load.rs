@@ -27,13 +27,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use oi_protocol::{HarnessKind, WireApi};
-
-use crate::config::{Config, ModelSettings, ProviderInfo, TrustLevel};
+use crate::config::{Config, TrustLevel};
 use crate::error::ConfigError;
 use crate::layers::{Entry, Layer, parse_override, parse_toml};
 use crate::origin::Origin;
-use crate::providers::{self, API_BASE_PROVIDER, is_local_url};
 use crate::schema::{self, Problem, Scope};
 
 /// A value set by a dedicated flag.
@@ -119,10 +116,37 @@ pub fn project_root(dir: &Path) -> PathBuf {
 pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
     let user_file = options.home.join("config.toml");
     let mut warnings = Vec::new();
+    let (user, profiles_in_file) = user_layer(&user_file)?;
+    let profile = match &options.profile {
+        None => Layer::default(),
+        Some(name) => load_profile(options, name, &user_file, profiles_in_file)?,
+    };
+    // `-c` arguments are read before the project files: they may trust one.
+    let overrides = override_layer(&options.overrides)?;
+    let trust = trust_map(&[&user, &profile, &overrides]);
+    let (project, untrusted) = project_layer(options, &user_file, &trust, &mut warnings)?;
+    let env = env_layer(&options.env)?;
+    let flags = flag_layer(&options.flags)?;
+    let (config, origins) = crate::resolve::resolve(
+        &[&user, &profile, &project, &env, &overrides, &flags],
+        &[&user, &profile],
+        options.api_base.as_deref(),
+    )?;
+    Ok(Loaded {
+        config,
+        origins,
+        warnings,
+        untrusted,
+        home: options.home.clone(),
+        user_file,
+        env: options.env.clone(),
+    })
+}
 
-    // 2. The user file; its profiles and project trust are read from it too.
-    let user = read_layer(&user_file, &|line| Origin::File {
-        path: user_file.clone(),
+/// Layer 2, the user file, without its profiles (returned apart, by name).
+fn user_layer(user_file: &Path) -> Result<(Layer, BTreeMap<String, Layer>), ConfigError> {
+    let user = read_layer(user_file, &|line| Origin::File {
+        path: user_file.to_owned(),
         line,
     })?;
     let mut user_layer = Layer::default();
@@ -178,16 +202,13 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             }
         }
     }
+    Ok((user_layer, profiles_in_file))
+}
 
-    // 3. The profile.
-    let profile_layer = match &options.profile {
-        None => Layer::default(),
-        Some(name) => load_profile(options, name, &user_file, profiles_in_file)?,
-    };
-
-    // 6. `-c` arguments (read before the project files: they may trust one).
-    let mut override_layer = Layer::default();
-    for argument in &options.overrides {
+/// Layer 6, `-c` arguments, in order.
+fn override_layer(overrides: &[String]) -> Result<Layer, ConfigError> {
+    let mut layer = Layer::default();
+    for argument in overrides {
         let (path, value) = parse_override(argument)?;
         let entry = Entry {
             path,
@@ -195,11 +216,20 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             origin: Origin::Override,
         };
         validate(&entry, Scope::Override)?;
-        override_layer.entries.push(entry);
+        layer.entries.push(entry);
     }
+    Ok(layer)
+}
 
-    // 4. Trusted project files.
-    let trust = trust_map(&[&user_layer, &profile_layer, &override_layer]);
+/// Layer 4, the project files from the repository root down to the working
+/// folder, when the project is trusted (else the files that were not
+/// applied). Keys a project may not set are left out, with a warning.
+fn project_layer(
+    options: &LoadOptions,
+    user_file: &Path,
+    trust: &BTreeMap<PathBuf, TrustLevel>,
+    warnings: &mut Vec<String>,
+) -> Result<(Layer, Option<UntrustedProject>), ConfigError> {
     let root = project_root(&options.cwd);
     let mut project_layer = Layer::default();
     let mut untrusted_files = Vec::new();
@@ -208,7 +238,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         if file == user_file || !file.is_file() {
             continue;
         }
-        if trust_of(&trust, &root) != Some(TrustLevel::Trusted) {
+        if trust_of(trust, &root) != Some(TrustLevel::Trusted) {
             untrusted_files.push(file);
             continue;
         }
@@ -231,15 +261,18 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         }
     }
     let untrusted = (!untrusted_files.is_empty()
-        && trust_of(&trust, &root) != Some(TrustLevel::Untrusted))
+        && trust_of(trust, &root) != Some(TrustLevel::Untrusted))
     .then(|| UntrustedProject {
         root: root.clone(),
         files: untrusted_files,
     });
+    Ok((project_layer, untrusted))
+}
 
-    // 5. Environment variables.
+/// Layer 5, environment variables: `OI_MODEL`, `OPENAI_BASE_URL`.
+fn env_layer(env: &BTreeMap<String, String>) -> Result<Layer, ConfigError> {
     let mut env_layer = Layer::default();
-    if let Some(model) = options.env.get("OI_MODEL").filter(|v| !v.is_empty()) {
+    if let Some(model) = env.get("OI_MODEL").filter(|v| !v.is_empty()) {
         env_layer.entries.push(Entry {
             path: vec!["model".into()],
             value: Value::String(model.clone()),
@@ -248,7 +281,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
             },
         });
     }
-    if let Some(url) = options.env.get("OPENAI_BASE_URL").filter(|v| !v.is_empty()) {
+    if let Some(url) = env.get("OPENAI_BASE_URL").filter(|v| !v.is_empty()) {
         let entry = Entry {
             path: ["model_providers", "openai", "base_url"]
                 .map(String::from)
@@ -261,10 +294,13 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         validate(&entry, Scope::Override)?;
         env_layer.entries.push(entry);
     }
+    Ok(env_layer)
+}
 
-    // 7. Dedicated flags.
+/// Layer 7, the front end's own settings (dedicated flags).
+fn flag_layer(flags: &[FlagSetting]) -> Result<Layer, ConfigError> {
     let mut flag_layer = Layer::default();
-    for flag in &options.flags {
+    for flag in flags {
         let entry = Entry {
             path: flag.key.split('.').map(str::to_owned).collect(),
             value: flag.value.clone(),
@@ -275,334 +311,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         validate(&entry, Scope::Override)?;
         flag_layer.entries.push(entry);
     }
-
-    let layers = [
-        &user_layer,
-        &profile_layer,
-        &project_layer,
-        &env_layer,
-        &override_layer,
-        &flag_layer,
-    ];
-    let mut merged: BTreeMap<Vec<String>, (Value, Origin)> = BTreeMap::new();
-    for layer in layers {
-        for entry in &layer.entries {
-            // A value replaces a table (and its keys) set below it.
-            merged.retain(|path, _| !path.starts_with(&entry.path) || path == &entry.path);
-            merged.insert(
-                entry.path.clone(),
-                (entry.value.clone(), entry.origin.clone()),
-            );
-        }
-    }
-    // Providers defined by a file replace the built-in of the same id.
-    let defined: BTreeMap<String, Origin> = [&user_layer, &profile_layer]
-        .iter()
-        .flat_map(|l| {
-            l.tables
-                .iter()
-                .filter(|(p, _)| p.len() == 2 && p[0] == "model_providers")
-                .map(|(p, o)| (p[1].clone(), o.clone()))
-                .chain(
-                    l.entries
-                        .iter()
-                        .filter(|e| e.path.len() >= 3 && e.path[0] == "model_providers")
-                        .map(|e| (e.path[1].clone(), e.origin.clone())),
-                )
-        })
-        .fold(BTreeMap::new(), |mut map, (id, origin)| {
-            map.entry(id).or_insert(origin);
-            map
-        });
-
-    let mut origins: BTreeMap<String, Origin> = BTreeMap::new();
-    let get = |origins: &mut BTreeMap<String, Origin>, key: &str| -> Option<(Value, Origin)> {
-        let path: Vec<String> = key.split('.').map(str::to_owned).collect();
-        let found = merged.get(&path).cloned();
-        if let Some((_, origin)) = &found {
-            origins.insert(key.to_owned(), origin.clone());
-        }
-        found
-    };
-
-    let mut model_provider = get(&mut origins, "model_provider").map(|(v, o)| (as_string(&v), o));
-    let api_base = match &options.api_base {
-        Some(url) if url.starts_with("http://") || url.starts_with("https://") => Some(url.clone()),
-        Some(url) => {
-            return Err(ConfigError::InvalidValue {
-                origin: Box::new(Origin::Flag {
-                    flag: "--api-base".into(),
-                }),
-                key: "base_url".into(),
-                value: Value::String(url.clone()).to_string(),
-                expected: "an http:// or https:// URL, e.g. http://localhost:11434/v1".into(),
-            });
-        }
-        None => None,
-    };
-    if model_provider.is_none() && api_base.is_some() {
-        model_provider = Some((
-            API_BASE_PROVIDER.to_owned(),
-            Origin::Flag {
-                flag: "--api-base".into(),
-            },
-        ));
-    }
-    let (model_provider, provider_origin) =
-        model_provider.unwrap_or_else(|| ("openai".to_owned(), Origin::Default));
-    origins.insert("model_provider".into(), provider_origin.clone());
-
-    // Providers: built-ins, replaced by file definitions, then field by field.
-    let mut providers: BTreeMap<String, ProviderInfo> = BTreeMap::new();
-    for b in providers::BUILT_IN {
-        if defined.contains_key(b.id) {
-            continue;
-        }
-        providers.insert(
-            b.id.to_owned(),
-            ProviderInfo {
-                id: b.id.to_owned(),
-                name: b.name.to_owned(),
-                base_url: b.base_url.to_owned(),
-                env_key: b.env_key.map(str::to_owned),
-                wire_api: b.wire_api,
-                http_headers: BTreeMap::new(),
-                env_http_headers: BTreeMap::new(),
-                query_params: BTreeMap::new(),
-                request_max_retries: None,
-                stream_idle_timeout_ms: None,
-                stream_max_duration_ms: None,
-                default_model: b.default_model.map(str::to_owned),
-                key_required: b.env_key.is_some(),
-                built_in: true,
-            },
-        );
-    }
-    let mut provider_origins: BTreeMap<String, Origin> = BTreeMap::new();
-    for (path, (value, origin)) in merged
-        .iter()
-        .filter(|(p, _)| p.len() >= 3 && p[0] == "model_providers")
-    {
-        let id = &path[1];
-        let provider = providers
-            .entry(id.clone())
-            .or_insert_with(|| user_defined(id));
-        let field = path[2].as_str();
-        let text = as_string(value);
-        match field {
-            "name" => provider.name = text,
-            "base_url" => provider.base_url = text,
-            "env_key" => {
-                provider.env_key = Some(text);
-                provider.key_required = true;
-            }
-            "wire_api" => provider.wire_api = text.parse().unwrap_or_default(),
-            "http_headers" if path.len() == 4 => {
-                provider.http_headers.insert(path[3].clone(), text);
-            }
-            "env_http_headers" if path.len() == 4 => {
-                provider.env_http_headers.insert(path[3].clone(), text);
-            }
-            "query_params" if path.len() == 4 => {
-                provider.query_params.insert(path[3].clone(), text);
-            }
-            "request_max_retries" => {
-                provider.request_max_retries =
-                    value.as_u64().map(|n| n.min(u64::from(u32::MAX)) as u32);
-            }
-            "stream_idle_timeout_ms" => provider.stream_idle_timeout_ms = value.as_u64(),
-            "stream_max_duration_ms" => provider.stream_max_duration_ms = value.as_u64(),
-            _ => {}
-        }
-        provider_origins.insert(path.join("."), origin.clone());
-    }
-    if let Some(url) = &api_base {
-        let flag = Origin::Flag {
-            flag: "--api-base".into(),
-        };
-        let provider = providers
-            .entry(model_provider.clone())
-            .or_insert_with(|| api_base_provider(url));
-        provider.base_url = url.clone();
-        provider_origins.insert(format!("model_providers.{model_provider}.base_url"), flag);
-    }
-    for (id, provider) in &providers {
-        if provider.base_url.is_empty() {
-            let origin = defined.get(id).cloned().unwrap_or(Origin::Override);
-            return Err(ConfigError::MissingBaseUrl {
-                origin,
-                id: id.clone(),
-            });
-        }
-    }
-    let Some(provider) = providers.get(&model_provider).cloned() else {
-        return Err(ConfigError::UnknownProvider {
-            origin: Box::new(provider_origin),
-            id: model_provider,
-            known: providers.keys().cloned().collect(),
-        });
-    };
-    origins.extend(provider_origins);
-
-    let model = match get(&mut origins, "model") {
-        Some((value, _)) => Some(as_string(&value)),
-        None => {
-            let default = provider.default_model.clone();
-            if default.is_some() {
-                origins.insert(
-                    "model".into(),
-                    Origin::Auto {
-                        reason: format!("the default model of provider `{}`", provider.id),
-                    },
-                );
-            }
-            default
-        }
-    };
-    // Every value was checked against the schema, so a word that does not
-    // parse is absent (or `auto`, for the harness).
-    let word = |origins: &mut BTreeMap<String, Origin>, key: &str| {
-        get(origins, key).map(|(v, _)| as_string(&v))
-    };
-    let harness = match word(&mut origins, "harness").and_then(|w| w.parse().ok()) {
-        Some(kind) => kind,
-        None => {
-            let (kind, reason) = auto_harness(&provider, model.as_deref());
-            origins.insert("harness".into(), Origin::Auto { reason });
-            kind
-        }
-    };
-    let approval = word(&mut origins, "approval")
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_default();
-    let sandbox = word(&mut origins, "sandbox")
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_default();
-    let flag = |origins: &mut BTreeMap<String, Origin>, key: &str| {
-        get(origins, key).and_then(|(v, _)| v.as_bool())
-    };
-    let sandbox_required = flag(&mut origins, "sandbox_required").unwrap_or(false);
-    let network = flag(&mut origins, "network").unwrap_or(true);
-    let writable_roots = get(&mut origins, "writable_roots")
-        .and_then(|(v, _)| {
-            v.as_array()
-                .map(|items| items.iter().map(as_string).collect())
-        })
-        .unwrap_or_default();
-    let pass_env = get(&mut origins, "pass_env")
-        .and_then(|(v, _)| {
-            v.as_array()
-                .map(|items| items.iter().map(as_string).collect())
-        })
-        .unwrap_or_default();
-    let number = |v: Option<(Value, Origin)>| v.and_then(|(v, _)| v.as_u64());
-    let max_output = number(get(&mut origins, "max_output"))
-        .map(|n| n as usize)
-        .unwrap_or(Config::DEFAULT_MAX_OUTPUT);
-    let max_turns = number(get(&mut origins, "max_turns"))
-        .map(|n| n.min(u64::from(u32::MAX)) as u32)
-        .unwrap_or(Config::DEFAULT_MAX_TURNS);
-    let run_timeout =
-        number(get(&mut origins, "run_timeout")).unwrap_or(Config::DEFAULT_RUN_TIMEOUT);
-    let max_time = number(get(&mut origins, "max_time")).unwrap_or(0);
-    let checkpoints = get(&mut origins, "checkpoints")
-        .and_then(|(v, _)| v.as_bool())
-        .unwrap_or(true);
-    let os = get(&mut origins, "os")
-        .and_then(|(v, _)| v.as_bool())
-        .unwrap_or(false);
-    let checkpoint_max_file_mb = number(get(&mut origins, "checkpoint_max_file_mb"))
-        .unwrap_or(Config::DEFAULT_CHECKPOINT_MAX_FILE_MB);
-    let loop_guard_max_repeats = number(get(&mut origins, "loop_guard.max_repeats"))
-        .map(|n| n.min(u64::from(u32::MAX)) as u32)
-        .unwrap_or(Config::DEFAULT_LOOP_GUARD_MAX_REPEATS);
-    let context_window =
-        number(get(&mut origins, "context_window")).map(|n| n.min(u64::from(u32::MAX)) as u32);
-    let max_tokens =
-        number(get(&mut origins, "max_tokens")).map(|n| n.min(u64::from(u32::MAX)) as u32);
-    let temperature = get(&mut origins, "temperature").and_then(|(v, _)| v.as_f64());
-    let custom_instructions = get(&mut origins, "custom_instructions").map(|(v, _)| as_string(&v));
-    let max_budget = get(&mut origins, "max_budget").and_then(|(v, _)| v.as_f64());
-
-    let mut languages = BTreeMap::new();
-    let mut projects = BTreeMap::new();
-    let mut models: BTreeMap<String, ModelSettings> = BTreeMap::new();
-    for (path, (value, origin)) in &merged {
-        match path.as_slice() {
-            [section, name, field] if section == "languages" && field == "command" => {
-                let command = value
-                    .as_array()
-                    .map(|items| items.iter().map(as_string).collect())
-                    .unwrap_or_default();
-                languages.insert(name.clone(), command);
-                origins.insert(path.join("."), origin.clone());
-            }
-            [section, id, field] if section == "models" => {
-                let settings = models.entry(id.clone()).or_default();
-                let int = || value.as_u64().map(|n| n.min(u64::from(u32::MAX)) as u32);
-                match field.as_str() {
-                    "context_window" => settings.context_window = int(),
-                    "max_output_tokens" => settings.max_output_tokens = int(),
-                    "input_price" => settings.input_price = value.as_f64(),
-                    "output_price" => settings.output_price = value.as_f64(),
-                    "cached_input_price" => settings.cached_input_price = value.as_f64(),
-                    "cache_write_price" => settings.cache_write_price = value.as_f64(),
-                    "tools" => settings.tools = value.as_bool(),
-                    "vision" => settings.vision = value.as_bool(),
-                    _ => {}
-                }
-                origins.insert(path.join("."), origin.clone());
-            }
-            [section, root, field] if section == "projects" && field == "trust_level" => {
-                let level = if as_string(value) == "trusted" {
-                    TrustLevel::Trusted
-                } else {
-                    TrustLevel::Untrusted
-                };
-                projects.insert(root.clone(), level);
-                origins.insert(path.join("."), origin.clone());
-            }
-            _ => {}
-        }
-    }
-
-    Ok(Loaded {
-        config: Config {
-            model_provider,
-            provider,
-            model,
-            harness,
-            approval,
-            sandbox,
-            sandbox_required,
-            network,
-            writable_roots,
-            pass_env,
-            max_output,
-            max_turns,
-            run_timeout,
-            max_time,
-            checkpoints,
-            os,
-            checkpoint_max_file_mb,
-            loop_guard_max_repeats,
-            context_window,
-            max_tokens,
-            temperature,
-            custom_instructions,
-            max_budget,
-            models,
-            languages,
-            providers,
-            projects,
-        },
-        origins,
-        warnings,
-        untrusted,
-        home: options.home.clone(),
-        user_file,
-        env: options.env.clone(),
-    })
+    Ok(flag_layer)
 }
 
 fn read_layer(path: &Path, origin: &dyn Fn(usize) -> Origin) -> Result<Option<Layer>, ConfigError> {
@@ -753,63 +462,6 @@ fn dirs_from_root(root: &Path, cwd: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.reverse();
     dirs
-}
-
-fn user_defined(id: &str) -> ProviderInfo {
-    ProviderInfo {
-        id: id.to_owned(),
-        name: id.to_owned(),
-        base_url: String::new(),
-        env_key: None,
-        wire_api: WireApi::Chat,
-        http_headers: BTreeMap::new(),
-        env_http_headers: BTreeMap::new(),
-        query_params: BTreeMap::new(),
-        request_max_retries: None,
-        stream_idle_timeout_ms: None,
-        stream_max_duration_ms: None,
-        default_model: None,
-        key_required: false,
-        built_in: false,
-    }
-}
-
-/// The provider `--api-base` selects when none is configured.
-fn api_base_provider(url: &str) -> ProviderInfo {
-    ProviderInfo {
-        name: "the model server".to_owned(),
-        base_url: url.to_owned(),
-        // Sent when set, never required: local servers need no key.
-        env_key: Some("OPENAI_API_KEY".to_owned()),
-        key_required: false,
-        ..user_defined(API_BASE_PROVIDER)
-    }
-}
-
-fn as_string(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// The harness when none is set: `markdown` for small models served on this
-/// machine (they rarely call tools reliably), else `native`.
-fn auto_harness(provider: &ProviderInfo, model: Option<&str>) -> (HarnessKind, String) {
-    let local = is_local_url(&provider.base_url);
-    match model {
-        Some(model) if local && is_small_model(model) => (
-            HarnessKind::Markdown,
-            format!(
-                "`{model}` is a small model served on this machine; such models rarely call tools reliably"
-            ),
-        ),
-        Some(model) => (
-            HarnessKind::Native,
-            format!("`{model}` is expected to call tools"),
-        ),
-        None => (HarnessKind::Native, "no model is set".to_owned()),
-    }
 }
 
 /// Whether a model id names a model of at most 4 billion parameters
