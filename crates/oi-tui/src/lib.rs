@@ -5,6 +5,7 @@
 
 pub mod dialog;
 pub mod editor;
+pub mod filter;
 pub mod highlight;
 pub mod input;
 pub mod markdown;
