@@ -123,30 +123,58 @@ impl KernelKind {
     }
 }
 
-/// A reply line from the driver.
-#[derive(Debug, Deserialize)]
-struct Reply {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    id: Option<u64>,
-    /// `ok`, `error` or `interrupted`.
-    #[serde(default)]
-    status: Option<String>,
-    /// The exception, e.g. `NameError: name 'x' is not defined`.
-    #[serde(default)]
+/// A message of the driver on fd 4 (one JSON line each).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum DriverMessage {
+    /// The driver has started and waits for runs.
+    Ready,
+    /// Run `id`'s code itself begins (interrupts may be sent from now on).
+    Started { id: u64 },
+    /// The code saved an image (a plot).
+    Image {
+        path: PathBuf,
+        #[serde(default = "png")]
+        media_type: String,
+    },
+    /// Run `id` asks something of the screen (OS mode's `computer` module).
+    Computer { id: u64, request: serde_json::Value },
+    /// Run `id` has ended.
+    Done {
+        id: u64,
+        #[serde(default)]
+        status: Option<DoneStatus>,
+        /// The exception, e.g. `NameError: name 'x' is not defined`.
+        #[serde(default)]
+        error: Option<String>,
+        /// Shells: the exit status of the run.
+        #[serde(default)]
+        exit_code: Option<i32>,
+    },
+    /// Anything else (a newer driver's message): ignored.
+    #[serde(other)]
+    Other,
+}
+
+/// How a run ended, as the language drivers say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum DoneStatus {
+    Ok,
+    Error,
+    Interrupted,
+}
+
+fn png() -> String {
+    "image/png".to_owned()
+}
+
+/// How a run's `done` message reads, once the run has ended.
+#[derive(Debug, Default)]
+struct Done {
+    status: Option<DoneStatus>,
     error: Option<String>,
-    /// Shells: the exit status of the run.
-    #[serde(default)]
     exit_code: Option<i32>,
-    /// Images: the file and its type.
-    #[serde(default)]
-    path: Option<PathBuf>,
-    #[serde(default)]
-    media_type: Option<String>,
-    /// `computer`: what the code asks of the screen.
-    #[serde(default)]
-    request: Option<serde_json::Value>,
 }
 
 /// A running kernel process.
@@ -319,7 +347,8 @@ impl Kernel {
         let ready = tokio::time::timeout(STARTUP_TIMEOUT, kernel.replies.next_line()).await;
         match ready {
             Ok(Ok(Some(line)))
-                if serde_json::from_str::<Reply>(&line).is_ok_and(|r| r.kind == "ready") =>
+                if serde_json::from_str::<DriverMessage>(&line)
+                    .is_ok_and(|m| m == DriverMessage::Ready) =>
             {
                 Ok(kernel)
             }
@@ -402,7 +431,7 @@ impl Kernel {
         }
         let mut out_buf = vec![0u8; READ_BUF];
         let mut err_buf = vec![0u8; READ_BUF];
-        let mut done: Option<Reply> = None;
+        let mut done: Option<Done> = None;
         // The driver says `started` when the code itself begins; SIGINT is
         // sent only after that, so it never hits the driver's own work.
         let mut started = false;
@@ -451,35 +480,35 @@ impl Kernel {
                 biased;
                 line = self.replies.next_line(), if done.is_none() => match line {
                     Ok(Some(line)) => {
-                        let Ok(reply) = serde_json::from_str::<Reply>(&line) else { continue };
-                        if reply.id != Some(id) && reply.kind != "image" {
-                            continue;
-                        }
-                        match reply.kind.as_str() {
-                            "started" => {
+                        let Ok(message) = serde_json::from_str::<DriverMessage>(&line) else { continue };
+                        match message {
+                            // Messages of an earlier run (its late reply).
+                            DriverMessage::Started { id: run }
+                            | DriverMessage::Done { id: run, .. }
+                            | DriverMessage::Computer { id: run, .. } if run != id => {}
+                            DriverMessage::Started { .. } => {
                                 started = true;
                                 if stop.is_some() && !signalled && !node {
                                     signalled = true;
                                     let _ = killpg(self.pgid, Signal::SIGINT);
                                 }
                             }
-                            "image" => {
-                                if let Some(path) = reply.path {
-                                    let media_type = reply.media_type.unwrap_or_else(|| "image/png".to_owned());
-                                    sink(RunEvent::Image { path, media_type });
-                                }
+                            DriverMessage::Image { path, media_type } => {
+                                sink(RunEvent::Image { path, media_type });
                             }
-                            "done" => done = Some(reply),
-                            "computer" => {
-                                let answer = match (computer, reply.request) {
-                                    (Some(handler), Some(request)) => {
+                            DriverMessage::Done { status, error, exit_code, .. } => {
+                                done = Some(Done { status, error, exit_code });
+                            }
+                            DriverMessage::Computer { request, .. } => {
+                                let answer = match computer {
+                                    Some(handler) => {
                                         let handler = std::sync::Arc::clone(handler);
                                         let cancel = cancel.clone();
                                         tokio::task::spawn_blocking(move || handler(request, cancel))
                                             .await
                                             .unwrap_or_else(|e| serde_json::json!({"ok": false, "error": e.to_string()}))
                                     }
-                                    _ => serde_json::json!({
+                                    None => serde_json::json!({
                                         "ok": false,
                                         "error": "OS mode is off: start oi with --os (or set `os = true`) to use the screen",
                                     }),
@@ -490,7 +519,7 @@ impl Kernel {
                                     let _ = requests.write_all(line.as_bytes()).await;
                                 }
                             }
-                            _ => {}
+                            DriverMessage::Ready | DriverMessage::Other => {}
                         }
                     }
                     Ok(None) | Err(_) => {
@@ -579,21 +608,12 @@ impl Kernel {
         for s in &mut streams {
             s.flush(sink);
         }
-        let reply = done.unwrap_or(Reply {
-            kind: "done".into(),
-            id: Some(id),
-            status: None,
-            error: None,
-            exit_code: None,
-            path: None,
-            media_type: None,
-            request: None,
-        });
+        let reply = done.unwrap_or_default();
         let stopped_by = stop.map(|(why, _)| why);
-        let status = match (reply.status.as_deref(), reply.exit_code) {
-            (Some("interrupted"), _) => interrupted_status(stopped_by, timeout),
+        let status = match (reply.status, reply.exit_code) {
+            (Some(DoneStatus::Interrupted), _) => interrupted_status(stopped_by, timeout),
             (_, Some(130)) if stopped_by.is_some() => interrupted_status(stopped_by, timeout),
-            (Some("error"), code) => RunStatus::Failed {
+            (Some(DoneStatus::Error), code) => RunStatus::Failed {
                 exit_code: code,
                 error: reply.error,
             },
@@ -990,5 +1010,48 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
             }
         }
         None => "ended for an unknown reason".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_messages_read_as_their_kinds() {
+        let read = |line: &str| serde_json::from_str::<DriverMessage>(line).unwrap();
+        assert_eq!(read(r#"{"type":"ready","pid":12}"#), DriverMessage::Ready);
+        assert_eq!(
+            read(r#"{"type":"started","id":3}"#),
+            DriverMessage::Started { id: 3 }
+        );
+        assert_eq!(
+            read(r#"{"type":"image","path":"/tmp/a.png"}"#),
+            DriverMessage::Image {
+                path: PathBuf::from("/tmp/a.png"),
+                media_type: "image/png".to_owned()
+            }
+        );
+        assert_eq!(
+            read(r#"{"type":"done","id":3,"status":"error","error":"NameError: x"}"#),
+            DriverMessage::Done {
+                id: 3,
+                status: Some(DoneStatus::Error),
+                error: Some("NameError: x".to_owned()),
+                exit_code: None
+            }
+        );
+        assert_eq!(
+            read(r#"{"type":"done","id":4,"exit_code":2}"#),
+            DriverMessage::Done {
+                id: 4,
+                status: None,
+                error: None,
+                exit_code: Some(2)
+            }
+        );
+        // A message this version does not know is passed over.
+        assert_eq!(read(r#"{"type":"progress","id":4}"#), DriverMessage::Other);
+        assert!(serde_json::from_str::<DriverMessage>(r#"{"type":"image"}"#).is_err());
     }
 }
