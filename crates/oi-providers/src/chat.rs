@@ -5,20 +5,14 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use oi_protocol::{ContentPart, Message, ToolCall, Usage};
-use reqwest::header::ACCEPT;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::error::{api_error, truncate_chars};
-use crate::transport::{
-    Attempt, RetryBudget, SseEvent, response_events, send_with_retries, sse_events, with_restarts,
-};
-use crate::{
-    EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
-    StreamEvent,
-};
+use crate::attempt::{Assembled, ChunkError, Decoder};
+use crate::error::truncate_chars;
+use crate::transport::{RetryBudget, sse_events, with_restarts};
+use crate::{EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig};
 
 /// A client for the Chat Completions wire.
 #[derive(Debug, Clone)]
@@ -56,39 +50,22 @@ impl ModelClient for ChatClient {
 impl ChatClient {
     /// One attempt at the request (itself retried until it gets a response).
     fn attempt(&self, request: ModelRequest, budget: Arc<RetryBudget>) -> EventStream {
-        let http = self.http.clone();
-        let config = Arc::clone(&self.config);
-        Box::pin(async_stream::try_stream! {
-            let url = config.endpoint("chat/completions");
-            let body = request_body(&request);
-            let response = send_with_retries(&config, &url, &budget, || {
-                let builder = http
-                    .post(&url)
-                    .header(ACCEPT, "text/event-stream")
-                    .json(&body);
-                match &config.api_key {
+        let url = self.config.endpoint("chat/completions");
+        let body = request_body(&request);
+        let key = self.config.api_key.clone();
+        crate::attempt::stream::<ChatAccumulator>(
+            Arc::clone(&self.config),
+            url,
+            budget,
+            move |builder| {
+                let builder = builder.json(&body);
+                match &key {
                     Some(key) => builder.bearer_auth(key),
                     None => builder,
                 }
-            });
-            futures::pin_mut!(response);
-            let response = loop {
-                match response.next().await {
-                    Some(Attempt::Retrying(event)) => yield event,
-                    Some(Attempt::Done(result)) => break result?,
-                    None => Err(ProviderError::StreamCut {
-                        provider: config.name.clone(),
-                        detail: "no response".to_owned(),
-                    })?,
-                }
-            };
-
-            let events = decode(response_events(response, &config), config.name.clone());
-            futures::pin_mut!(events);
-            while let Some(event) = events.next().await {
-                yield event?;
-            }
-        })
+            },
+            self.http.clone(),
+        )
     }
 }
 
@@ -96,7 +73,7 @@ impl ChatClient {
 /// arrived) into the events a client would yield.
 pub fn replay_chat_stream(chunks: Vec<bytes::Bytes>) -> EventStream {
     let bytes = futures::stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>));
-    Box::pin(decode(
+    Box::pin(crate::attempt::decode::<ChatAccumulator, _>(
         sse_events(
             bytes,
             "the recording".to_owned(),
@@ -108,54 +85,6 @@ pub fn replay_chat_stream(chunks: Vec<bytes::Bytes>) -> EventStream {
         ),
         "the recording".to_owned(),
     ))
-}
-
-/// Turns the server-sent events of a chat stream into reply events.
-fn decode<S>(
-    events: S,
-    provider: String,
-) -> impl futures::Stream<Item = Result<StreamEvent, ProviderError>>
-where
-    S: futures::Stream<Item = Result<SseEvent, ProviderError>>,
-{
-    async_stream::try_stream! {
-        futures::pin_mut!(events);
-        let mut reply = ChatAccumulator::default();
-        let mut saw_done = false;
-        while let Some(event) = events.next().await {
-            let event = event?;
-            let data = event.data.trim();
-            if data == "[DONE]" {
-                saw_done = true;
-                break;
-            }
-            if data.is_empty() {
-                continue;
-            }
-            match reply.push(data) {
-                Ok(Some(text)) => yield StreamEvent::TextDelta(text),
-                Ok(None) => {}
-                Err(ChunkError::Malformed(detail)) => Err(ProviderError::MalformedEvent {
-                    provider: provider.clone(),
-                    detail,
-                })?,
-                Err(ChunkError::Api(code, message)) => Err(api_error(&provider, &code, message))?,
-            }
-        }
-        // Some servers close the stream right after the finish reason without
-        // `[DONE]`; that reply is complete. Without either it was cut short.
-        if !saw_done && reply.finish_reason.is_none() {
-            Err(ProviderError::StreamCut {
-                provider: provider.clone(),
-                detail: "the stream ended without a finish reason or `[DONE]`".to_owned(),
-            })?;
-        }
-        let (calls, finish_reason, usage) = reply.finish();
-        for call in calls {
-            yield StreamEvent::ToolCall(call);
-        }
-        yield StreamEvent::Completed { finish_reason, usage };
-    }
 }
 
 /// The JSON body of a streamed Chat Completions request.
@@ -274,14 +203,6 @@ fn join_text(content: &[ContentPart]) -> String {
     texts.join("\n")
 }
 
-#[derive(Debug, PartialEq)]
-enum ChunkError {
-    /// Not a chunk of this wire format.
-    Malformed(String),
-    /// The server sent `{"error": …}` in the stream: its code and message.
-    Api(String, String),
-}
-
 #[derive(Deserialize)]
 struct Chunk {
     #[serde(default)]
@@ -359,11 +280,17 @@ struct ChatAccumulator {
     calls: Vec<PartialCall>,
     finish_reason: Option<String>,
     usage: Option<Usage>,
+    /// Whether `[DONE]` came.
+    saw_done: bool,
 }
 
 impl ChatAccumulator {
     /// Takes the `data` of one event; returns the text it adds, if any.
-    fn push(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
+    fn read_event(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
+        if data == "[DONE]" {
+            self.saw_done = true;
+            return Ok(None);
+        }
         let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
             ChunkError::Malformed(format!("{e} in `{}`", truncate_chars(data, 120)))
         })?;
@@ -448,7 +375,7 @@ impl ChatAccumulator {
         }
     }
 
-    fn finish(mut self) -> (Vec<ToolCall>, FinishReason, Option<Usage>) {
+    fn assemble(mut self) -> (Vec<ToolCall>, FinishReason, Option<Usage>) {
         self.calls.sort_by_key(|c| c.index);
         let calls = self
             .calls
@@ -472,6 +399,32 @@ impl ChatAccumulator {
     }
 }
 
+impl Decoder for ChatAccumulator {
+    fn push(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
+        self.read_event(data)
+    }
+
+    fn ended(&self) -> bool {
+        self.saw_done
+    }
+
+    fn finish(self) -> Result<Assembled, String> {
+        // Some servers close the stream right after the finish reason
+        // without `[DONE]`; that reply is complete. Without either it was
+        // cut short.
+        if !self.saw_done && self.finish_reason.is_none() {
+            return Err("the stream ended without a finish reason or `[DONE]`".to_owned());
+        }
+        let (calls, finish_reason, usage) = self.assemble();
+        Ok(Assembled {
+            reasoning: Vec::new(),
+            calls,
+            finish_reason,
+            usage,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -486,7 +439,7 @@ mod tests {
                 text.push_str(&t);
             }
         }
-        let (calls, finish, usage) = acc.finish();
+        let (calls, finish, usage) = acc.assemble();
         (text, calls, finish, usage)
     }
 

@@ -6,6 +6,7 @@
 //! requests happen inside the client and are reported as `Retrying` events, so
 //! the agent never needs to know which wire format it is talking to.
 
+mod attempt;
 mod catalog;
 mod chat;
 pub mod discover;

@@ -6,17 +6,16 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use oi_protocol::{ContentPart, Message, ToolCall, Usage};
-use reqwest::header::ACCEPT;
 use serde_json::{Value, json};
 
-use crate::error::{api_error, truncate_chars};
+use crate::attempt::{Assembled, ChunkError, Decoder};
+use crate::error::truncate_chars;
 use crate::models::ANTHROPIC_VERSION;
-use crate::transport::{Attempt, RetryBudget, response_events, send_with_retries, with_restarts};
+use crate::transport::{RetryBudget, with_restarts};
 use crate::{
     BuiltinTool, EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig,
-    ProviderError, StreamEvent, messages_endpoint,
+    messages_endpoint,
 };
 
 /// `max_tokens` is required by this API; used when none is configured.
@@ -54,73 +53,28 @@ impl ModelClient for MessagesClient {
 impl MessagesClient {
     /// One attempt at the request (itself retried until it gets a response).
     fn attempt(&self, request: ModelRequest, budget: Arc<RetryBudget>) -> EventStream {
-        let http = self.http.clone();
-        let config = Arc::clone(&self.config);
-        Box::pin(async_stream::try_stream! {
-            let url = messages_endpoint(&config.base_url, "messages");
-            let body = request_body(&request);
-            let beta = beta_header(&request);
-            let response = send_with_retries(&config, &url, &budget, || {
-                let mut builder = http
-                    .post(&url)
-                    .header(ACCEPT, "text/event-stream")
+        let url = messages_endpoint(&self.config.base_url, "messages");
+        let body = request_body(&request);
+        let beta = beta_header(&request);
+        let key = self.config.api_key.clone();
+        crate::attempt::stream::<MessagesAccumulator>(
+            Arc::clone(&self.config),
+            url,
+            budget,
+            move |builder| {
+                let mut builder = builder
                     .header("anthropic-version", ANTHROPIC_VERSION)
                     .json(&body);
                 if let Some(beta) = beta {
                     builder = builder.header("anthropic-beta", beta);
                 }
-                match &config.api_key {
+                match &key {
                     Some(key) => builder.header("x-api-key", key),
                     None => builder,
                 }
-            });
-            futures::pin_mut!(response);
-            let response = loop {
-                match response.next().await {
-                    Some(Attempt::Retrying(event)) => yield event,
-                    Some(Attempt::Done(result)) => break result?,
-                    None => Err(ProviderError::StreamCut {
-                        provider: config.name.clone(),
-                        detail: "no response".to_owned(),
-                    })?,
-                }
-            };
-            let events = response_events(response, &config);
-            futures::pin_mut!(events);
-            let mut reply = MessagesAccumulator::default();
-            while let Some(event) = events.next().await {
-                let event = event?;
-                if event.data.trim().is_empty() {
-                    continue;
-                }
-                match reply.push(&event.data) {
-                    Ok(Some(text)) => yield StreamEvent::TextDelta(text),
-                    Ok(None) => {}
-                    Err(Problem::Malformed(detail)) => Err(ProviderError::MalformedEvent {
-                        provider: config.name.clone(),
-                        detail,
-                    })?,
-                    Err(Problem::Api(code, message)) => Err(api_error(&config.name, &code, message))?,
-                }
-                if reply.stopped {
-                    break;
-                }
-            }
-            if !reply.stopped {
-                Err(ProviderError::StreamCut {
-                    provider: config.name.clone(),
-                    detail: "the stream ended before `message_stop`".to_owned(),
-                })?;
-            }
-            let (calls, reasoning, finish_reason, usage) = reply.finish();
-            for item in reasoning {
-                yield StreamEvent::Reasoning(item);
-            }
-            for call in calls {
-                yield StreamEvent::ToolCall(call);
-            }
-            yield StreamEvent::Completed { finish_reason, usage: Some(usage) };
-        })
+            },
+            self.http.clone(),
+        )
     }
 }
 
@@ -280,13 +234,6 @@ fn blocks(content: &[ContentPart]) -> Vec<Value> {
         .collect()
 }
 
-#[derive(Debug, PartialEq)]
-enum Problem {
-    Malformed(String),
-    /// An error the server reported: its code (or type) and message.
-    Api(String, String),
-}
-
 #[derive(Debug)]
 enum Block {
     Text,
@@ -310,9 +257,10 @@ struct MessagesAccumulator {
 }
 
 impl MessagesAccumulator {
-    fn push(&mut self, data: &str) -> Result<Option<String>, Problem> {
-        let event: Value = serde_json::from_str(data)
-            .map_err(|e| Problem::Malformed(format!("{e} in `{}`", truncate_chars(data, 120))))?;
+    fn read_event(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
+        let event: Value = serde_json::from_str(data).map_err(|e| {
+            ChunkError::Malformed(format!("{e} in `{}`", truncate_chars(data, 120)))
+        })?;
         let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
         let index = event.get("index").and_then(Value::as_u64).unwrap_or(0);
         match kind {
@@ -403,7 +351,10 @@ impl MessagesAccumulator {
                     .pointer("/error/type")
                     .and_then(Value::as_str)
                     .unwrap_or("error");
-                return Err(Problem::Api(kind.to_owned(), format!("{message} ({kind})")));
+                return Err(ChunkError::Api(
+                    kind.to_owned(),
+                    format!("{message} ({kind})"),
+                ));
             }
             _ => {}
         }
@@ -427,7 +378,7 @@ impl MessagesAccumulator {
         }
     }
 
-    fn finish(self) -> (Vec<ToolCall>, Vec<Value>, FinishReason, Usage) {
+    fn assemble(self) -> (Vec<ToolCall>, Vec<Value>, FinishReason, Usage) {
         let mut calls = Vec::new();
         let mut reasoning = Vec::new();
         for (_, block) in self.blocks {
@@ -452,6 +403,29 @@ impl MessagesAccumulator {
             None => FinishReason::ToolCalls,
         };
         (calls, reasoning, finish, self.usage)
+    }
+}
+
+impl Decoder for MessagesAccumulator {
+    fn push(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
+        self.read_event(data)
+    }
+
+    fn ended(&self) -> bool {
+        self.stopped
+    }
+
+    fn finish(self) -> Result<Assembled, String> {
+        if !self.stopped {
+            return Err("the stream ended before `message_stop`".to_owned());
+        }
+        let (calls, reasoning, finish_reason, usage) = self.assemble();
+        Ok(Assembled {
+            reasoning,
+            calls,
+            finish_reason,
+            usage: Some(usage),
+        })
     }
 }
 
@@ -485,7 +459,7 @@ mod tests {
         }
         assert!(acc.stopped);
         assert_eq!(text, "Checking");
-        let (calls, reasoning, finish, usage) = acc.finish();
+        let (calls, reasoning, finish, usage) = acc.assemble();
         assert!(reasoning.is_empty());
         assert_eq!(finish, FinishReason::ToolCalls);
         assert_eq!(
@@ -518,7 +492,7 @@ mod tests {
         ] {
             acc.push(&event.to_string()).unwrap();
         }
-        let (_, reasoning, finish, _) = acc.finish();
+        let (_, reasoning, finish, _) = acc.assemble();
         assert_eq!(
             reasoning,
             vec![json!({"type": "thinking", "thinking": "Let me think", "signature": "sig"})]
@@ -531,7 +505,7 @@ mod tests {
         let mut acc = MessagesAccumulator::default();
         assert_eq!(
             acc.push(&json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string()),
-            Err(Problem::Api(
+            Err(ChunkError::Api(
                 "overloaded_error".into(),
                 "Overloaded (overloaded_error)".into()
             ))

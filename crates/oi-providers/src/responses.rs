@@ -7,17 +7,13 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use oi_protocol::{ContentPart, Message, ToolCall, Usage};
-use reqwest::header::ACCEPT;
 use serde_json::{Value, json};
 
-use crate::error::{api_error, truncate_chars};
-use crate::transport::{Attempt, RetryBudget, response_events, send_with_retries, with_restarts};
-use crate::{
-    EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig, ProviderError,
-    StreamEvent,
-};
+use crate::attempt::{Assembled, ChunkError, Decoder};
+use crate::error::truncate_chars;
+use crate::transport::{RetryBudget, with_restarts};
+use crate::{EventStream, FinishReason, ModelClient, ModelRequest, ProviderConfig};
 
 /// A client for the Responses wire.
 #[derive(Debug, Clone)]
@@ -55,73 +51,22 @@ impl ModelClient for ResponsesClient {
 impl ResponsesClient {
     /// One attempt at the request (itself retried until it gets a response).
     fn attempt(&self, request: ModelRequest, budget: Arc<RetryBudget>) -> EventStream {
-        let http = self.http.clone();
-        let config = Arc::clone(&self.config);
-        Box::pin(async_stream::try_stream! {
-            let url = config.endpoint("responses");
-            let body = request_body(&request);
-            let response = send_with_retries(&config, &url, &budget, || {
-                let builder = http
-                    .post(&url)
-                    .header(ACCEPT, "text/event-stream")
-                    .json(&body);
-                match &config.api_key {
+        let url = self.config.endpoint("responses");
+        let body = request_body(&request);
+        let key = self.config.api_key.clone();
+        crate::attempt::stream::<ResponsesAccumulator>(
+            Arc::clone(&self.config),
+            url,
+            budget,
+            move |builder| {
+                let builder = builder.json(&body);
+                match &key {
                     Some(key) => builder.bearer_auth(key),
                     None => builder,
                 }
-            });
-            futures::pin_mut!(response);
-            let response = loop {
-                match response.next().await {
-                    Some(Attempt::Retrying(event)) => yield event,
-                    Some(Attempt::Done(result)) => break result?,
-                    None => Err(ProviderError::StreamCut {
-                        provider: config.name.clone(),
-                        detail: "no response".to_owned(),
-                    })?,
-                }
-            };
-            let events = response_events(response, &config);
-            futures::pin_mut!(events);
-            let mut reply = ResponsesAccumulator::default();
-            while let Some(event) = events.next().await {
-                let event = event?;
-                if event.data.trim().is_empty() {
-                    continue;
-                }
-                match reply.push(&event.data) {
-                    Ok(Some(text)) => yield StreamEvent::TextDelta(text),
-                    Ok(None) => {}
-                    Err(Problem::Malformed(detail)) => Err(ProviderError::MalformedEvent {
-                        provider: config.name.clone(),
-                        detail,
-                    })?,
-                    Err(Problem::Api(code, message)) => Err(api_error(&config.name, &code, message))?,
-                }
-                if reply.finished.is_some() {
-                    break;
-                }
-            }
-            let Some(finish) = reply.finished.take() else {
-                Err(ProviderError::StreamCut {
-                    provider: config.name.clone(),
-                    detail: "the stream ended before `response.completed`".to_owned(),
-                })?;
-                return;
-            };
-            for item in std::mem::take(&mut reply.reasoning) {
-                yield StreamEvent::Reasoning(item);
-            }
-            let calls = reply.calls();
-            let finish_reason = match finish {
-                FinishReason::Stop if !calls.is_empty() => FinishReason::ToolCalls,
-                other => other,
-            };
-            for call in calls {
-                yield StreamEvent::ToolCall(call);
-            }
-            yield StreamEvent::Completed { finish_reason, usage: reply.usage };
-        })
+            },
+            self.http.clone(),
+        )
     }
 }
 
@@ -218,13 +163,6 @@ fn join_text(content: &[ContentPart]) -> String {
     texts.join("\n")
 }
 
-#[derive(Debug, PartialEq)]
-enum Problem {
-    Malformed(String),
-    /// An error the server reported: its code (or type) and message.
-    Api(String, String),
-}
-
 #[derive(Debug, Default)]
 struct Call {
     item_id: String,
@@ -246,9 +184,10 @@ struct ResponsesAccumulator {
 
 impl ResponsesAccumulator {
     /// Takes one event's data; returns text to show, if any.
-    fn push(&mut self, data: &str) -> Result<Option<String>, Problem> {
-        let event: Value = serde_json::from_str(data)
-            .map_err(|e| Problem::Malformed(format!("{e} in `{}`", truncate_chars(data, 120))))?;
+    fn read_event(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
+        let event: Value = serde_json::from_str(data).map_err(|e| {
+            ChunkError::Malformed(format!("{e} in `{}`", truncate_chars(data, 120)))
+        })?;
         let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
         let str_of =
             |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
@@ -263,7 +202,7 @@ impl ResponsesAccumulator {
             }
             "response.output_item.added" | "response.output_item.done" => {
                 let Some(item) = event.get("item") else {
-                    return Err(Problem::Malformed(format!("`{kind}` without an item")));
+                    return Err(ChunkError::Malformed(format!("`{kind}` without an item")));
                 };
                 let item_type = item.get("type").and_then(Value::as_str).unwrap_or("");
                 let item_id = str_of(item, "id");
@@ -358,7 +297,7 @@ impl ResponsesAccumulator {
                 let message = Some(text("/response/error/message"))
                     .filter(|m| !m.is_empty())
                     .unwrap_or_else(|| "the response failed".to_owned());
-                return Err(Problem::Api(text("/response/error/code"), message));
+                return Err(ChunkError::Api(text("/response/error/code"), message));
             }
             "error" => {
                 let text = |p: &str| event.pointer(p).and_then(Value::as_str).map(str::to_owned);
@@ -369,7 +308,7 @@ impl ResponsesAccumulator {
                     .or_else(|| text("/error/code"))
                     .or_else(|| text("/error/type"))
                     .unwrap_or_default();
-                return Err(Problem::Api(code, message));
+                return Err(ChunkError::Api(code, message));
             }
             _ => {}
         }
@@ -394,6 +333,33 @@ impl ResponsesAccumulator {
                 },
             })
             .collect()
+    }
+}
+
+impl Decoder for ResponsesAccumulator {
+    fn push(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
+        self.read_event(data)
+    }
+
+    fn ended(&self) -> bool {
+        self.finished.is_some()
+    }
+
+    fn finish(mut self) -> Result<Assembled, String> {
+        let Some(finish) = self.finished.take() else {
+            return Err("the stream ended before `response.completed`".to_owned());
+        };
+        let calls = self.calls();
+        let finish_reason = match finish {
+            FinishReason::Stop if !calls.is_empty() => FinishReason::ToolCalls,
+            other => other,
+        };
+        Ok(Assembled {
+            reasoning: std::mem::take(&mut self.reasoning),
+            calls,
+            finish_reason,
+            usage: self.usage,
+        })
     }
 }
 
@@ -470,14 +436,14 @@ mod tests {
         let mut acc = ResponsesAccumulator::default();
         assert_eq!(
             acc.push(&json!({"type": "response.failed", "response": {"status": "failed", "error": {"code": "server_error", "message": "boom"}}}).to_string()),
-            Err(Problem::Api("server_error".into(), "boom".into()))
+            Err(ChunkError::Api("server_error".into(), "boom".into()))
         );
         assert_eq!(
             acc.push(
                 &json!({"type": "error", "code": "context_length_exceeded", "message": "too long"})
                     .to_string()
             ),
-            Err(Problem::Api(
+            Err(ChunkError::Api(
                 "context_length_exceeded".into(),
                 "too long".into()
             ))
