@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 use anstyle::{AnsiColor, Color, Style};
 use oi_core::{Agent, SessionRequest};
 use oi_protocol::{ApprovalPolicy, Event, HarnessKind, Op, ReviewDecision, StopReason};
+use oi_tui::commands::SlashCommand;
 use oi_tui::dialog::{Decision, Picker};
-use oi_tui::editor::{COMMANDS, image_paths, unwrap_block};
+use oi_tui::editor::{image_paths, unwrap_block};
 use oi_tui::input::{LineResult, TerminalInput};
 use oi_tui::term::{Quiet, discard_typeahead};
 use oi_tui::{ImageProtocol, Mode, View};
@@ -612,10 +613,19 @@ impl App {
             Some((name, arg)) => (name, arg.trim()),
             None => (line, ""),
         };
-        match name {
-            "/exit" | "/quit" => return Ok(Flow::Exit),
-            "/help" => self.help()?,
-            "/debug-config" => {
+        let Some(command) = SlashCommand::parse(name) else {
+            let hint = match SlashCommand::suggest(name) {
+                Some(s) => format!("did you mean {}? /help lists the commands", s.name()),
+                None => "/help lists the commands".to_owned(),
+            };
+            self.view
+                .error(&format!("unknown command `{name}`"), Some(&hint))?;
+            return Ok(Flow::Continue);
+        };
+        match command {
+            SlashCommand::Exit => return Ok(Flow::Exit),
+            SlashCommand::Help => self.help()?,
+            SlashCommand::DebugConfig => {
                 let mut text = oi_config::show(&self.loaded, self.api_key.is_some());
                 // Slash commands change these for the session only.
                 text.push_str(&format!(
@@ -626,8 +636,8 @@ impl App {
                 ));
                 self.view.raw(&text)?;
             }
-            "/model" => self.pick_model(arg).await?,
-            "/harness" => {
+            SlashCommand::Model => self.pick_model(arg).await?,
+            SlashCommand::Harness => {
                 let chosen = if arg.is_empty() {
                     self.console
                         .pick(
@@ -660,7 +670,7 @@ impl App {
                     }
                 }
             }
-            "/auto" => {
+            SlashCommand::Auto => {
                 let policy = if self.auto {
                     ApprovalPolicy::Ask
                 } else {
@@ -675,28 +685,28 @@ impl App {
                     self.auto = policy != ApprovalPolicy::Ask;
                 }
             }
-            "/undo" => {
+            SlashCommand::Undo => {
                 self.control_shown(Op::Undo, |e| {
                     matches!(e, Event::Undone { .. } | Event::Error { .. })
                 })
                 .await?;
             }
-            "/compact" => {
+            SlashCommand::Compact => {
                 self.control_shown(Op::Compact, |e| {
                     matches!(e, Event::Compacted { .. } | Event::Error { .. })
                 })
                 .await?;
             }
-            "/reset" => {
+            SlashCommand::Reset => {
                 self.control_shown(Op::Reset, |e| matches!(e, Event::SessionReset))
                     .await?;
             }
-            "/tokens" | "/cost" => {
+            SlashCommand::Tokens | SlashCommand::Cost => {
                 let stats = self
                     .control(Op::Stats, |e| matches!(e, Event::Stats { .. }))
                     .await?;
                 if let Some(stats) = stats {
-                    let text = if name == "/tokens" {
+                    let text = if command == SlashCommand::Tokens {
                         oi_tui::view::context_text(&stats)
                     } else {
                         oi_tui::view::cost_text(&stats)
@@ -706,7 +716,7 @@ impl App {
                     }
                 }
             }
-            "/save" => {
+            SlashCommand::Save => {
                 let name = if arg.is_empty() {
                     oi_core::new_session_id()
                 } else {
@@ -721,7 +731,7 @@ impl App {
                 )
                 .await?;
             }
-            "/load" => {
+            SlashCommand::Load => {
                 let name = if arg.is_empty() {
                     let saved = self.saved_conversations();
                     if saved.is_empty() {
@@ -748,7 +758,7 @@ impl App {
                     .await?;
                 }
             }
-            "/verbose" => {
+            SlashCommand::Verbose => {
                 self.verbose = !self.verbose;
                 let _ = self.ops.send(Op::SetVerbose {
                     verbose: self.verbose,
@@ -762,14 +772,6 @@ impl App {
                     },
                 )?;
             }
-            _ => {
-                let hint = match oi_tui::editor::suggest_command(name) {
-                    Some(s) => format!("did you mean {s}? /help lists the commands"),
-                    None => "/help lists the commands".to_owned(),
-                };
-                self.view
-                    .error(&format!("unknown command `{name}`"), Some(&hint))?;
-            }
         }
         Ok(Flow::Continue)
     }
@@ -778,8 +780,8 @@ impl App {
         let mut text = String::from(
             "Type a task and press Enter; Shift-Enter or Alt-Enter (or a \"\"\" block) for more lines.\nThe model proposes code; you answer y (run it), n or Esc (don't), a (run this and the rest without asking, except risky code) or e (edit it first).\nCtrl-C stops the running code or reply; twice (or Ctrl-D) leaves. Ctrl-L clears the screen. Tab completes commands and paths; a dropped image file is attached.\n\n",
         );
-        for (name, help) in COMMANDS {
-            text.push_str(&format!("{name:<14} {help}\n"));
+        for command in SlashCommand::ALL {
+            text.push_str(&format!("{:<14} {}\n", command.name(), command.help()));
         }
         self.view.raw(&text)?;
         Ok(())

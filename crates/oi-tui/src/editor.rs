@@ -6,58 +6,13 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+use crate::commands::SlashCommand;
 use reedline::{
     ColumnarMenu, Completer, CompletionResult, Emacs, FileBackedHistory, KeyCode, KeyModifiers,
     MenuBuilder, Prompt, PromptEditMode, PromptHistorySearch, PromptHistorySearchStatus, Reedline,
     ReedlineEvent, ReedlineMenu, Span, Suggestion, ValidationResult, Validator,
     default_emacs_keybindings,
 };
-
-/// The slash commands, with what they do (for completion and `/help`).
-pub const COMMANDS: &[(&str, &str)] = &[
-    ("/help", "this help"),
-    (
-        "/model",
-        "pick a model from the provider's list (or /model NAME)",
-    ),
-    (
-        "/harness",
-        "how the model runs code: /harness native or /harness markdown",
-    ),
-    ("/auto", "turn auto-run on or off (risky code always asks)"),
-    (
-        "/undo",
-        "put back the files the last run changed, and drop that exchange",
-    ),
-    ("/reset", "start a new conversation (kernels restart)"),
-    (
-        "/compact",
-        "make the conversation smaller: old outputs cut, earlier turns summarized",
-    ),
-    (
-        "/tokens",
-        "context used and what the next request would cost",
-    ),
-    ("/cost", "tokens and cost of this session"),
-    ("/save", "save the conversation: /save [NAME]"),
-    ("/load", "load a saved conversation: /load [NAME]"),
-    ("/verbose", "show each request and event as sent"),
-    (
-        "/debug-config",
-        "the effective configuration and where each value came from",
-    ),
-    ("/exit", "leave (also Ctrl-D, or Ctrl-C twice)"),
-];
-
-/// The command closest to a mistyped `name`, if any is close.
-pub fn suggest_command(name: &str) -> Option<&'static str> {
-    COMMANDS
-        .iter()
-        .map(|(n, _)| (strsim::damerau_levenshtein(name, n), *n))
-        .filter(|(d, _)| *d <= 3)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n)
-}
 
 /// The prompt: `›`, and `…` on continuation lines.
 #[derive(Debug, Clone, Default)]
@@ -137,12 +92,12 @@ impl OiCompleter {
         let word = &before[start..];
         let span = Span::new(start, pos);
         if start == 0 && word.starts_with('/') && !word[1..].contains('/') {
-            return COMMANDS
+            return SlashCommand::ALL
                 .iter()
-                .filter(|(name, _)| name.starts_with(word))
-                .map(|(name, help)| Suggestion {
-                    value: (*name).to_owned(),
-                    description: Some((*help).to_owned()),
+                .filter(|c| c.name().starts_with(word))
+                .map(|c| Suggestion {
+                    value: c.name().to_owned(),
+                    description: Some(c.help().to_owned()),
                     span,
                     append_whitespace: true,
                     ..Suggestion::default()
@@ -337,7 +292,7 @@ mod tests {
             .collect();
         assert_eq!(names, ["/reset"]);
         let all = c.suggestions("/", 1);
-        assert_eq!(all.len(), COMMANDS.len());
+        assert_eq!(all.len(), SlashCommand::ALL.len());
     }
 
     #[test]
@@ -358,13 +313,6 @@ mod tests {
         assert_eq!(names, ["sales.csv", "src/", "summary.md"]);
         let line = "look in src/";
         assert!(c.suggestions(line, line.len()).is_empty());
-    }
-
-    #[test]
-    fn mistyped_commands_get_a_suggestion() {
-        assert_eq!(suggest_command("/hlep"), Some("/help"));
-        assert_eq!(suggest_command("/undoo"), Some("/undo"));
-        assert_eq!(suggest_command("/frobnicate-everything"), None);
     }
 
     #[test]

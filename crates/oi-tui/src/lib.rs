@@ -3,6 +3,7 @@
 //! region, the line editor, the dialogs (approval, picker), and the thread
 //! that does all reading from the terminal.
 
+pub mod commands;
 pub mod dialog;
 pub mod editor;
 pub mod filter;
