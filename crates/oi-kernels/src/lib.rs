@@ -11,6 +11,7 @@ mod cleanup;
 mod kernel;
 mod languages;
 mod output;
+mod process;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
