@@ -21,5 +21,6 @@ mod os;
 mod pty;
 mod sandbox;
 mod sessions;
+mod snapshots;
 mod support;
 mod tui;

@@ -86,7 +86,7 @@ pub fn policy(loaded: &Loaded, request: &SessionRequest) -> Result<Policy, Setup
                 is_file,
             };
             let path = fs_err::canonicalize(cwd.join(&given.value))
-                .map_err(|e| problem(e.to_string(), false))?;
+                .map_err(|e| problem(io_problem(&cwd.join(&given.value), &e), false))?;
             if !path.is_dir() {
                 return Err(problem(
                     format!("{} is a file, not a folder", path.display()),
@@ -120,7 +120,7 @@ pub fn policy(loaded: &Loaded, request: &SessionRequest) -> Result<Policy, Setup
     for (root, from) in configured.chain(added) {
         let root = fs_err::canonicalize(cwd.join(&root)).map_err(|e| SetupError::WritableRoot {
             from: from.clone(),
-            problem: e.to_string(),
+            problem: io_problem(&cwd.join(&root), &e),
             is_file: false,
         })?;
         if !root.is_dir() {
@@ -136,6 +136,17 @@ pub fn policy(loaded: &Loaded, request: &SessionRequest) -> Result<Policy, Setup
         policy.writable_roots.push(root);
     }
     Ok(policy)
+}
+
+/// Why a folder given cannot be used, in words (the path is named once).
+fn io_problem(path: &Path, error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => format!("{} does not exist", path.display()),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("{} cannot be read (permission denied)", path.display())
+        }
+        _ => error.to_string(),
+    }
 }
 
 /// The checkpoints of the policy's workspace.
