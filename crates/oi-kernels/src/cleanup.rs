@@ -46,6 +46,9 @@ pub fn kill_orphans() {
         use nix::unistd::Pid;
 
         let me = std::process::id() as i32;
+        // This process's own group (its shell's, often): never killed
+        // whole, whichever child shares it.
+        let own_group = nix::unistd::getpgrp().as_raw();
         let Ok(entries) = fs_err::read_dir("/proc") else {
             return;
         };
@@ -75,7 +78,11 @@ pub fn kill_orphans() {
             }
             let pid = Pid::from_raw(pid);
             if state != "Z" {
-                if let Some(group) = pgrp.parse::<i32>().ok().filter(|g| *g != me && *g > 1) {
+                if let Some(group) = pgrp
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|g| *g != me && *g != own_group && *g > 1)
+                {
                     let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
                 }
                 let _ = kill(pid, Signal::SIGKILL);

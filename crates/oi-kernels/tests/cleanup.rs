@@ -1,0 +1,36 @@
+//! Ending what a session left behind, without touching anything else.
+//! A binary of its own: it makes the test process a child subreaper.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a test failure"
+)]
+
+use std::os::unix::process::ExitStatusExt;
+use std::time::{Duration, Instant};
+
+/// Regression: a child that shares this process's group (a helper run
+/// without a group of its own, as the pyenv shim is asked which Python it
+/// runs) made the clean-up kill that whole group — the shell oi was
+/// started from, every process of a test run — with SIGKILL.
+#[test]
+fn ending_orphans_never_kills_this_process_group() {
+    oi_kernels::become_subreaper();
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    oi_kernels::kill_orphans();
+    // Still here (a SIGKILL to the group would have ended this test), and
+    // the child itself was ended.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the child was not ended");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.signal(), Some(9));
+}
