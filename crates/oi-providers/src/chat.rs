@@ -24,7 +24,7 @@ pub struct ChatClient {
 impl ChatClient {
     pub fn new(config: ProviderConfig) -> Self {
         Self {
-            http: reqwest::Client::new(),
+            http: crate::transport::client_for(&config.base_url, reqwest::Client::builder()),
             config: Arc::new(config),
         }
     }

@@ -25,12 +25,13 @@ pub fn server_root(base_url: &str) -> String {
     base.to_owned()
 }
 
-fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(ASK_TIMEOUT)
-        .connect_timeout(ASK_TIMEOUT)
-        .build()
-        .unwrap_or_default()
+fn http(url: &str) -> reqwest::Client {
+    crate::transport::client_for(
+        url,
+        reqwest::Client::builder()
+            .timeout(ASK_TIMEOUT)
+            .connect_timeout(ASK_TIMEOUT),
+    )
 }
 
 async fn get_json(http: &reqwest::Client, url: &str, config: &ProviderConfig) -> Option<Value> {
@@ -122,7 +123,7 @@ fn window_of_ollama_show(show: &Value) -> Option<u32> {
 /// The context window `model` is served with, as the server says; `None`
 /// when it does not say.
 pub async fn context_window(config: &ProviderConfig, model: &str) -> Option<u32> {
-    let http = http();
+    let http = http(&config.base_url);
     let root = server_root(&config.base_url);
     // llama.cpp: what the server runs with, whatever the model could do.
     if let Some(props) = get_json(&http, &format!("{root}/props"), config).await
@@ -155,11 +156,12 @@ pub async fn context_window(config: &ProviderConfig, model: &str) -> Option<u32>
 /// that plainly calls for the tool with a real `tool_calls` entry; `None`
 /// when the server could not be asked.
 pub async fn calls_tools(config: &ProviderConfig, model: &str) -> Option<bool> {
-    let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(120))
-        .connect_timeout(ASK_TIMEOUT)
-        .build()
-        .unwrap_or_default();
+    let http = crate::transport::client_for(
+        &config.base_url,
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(120))
+            .connect_timeout(ASK_TIMEOUT),
+    );
     let body = serde_json::json!({
         "model": model,
         "messages": [{"role": "user", "content": "Use the run_python tool to run this code: print(6 * 7)"}],
@@ -213,11 +215,14 @@ pub const LOCAL_PORTS: &[(u16, &str)] = &[
 /// all at once; those that answer with a model list are returned, in the
 /// order given.
 pub async fn find_local_servers(roots: &[(String, String)]) -> Vec<LocalServer> {
-    let http = reqwest::Client::builder()
-        .timeout(Duration::from_millis(1500))
-        .connect_timeout(Duration::from_millis(300))
-        .build()
-        .unwrap_or_default();
+    // Without TLS certificates when every server is plain http://.
+    let any_tls = roots.iter().find(|(root, _)| !root.starts_with("http://"));
+    let http = crate::transport::client_for(
+        any_tls.map_or("http://", |(root, _)| root.as_str()),
+        reqwest::Client::builder()
+            .timeout(Duration::from_millis(1500))
+            .connect_timeout(Duration::from_millis(300)),
+    );
     let asks = roots.iter().map(|(root, guess)| {
         let http = http.clone();
         async move {

@@ -31,7 +31,7 @@ pub struct MessagesClient {
 impl MessagesClient {
     pub fn new(config: ProviderConfig) -> Self {
         Self {
-            http: reqwest::Client::new(),
+            http: crate::transport::client_for(&config.base_url, reqwest::Client::builder()),
             config: Arc::new(config),
         }
     }

@@ -27,7 +27,7 @@ async fn fetch_models(
     config: &ProviderConfig,
     wire: WireApi,
 ) -> Result<Vec<String>, ProviderError> {
-    let http = reqwest::Client::new();
+    let http = crate::transport::client_for(&config.base_url, reqwest::Client::builder());
     let url = match wire {
         WireApi::Messages => crate::messages_endpoint(&config.base_url, "models"),
         WireApi::Chat | WireApi::Responses => config.endpoint("models"),

@@ -25,7 +25,7 @@ pub struct ResponsesClient {
 impl ResponsesClient {
     pub fn new(config: ProviderConfig) -> Self {
         Self {
-            http: reqwest::Client::new(),
+            http: crate::transport::client_for(&config.base_url, reqwest::Client::builder()),
             config: Arc::new(config),
         }
     }
