@@ -25,7 +25,7 @@
 //! [`crate::kill_leftovers`].)
 
 use std::os::fd::OwnedFd;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -207,15 +207,15 @@ pub(crate) struct Kernel {
 }
 
 /// Where and how kernels are started.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Launch<'a> {
-    pub cwd: &'a Path,
-    pub image_dir: Option<&'a Path>,
-    pub sandbox: Option<&'a oi_sandbox::Policy>,
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Launch {
+    pub cwd: PathBuf,
+    pub image_dir: Option<PathBuf>,
+    pub sandbox: Option<oi_sandbox::Policy>,
     /// A folder for tools' caches that stays writable under the sandbox.
-    pub cache_dir: Option<&'a Path>,
+    pub cache_dir: Option<PathBuf>,
     /// Environment variables the kernel must not inherit (API keys).
-    pub hidden_env: &'a [String],
+    pub hidden_env: Vec<String>,
 }
 
 /// Why a run is being stopped.
@@ -227,10 +227,7 @@ enum Stop {
 
 impl Kernel {
     /// Starts the kernel for `spec` in `cwd` and waits until its driver is ready.
-    pub(crate) async fn start(
-        spec: &LanguageSpec,
-        launch: &Launch<'_>,
-    ) -> Result<Self, KernelError> {
+    pub(crate) async fn start(spec: &LanguageSpec, launch: &Launch) -> Result<Self, KernelError> {
         let spawn_error = |source: std::io::Error| KernelError::Spawn {
             language: spec.name.clone(),
             program: spec.program.display().to_string(),
@@ -247,10 +244,22 @@ impl Kernel {
         let (guard_read, guard_write) = cloexec_pipe().map_err(spawn_error)?;
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
 
-        let mut cmd = Command::new(&spec.program);
+        let program =
+            crate::shims::resolve(&spec.program, &launch.cwd, launch.cache_dir.as_deref()).await;
+        let mut cmd = Command::new(&program);
+        if program != spec.program
+            && let Some(bin) = program.parent()
+        {
+            // As the shim's `exec` would: this version's programs first.
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let dirs = std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&path));
+            if let Ok(joined) = std::env::join_paths(dirs) {
+                cmd.env("PATH", joined);
+            }
+        }
         cmd.args(&spec.args)
             .args(spec.kind.driver_args())
-            .current_dir(launch.cwd)
+            .current_dir(&launch.cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -263,19 +272,19 @@ impl Kernel {
             .env("TMPDIR", temp.path())
             .env(crate::cleanup::OWNER_VAR, crate::cleanup::owner_mark())
             .kill_on_drop(true);
-        for name in launch.hidden_env {
+        for name in &launch.hidden_env {
             cmd.env_remove(name);
         }
         let mut private = vec![temp.path().to_path_buf()];
-        if let Some(dir) = launch.image_dir {
+        if let Some(dir) = &launch.image_dir {
             cmd.env("OI_IMAGE_DIR", dir);
             // The folder may not exist yet; its parent must, for the rule.
             let _ = fs_err::create_dir_all(dir);
             private.push(dir.to_path_buf());
         }
-        let confinement = match launch.sandbox {
+        let confinement = match &launch.sandbox {
             Some(policy) if policy.confines() => {
-                if let Some(cache) = launch.cache_dir
+                if let Some(cache) = &launch.cache_dir
                     && std::env::var_os("MPLCONFIGDIR").is_none()
                 {
                     // matplotlib wants a writable settings folder; the
@@ -286,7 +295,7 @@ impl Kernel {
                     private.push(dir);
                 }
                 Some(
-                    oi_sandbox::Confinement::prepare(policy, &private, launch.cwd)
+                    oi_sandbox::Confinement::prepare(policy, &private, &launch.cwd)
                         .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?,
                 )
             }

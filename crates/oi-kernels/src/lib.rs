@@ -12,6 +12,7 @@ mod kernel;
 mod languages;
 mod output;
 mod process;
+mod shims;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -193,12 +194,10 @@ fn stderr_note(stderr: &str) -> String {
 #[derive(Debug)]
 pub struct KernelManager {
     languages: Vec<LanguageSpec>,
-    cwd: PathBuf,
-    image_dir: Option<PathBuf>,
-    sandbox: Option<oi_sandbox::Policy>,
-    cache_dir: Option<PathBuf>,
-    hidden_env: Vec<String>,
+    launch: kernel::Launch,
     kernels: HashMap<String, Kernel>,
+    /// Kernels being started ahead of their first run ([`Self::prestart`]).
+    starting: HashMap<String, tokio::task::JoinHandle<Result<Kernel, KernelError>>>,
     computer: Option<HandlerSlot>,
 }
 
@@ -217,12 +216,12 @@ impl KernelManager {
     pub fn new(languages: Vec<LanguageSpec>, cwd: impl Into<PathBuf>) -> Self {
         Self {
             languages,
-            cwd: cwd.into(),
-            image_dir: None,
-            sandbox: None,
-            cache_dir: None,
-            hidden_env: Vec::new(),
+            launch: kernel::Launch {
+                cwd: cwd.into(),
+                ..kernel::Launch::default()
+            },
             kernels: HashMap::new(),
+            starting: HashMap::new(),
             computer: None,
         }
     }
@@ -236,27 +235,27 @@ impl KernelManager {
 
     /// Where kernels save the images (plots) that code produces.
     pub fn with_image_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.image_dir = Some(dir.into());
+        self.launch.image_dir = Some(dir.into());
         self
     }
 
     /// Confines every kernel (and what it starts) to `policy`.
     pub fn with_sandbox(mut self, policy: oi_sandbox::Policy) -> Self {
-        self.sandbox = Some(policy);
+        self.launch.sandbox = Some(policy);
         self
     }
 
     /// A folder where tools keep caches and settings (matplotlib's), which
     /// stays writable under the sandbox.
     pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.cache_dir = Some(dir.into());
+        self.launch.cache_dir = Some(dir.into());
         self
     }
 
     /// Keeps these environment variables (API keys) from the kernels and
     /// everything they start.
     pub fn with_hidden_env(mut self, names: Vec<String>) -> Self {
-        self.hidden_env = names;
+        self.launch.hidden_env = names;
         self
     }
 
@@ -266,12 +265,12 @@ impl KernelManager {
         self.resolve(language)
             .and_then(|spec| self.kernels.get(&spec.name))
             .and_then(Kernel::current_dir)
-            .unwrap_or_else(|| self.cwd.clone())
+            .unwrap_or_else(|| self.launch.cwd.clone())
     }
 
     /// The policy kernels run under, if any.
     pub fn sandbox(&self) -> Option<&oi_sandbox::Policy> {
-        self.sandbox.as_ref()
+        self.launch.sandbox.as_ref()
     }
 
     pub fn languages(&self) -> &[LanguageSpec] {
@@ -279,7 +278,7 @@ impl KernelManager {
     }
 
     pub fn cwd(&self) -> &Path {
-        &self.cwd
+        &self.launch.cwd
     }
 
     /// The language a model means by `name` (`py` → python, `bash` → shell);
@@ -295,6 +294,23 @@ impl KernelManager {
     /// Starts the kernel of `language` (a name or alias) unless it is running.
     pub async fn start(&mut self, language: &str) -> Result<(), KernelError> {
         self.kernel(language).await.map(|_| ())
+    }
+
+    /// Starts the kernel of `language` in the background, unless it runs
+    /// or is starting already, so that its first run does not wait for the
+    /// interpreter to start (the agent calls it while the model is asked).
+    /// A start that fails is reported by the first run that needs it.
+    pub fn prestart(&mut self, language: &str) {
+        let Some(spec) = self.resolve(language).cloned() else {
+            return;
+        };
+        if self.kernels.contains_key(&spec.name) || self.starting.contains_key(&spec.name) {
+            return;
+        }
+        let launch = self.launch.clone();
+        let name = spec.name.clone();
+        let task = tokio::spawn(async move { Kernel::start(&spec, &launch).await });
+        self.starting.insert(name, task);
     }
 
     /// Runs `code` in the kernel of `language` (a name or alias), starting the
@@ -331,18 +347,23 @@ impl KernelManager {
         {
             dead.shutdown().await;
         }
+        let started = match self.starting.remove(&spec.name) {
+            // Started ahead of time: done, or done soon.
+            Some(task) => Some(task.await.unwrap_or_else(|e| {
+                Err(KernelError::Spawn {
+                    language: spec.name.clone(),
+                    program: spec.program.display().to_string(),
+                    source: std::io::Error::other(e.to_string()),
+                })
+            })),
+            None => None,
+        };
         Ok(match self.kernels.entry(spec.name.clone()) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let launch = kernel::Launch {
-                    cwd: &self.cwd,
-                    image_dir: self.image_dir.as_deref(),
-                    sandbox: self.sandbox.as_ref(),
-                    cache_dir: self.cache_dir.as_deref(),
-                    hidden_env: &self.hidden_env,
-                };
-                e.insert(Kernel::start(&spec, &launch).await?)
-            }
+            std::collections::hash_map::Entry::Vacant(e) => match started {
+                Some(kernel) => e.insert(kernel?),
+                None => e.insert(Kernel::start(&spec, &self.launch).await?),
+            },
         })
     }
 
@@ -350,6 +371,13 @@ impl KernelManager {
     /// that left the kernels' process groups (when this process is a child
     /// subreaper, see [`become_subreaper`]).
     pub async fn shutdown(&mut self) {
+        for (_, task) in self.starting.drain() {
+            // A start still under way is dropped (its process goes with it).
+            task.abort();
+            if let Ok(Ok(kernel)) = task.await {
+                kernel.shutdown().await;
+            }
+        }
         for (_, kernel) in self.kernels.drain() {
             kernel.shutdown().await;
         }

@@ -302,6 +302,7 @@ impl Session {
                 .ok()
                 .and_then(|t| t.as_ref().map(|t| t.path().display().to_string())),
         });
+        self.prestart_kernel();
         while let Some(item) = work.recv().await {
             match item {
                 Work::Input { text, images } => self.run_task(text, images).await,
@@ -311,6 +312,16 @@ impl Session {
         }
         self.kernels.shutdown().await;
         self.emit(Event::ShutdownComplete);
+    }
+
+    /// Starts the kernel the model most likely runs code in (the first
+    /// language: Python where it is installed) in the background, so a
+    /// first run does not wait for the interpreter while the user types
+    /// or the model is asked.
+    fn prestart_kernel(&mut self) {
+        if let Some(first) = self.languages.first() {
+            self.kernels.prestart(first);
+        }
     }
 
     fn fresh_cancel_token(&self) -> CancellationToken {

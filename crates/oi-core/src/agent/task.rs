@@ -71,6 +71,8 @@ impl Session {
     pub(super) async fn run_task(&mut self, text: String, images: Vec<String>) {
         let cancel = self.fresh_cancel_token();
         self.emit(Event::TaskStarted);
+        // Again after a reset (or a kernel that died) stopped it.
+        self.prestart_kernel();
         let message = self.user_message(text, &images);
         self.task_index = Some(self.history.len());
         self.history.push(message);
