@@ -151,6 +151,13 @@ const LIST_CHANGES: [&str; 6] = [
 /// ignored files with a huge tree cannot make a snapshot slow.
 const EMPTY_FOLDER_SCAN_LIMIT: usize = 10_000;
 
+/// A checkpoint as the shadow repository has it.
+struct State {
+    checkpoint: Checkpoint,
+    tree: String,
+    empty_folders: Vec<String>,
+}
+
 /// Holds the lock on a workspace's checkpoints until dropped.
 struct Locked(#[expect(dead_code, reason = "held for its lock, released on drop")] fs_err::File);
 
@@ -302,23 +309,21 @@ impl Checkpoints {
 
     async fn snapshot_locked(&self, message: &str) -> Result<Snapshot, CheckpointError> {
         self.ensure_repository().await?;
-        let head = self.head().await;
-        // One listing tells an unchanged workspace: no file changed, and the
-        // only folders git has nothing of are the same empty ones as before.
+        // The last checkpoint (none in a new repository), then one listing
+        // tells an unchanged workspace: no file changed, and the only
+        // folders git has nothing of are the same empty ones as before.
+        let head = self.state("HEAD").await.ok();
         let listed = self
             .git(&[&LIST_CHANGES[..], &["--directory"]].concat())
             .await?;
         if let Some(head) = &head
-            && let Some(empty) = self.empty_leaves(&listed, true)
+            && self.empty_leaves(&listed, true).as_ref() == Some(&head.empty_folders)
         {
-            let (checkpoint, recorded) = self.checkpoint_and_folders(head).await?;
-            if empty == recorded {
-                return Ok(Snapshot {
-                    checkpoint,
-                    created: false,
-                    skipped: Vec::new(),
-                });
-            }
+            return Ok(Snapshot {
+                checkpoint: head.checkpoint.clone(),
+                created: false,
+                skipped: Vec::new(),
+            });
         }
         // The files themselves, for their sizes: the listing above names a
         // new folder instead of what is in it.
@@ -333,21 +338,17 @@ impl Checkpoints {
         let tree = self.git_text(&["write-tree"]).await?;
         let empty = self.empty_folders().await?;
         if let Some(head) = &head
-            && self
-                .git_text(&["rev-parse", &format!("{head}^{{tree}}")])
-                .await?
-                == tree
+            && head.tree == tree
+            && head.empty_folders == empty
         {
-            let (checkpoint, recorded) = self.checkpoint_and_folders(head).await?;
-            if recorded == empty {
-                return Ok(Snapshot {
-                    checkpoint,
-                    created: false,
-                    skipped,
-                });
-            }
+            return Ok(Snapshot {
+                checkpoint: head.checkpoint.clone(),
+                created: false,
+                skipped,
+            });
         }
-        let commit = self.commit(&tree, head.as_deref(), message, &empty).await?;
+        let parent = head.as_ref().map(|h| h.checkpoint.id.as_str());
+        let commit = self.commit(&tree, parent, message, &empty).await?;
         Ok(Snapshot {
             checkpoint: self.checkpoint(&commit).await?,
             created: true,
@@ -440,15 +441,34 @@ impl Checkpoints {
         &self,
         commit: &str,
     ) -> Result<(Checkpoint, Vec<String>), CheckpointError> {
+        let state = self.state(commit).await?;
+        Ok((state.checkpoint, state.empty_folders))
+    }
+
+    /// Checkpoint `commit` with its tree and empty folders, in one call.
+    async fn state(&self, commit: &str) -> Result<State, CheckpointError> {
         let text = self
-            .git_text(&["log", "-1", "--format=%H%x00%ct%x00%s%x00%b", commit])
+            .git_text(&["log", "-1", "--format=%H%x00%ct%x00%T%x00%s%x00%b", commit])
             .await?;
-        let (line, body) = text.rsplit_once('\0').unwrap_or((&text, ""));
-        let checkpoint = parse_log_line(line).ok_or_else(|| CheckpointError::Unknown {
+        let unknown = || CheckpointError::Unknown {
             id: commit.to_owned(),
             workspace: self.workspace.display().to_string(),
-        })?;
-        Ok((checkpoint, parse_empty_folders(body)))
+        };
+        let mut parts = text.splitn(5, '\0');
+        let (Some(id), Some(time), Some(tree), Some(message)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(unknown());
+        };
+        Ok(State {
+            checkpoint: Checkpoint {
+                id: id.to_owned(),
+                time: time.parse().map_err(|_| unknown())?,
+                message: message.to_owned(),
+            },
+            tree: tree.to_owned(),
+            empty_folders: parse_empty_folders(parts.next().unwrap_or("")),
+        })
     }
 
     /// Makes the workspace's empty folders those of `wanted`: brings back

@@ -220,7 +220,18 @@ impl Session {
         code: &str,
         cancel: &CancellationToken,
     ) -> (Option<RunStatus>, String, Vec<ContentPart>) {
-        if let Err(error) = self.kernels.start(language).await {
+        // The workspace is saved while the kernel starts (both before the
+        // run, neither waiting for the other).
+        let checkpoints = self.config.checkpoints.clone();
+        let message = crate::checkpoint::before_run_message(id.0, code);
+        let snapshot = async {
+            match &checkpoints {
+                Some(checkpoints) => Some(checkpoints.snapshot(&message).await),
+                None => None,
+            }
+        };
+        let (started, snapshot) = tokio::join!(self.kernels.start(language), snapshot);
+        if let Err(error) = started {
             let message = error.to_string();
             self.emit(Event::RunSkipped {
                 id,
@@ -230,7 +241,9 @@ impl Session {
             });
             return (None, format!("Not run: {message}"), Vec::new());
         }
-        self.checkpoint_before(id, code).await;
+        if let Some(snapshot) = snapshot {
+            self.checkpoint_saved(id, snapshot);
+        }
         self.emit(Event::RunStarted {
             id,
             language: language.to_owned(),
@@ -369,14 +382,14 @@ impl Session {
         (Some(status), text, parts)
     }
 
-    /// Saves the workspace before run `id` (a failure is reported once and
-    /// does not stop the run).
-    async fn checkpoint_before(&mut self, id: RunId, code: &str) {
-        let Some(checkpoints) = self.config.checkpoints.clone() else {
-            return;
-        };
-        let message = crate::checkpoint::before_run_message(id.0, code);
-        match checkpoints.snapshot(&message).await {
+    /// Records the checkpoint taken before run `id` (a failure is reported
+    /// once and does not stop the run).
+    fn checkpoint_saved(
+        &mut self,
+        id: RunId,
+        snapshot: Result<crate::checkpoint::Snapshot, crate::CheckpointError>,
+    ) {
+        match snapshot {
             Ok(snapshot) => {
                 // The reply that proposed this run is the last message.
                 let reply = self.history.len().saturating_sub(1);
