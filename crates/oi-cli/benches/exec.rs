@@ -31,18 +31,29 @@ fn whole_task(c: &mut Criterion) {
                     "--yes",
                     "--api-base",
                     &server.base_url(),
+                    "--model",
+                    "mock-model",
                     "what is 6*7?",
                 ])
+                .args(
+                    std::env::var("OI_BENCH_EXTRA")
+                        .map(|v| v.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+                        .unwrap_or_default(),
+                )
                 .current_dir(cwd.path())
                 .env("HOME", home.path())
                 .env_remove("OPENAI_API_KEY")
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
-                .stderr(Stdio::null())
+                .stderr(Stdio::piped())
                 .output()
                 .await
                 .unwrap();
-            assert!(out.status.success());
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             assert_eq!(out.stdout, b"The answer is 42.\n");
         })
     });
