@@ -236,20 +236,14 @@ fn resolve_providers(
         providers.insert(
             b.id.to_owned(),
             ProviderInfo {
-                id: b.id.to_owned(),
                 name: b.name.to_owned(),
                 base_url: b.base_url.to_owned(),
                 env_key: b.env_key.map(str::to_owned),
                 wire_api: b.wire_api,
-                http_headers: BTreeMap::new(),
-                env_http_headers: BTreeMap::new(),
-                query_params: BTreeMap::new(),
-                request_max_retries: None,
-                stream_idle_timeout_ms: None,
-                stream_max_duration_ms: None,
                 default_model: b.default_model.map(str::to_owned),
                 key_required: b.env_key.is_some(),
                 built_in: true,
+                ..user_defined(b.id)
             },
         );
     }
