@@ -18,6 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use oi_protocol::{FileChange, FileChangeKind};
 use tokio::process::Command;
 
 /// A saved state of the workspace.
@@ -183,7 +184,23 @@ impl Checkpoints {
     }
 
     async fn git(&self, args: &[&str]) -> Result<Vec<u8>, CheckpointError> {
-        let output = Command::new("git")
+        self.git_with_index(None, args).await
+    }
+
+    /// `git` with another index file than the repository's own (`None`:
+    /// its own).
+    async fn git_with_index(
+        &self,
+        index: Option<&Path>,
+        args: &[&str],
+    ) -> Result<Vec<u8>, CheckpointError> {
+        let mut command = Command::new("git");
+        if let Some(index) = index {
+            command.env("GIT_INDEX_FILE", index);
+        } else {
+            command.env_remove("GIT_INDEX_FILE");
+        }
+        let output = command
             .arg("--git-dir")
             .arg(&self.git_dir)
             .arg("--work-tree")
@@ -212,7 +229,6 @@ impl Checkpoints {
             .current_dir(&self.workspace)
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
             .env_remove("GIT_OBJECT_DIRECTORY")
             .env("GIT_TERMINAL_PROMPT", "0")
             .stdin(Stdio::null())
@@ -548,6 +564,82 @@ impl Checkpoints {
             id: commit.to_owned(),
             workspace: self.workspace.display().to_string(),
         })
+    }
+
+    /// The files that differ now from checkpoint `since` (taken before a
+    /// run): added, modified, deleted. Nothing is saved: the comparison is
+    /// made in a scratch copy of the index, so the next snapshot still
+    /// sees the changes as new. An unchanged workspace costs one `git
+    /// ls-files`.
+    pub async fn changes_since(&self, since: &str) -> Result<Vec<FileChange>, CheckpointError> {
+        let _lock = self.lock().await?;
+        self.ensure_repository().await?;
+        let listed = self.git(&LIST_CHANGES).await?;
+        if listed.split(|b| *b == 0).all(<[u8]>::is_empty) {
+            return Ok(Vec::new());
+        }
+        // Large files stay out of the comparison as out of the snapshots
+        // (the next snapshot would leave them out the same way).
+        let skipped = self.leave_out_large_files(&listed).await?;
+        let index = self.git_dir.join("index");
+        let scratch = self.git_dir.join("index.oi-changes");
+        let io = |source| CheckpointError::Io {
+            path: scratch.display().to_string(),
+            source,
+        };
+        if index.is_file() {
+            fs_err::copy(&index, &scratch).map_err(io)?;
+        }
+        let compared = async {
+            self.git_with_index(Some(&scratch), &["add", "-A", "--ignore-errors", "--", "."])
+                .await?;
+            self.git_with_index(
+                Some(&scratch),
+                &[
+                    "diff-index",
+                    "--cached",
+                    "-z",
+                    "--name-status",
+                    "--no-renames",
+                    since,
+                ],
+            )
+            .await
+        }
+        .await;
+        let _ = fs_err::remove_file(&scratch);
+        let mut changes: Vec<FileChange> = parse_name_status(&compared?)
+            .into_iter()
+            .map(|change| match change {
+                // `parse_name_status` reads a diff from now to a target;
+                // this one goes from the checkpoint to now.
+                Change::Recreated(path) => FileChange {
+                    path,
+                    kind: FileChangeKind::Added,
+                },
+                Change::Removed(path) => FileChange {
+                    path,
+                    kind: FileChangeKind::Deleted,
+                },
+                Change::Restored(path) => FileChange {
+                    path,
+                    kind: FileChangeKind::Modified,
+                },
+            })
+            .collect();
+        // A file that grew past the size limit left the index: it was
+        // modified, not deleted; one that is new and large was added.
+        for (path, _) in skipped {
+            match changes.iter_mut().find(|c| c.path == path) {
+                Some(change) => change.kind = FileChangeKind::Modified,
+                None => changes.push(FileChange {
+                    path,
+                    kind: FileChangeKind::Added,
+                }),
+            }
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(changes)
     }
 
     /// Every checkpoint, newest first.

@@ -913,3 +913,38 @@ async fn attached_images_reach_a_vision_model_and_are_explained_to_others() {
         }
     }
 }
+
+#[tokio::test]
+async fn reasoning_is_reported_before_the_reply_and_not_sent_back() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    h.server
+        .push(Reply::text("It is 4.").with_thought("Two and two make four."))
+        .push(Reply::text("ok"));
+    h.input("what is 2 + 2?");
+    let events = h.task_end().await;
+    let thought: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ReasoningDelta { delta } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(thought, "Two and two make four.");
+    let reasoning = events
+        .iter()
+        .position(|e| matches!(e, Event::Reasoning { text } if text == "Two and two make four."))
+        .expect("a reasoning event");
+    let answer = events
+        .iter()
+        .position(|e| matches!(e, Event::AssistantMessage { .. }))
+        .unwrap();
+    assert!(reasoning < answer, "{events:?}");
+    h.input("thanks");
+    h.task_end().await;
+    let requests = h.server.model_requests();
+    assert!(
+        !requests[1].body.to_string().contains("make four"),
+        "reasoning text is not sent back: {}",
+        requests[1].body
+    );
+}

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use oi_core::checkpoint::{Change, CheckpointError, Checkpoints, before_run_message};
+use oi_protocol::FileChangeKind;
 
 /// Every file under `dir` (except `.git`) with its bytes.
 fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -272,4 +273,43 @@ async fn a_large_file_in_a_new_folder_is_left_out() {
     std::fs::write(ws.path().join("new/sub/big.bin"), vec![7u8; 5000]).unwrap();
     let snapshot = cp.snapshot("before run 2: b").await.unwrap();
     assert_eq!(snapshot.skipped, [("new/sub/big.bin".to_owned(), 5000)]);
+}
+
+#[tokio::test]
+async fn what_a_run_changed_is_listed_without_saving_it() {
+    let (home, ws, _) = setup();
+    let cp = Checkpoints::new(home.path(), ws.path(), 1000);
+    let before = cp.snapshot(&before_run_message(1, "x")).await.unwrap();
+    assert_eq!(cp.changes_since(&before.checkpoint.id).await.unwrap(), []);
+
+    std::fs::remove_file(ws.path().join("data.csv")).unwrap();
+    std::fs::write(ws.path().join("src/main.py"), "print('changed')\n").unwrap();
+    std::fs::create_dir(ws.path().join("out")).unwrap();
+    std::fs::write(ws.path().join("out/report.txt"), "new\n").unwrap();
+    std::fs::write(ws.path().join("out/big.bin"), vec![1u8; 5000]).unwrap();
+    std::fs::write(ws.path().join(".gitignore"), "*.log\n").unwrap();
+    std::fs::write(ws.path().join("noise.log"), "ignored").unwrap();
+    let changes = cp.changes_since(&before.checkpoint.id).await.unwrap();
+    let listed: Vec<(String, FileChangeKind)> =
+        changes.into_iter().map(|c| (c.path, c.kind)).collect();
+    assert_eq!(
+        listed,
+        [
+            (".gitignore".to_owned(), FileChangeKind::Added),
+            ("data.csv".to_owned(), FileChangeKind::Deleted),
+            ("out/big.bin".to_owned(), FileChangeKind::Added),
+            ("out/report.txt".to_owned(), FileChangeKind::Added),
+            ("src/main.py".to_owned(), FileChangeKind::Modified),
+        ]
+    );
+    // Nothing was saved: the next snapshot is a new checkpoint, and undo
+    // still goes back to the state before the run.
+    let after = cp.snapshot(&before_run_message(2, "y")).await.unwrap();
+    assert!(after.created);
+    cp.undo().await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("data.csv")).unwrap(),
+        "a,b\n1,2\n"
+    );
+    assert!(!ws.path().join("out/report.txt").exists());
 }

@@ -16,13 +16,17 @@ impl std::fmt::Display for RunId {
 }
 
 /// One event of the agent's stream. The JSON form (`{"type": "text_delta", …}`)
-/// is what `interpreter exec --json` prints, one event per line; every
+/// is what `interpreter exec --oi-json` prints, one event per line; every
 /// object in it names its kind in `type` (docs/events.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The agent is ready; sent once, first.
     SessionConfigured {
+        /// The session's id, when it is recorded: `--resume ID` (and a
+        /// Codex client's `resume THREAD_ID`) takes it up again.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
         model: String,
         harness: HarnessKind,
         /// Languages whose kernels are available, in the order the model sees them.
@@ -89,6 +93,12 @@ pub enum Event {
     },
     /// A piece of the model's reply text, as it streams.
     TextDelta { delta: String },
+    /// A piece of the model's reasoning (its thinking text, or a summary
+    /// of it), as it streams. Not part of the answer.
+    ReasoningDelta { delta: String },
+    /// The reasoning of the reply just completed, all of it (sent before
+    /// its `AssistantMessage`, when the model reasoned in words).
+    Reasoning { text: String },
     /// The reply started over after a broken connection and says something
     /// else: the text shown since the last `ModelRequest` is void.
     ReplyRestarted,
@@ -162,6 +172,10 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         skipped: Vec<String>,
     },
+    /// Run `id` changed these files of the workspace (what differs from
+    /// the checkpoint taken before it; files over the checkpoints' size
+    /// limit and ignored ones are not followed).
+    FilesChanged { id: RunId, changes: Vec<FileChange> },
     /// `Op::Undo` restored the workspace to `checkpoint` (taken `message`,
     /// e.g. "before run 3: …"); `changes` lists what it changed back.
     /// `previous` is the checkpoint of the state just before, to undo the
@@ -199,6 +213,23 @@ pub enum Event {
     },
     /// The agent has stopped and released its kernels; sent last.
     ShutdownComplete,
+}
+
+/// A file a run added, changed or deleted (its path relative to the
+/// workspace).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChange {
+    pub path: String,
+    pub kind: FileChangeKind,
+}
+
+/// What happened to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChangeKind {
+    Added,
+    Modified,
+    Deleted,
 }
 
 /// Which stream of the running code a piece of output came from.

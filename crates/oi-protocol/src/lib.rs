@@ -13,7 +13,9 @@ mod op;
 mod secrets;
 mod vocabulary;
 
-pub use event::{Event, OutputStream, RunId, RunStatus, SkipReason, StopReason};
+pub use event::{
+    Event, FileChange, FileChangeKind, OutputStream, RunId, RunStatus, SkipReason, StopReason,
+};
 pub use message::{ContentPart, Message, ToolCall, Usage};
 pub use op::{Op, ReviewDecision};
 pub use secrets::{REDACTED, Secrets};

@@ -109,6 +109,10 @@ pub struct Usage {
     /// `input_tokens`; Anthropic bills them apart).
     #[serde(default)]
     pub cache_write_input_tokens: u64,
+    /// Output tokens the model spent reasoning (part of `output_tokens`),
+    /// when the server says.
+    #[serde(default)]
+    pub reasoning_output_tokens: u64,
 }
 
 impl std::ops::AddAssign for Usage {
@@ -117,6 +121,7 @@ impl std::ops::AddAssign for Usage {
         self.output_tokens += rhs.output_tokens;
         self.cached_input_tokens += rhs.cached_input_tokens;
         self.cache_write_input_tokens += rhs.cache_write_input_tokens;
+        self.reasoning_output_tokens += rhs.reasoning_output_tokens;
     }
 }
 
@@ -157,12 +162,14 @@ mod tests {
             output_tokens: 2,
             cached_input_tokens: 4,
             cache_write_input_tokens: 0,
+            reasoning_output_tokens: 1,
         };
         total += Usage {
             input_tokens: 5,
             output_tokens: 1,
             cached_input_tokens: 0,
             cache_write_input_tokens: 2,
+            reasoning_output_tokens: 0,
         };
         assert_eq!(
             total,
@@ -171,6 +178,7 @@ mod tests {
                 output_tokens: 3,
                 cached_input_tokens: 4,
                 cache_write_input_tokens: 2,
+                reasoning_output_tokens: 1,
             }
         );
     }

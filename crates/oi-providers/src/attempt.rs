@@ -39,6 +39,12 @@ pub(crate) trait Decoder: Default + Send {
     /// Takes the `data` of one event; returns the text it adds, if any.
     fn push(&mut self, data: &str) -> Result<Option<String>, ChunkError>;
 
+    /// The readable reasoning the last event added, if any (a thinking
+    /// block's text, a reasoning summary, `reasoning_content`).
+    fn take_thought(&mut self) -> Option<String> {
+        None
+    }
+
     /// Whether the wire said the reply is over (nothing after it is read).
     fn ended(&self) -> bool;
 
@@ -81,7 +87,8 @@ pub(crate) fn stream<D: Decoder + 'static>(
 }
 
 /// The reply events of a stream of server-sent `events`, read with `D`:
-/// text as it comes, then reasoning items, tool calls and the completion.
+/// text and readable reasoning as they come, then reasoning items, tool
+/// calls and the completion.
 pub(crate) fn decode<D, S>(
     events: S,
     provider: String,
@@ -99,7 +106,11 @@ where
             if data.is_empty() {
                 continue;
             }
-            match decoder.push(data) {
+            let pushed = decoder.push(data);
+            if let Some(thought) = decoder.take_thought() {
+                yield StreamEvent::ReasoningDelta(thought);
+            }
+            match pushed {
                 Ok(Some(text)) => yield StreamEvent::TextDelta(text),
                 Ok(None) => {}
                 Err(ChunkError::Malformed(detail)) => Err(ProviderError::MalformedEvent {

@@ -281,6 +281,7 @@ mod tests {
             output_tokens: 100_000,
             cached_input_tokens: 600_000,
             cache_write_input_tokens: 100_000,
+            reasoning_output_tokens: 0,
         };
         // 300k plain × $3 + 600k read × $0.30 + 100k written × $3.75 + 100k out × $15
         let expected = 0.9 + 0.18 + 0.375 + 1.5;

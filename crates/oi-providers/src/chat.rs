@@ -227,6 +227,12 @@ struct Choice {
 struct Delta {
     #[serde(default)]
     content: Option<String>,
+    /// Reasoning text, as DeepSeek, llama.cpp and vLLM stream it.
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    /// The same, as OpenRouter and newer vLLM name it.
+    #[serde(default)]
+    reasoning: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<ToolCallDelta>>,
 }
@@ -257,6 +263,14 @@ struct WireUsage {
     completion_tokens: u64,
     #[serde(default)]
     prompt_tokens_details: Option<PromptDetails>,
+    #[serde(default)]
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Deserialize)]
+struct CompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -282,6 +296,8 @@ struct ChatAccumulator {
     usage: Option<Usage>,
     /// Whether `[DONE]` came.
     saw_done: bool,
+    /// Reasoning text of the last chunk, not yet taken.
+    thought: Option<String>,
 }
 
 impl ChatAccumulator {
@@ -316,6 +332,10 @@ impl ChatAccumulator {
                     .and_then(|d| d.cached_tokens)
                     .unwrap_or(0),
                 cache_write_input_tokens: 0,
+                reasoning_output_tokens: u
+                    .completion_tokens_details
+                    .and_then(|d| d.reasoning_tokens)
+                    .unwrap_or(0),
             });
         }
         let mut text: Option<String> = None;
@@ -325,6 +345,13 @@ impl ChatAccumulator {
                 self.finish_reason = Some(reason);
             }
             let Some(delta) = choice.delta else { continue };
+            if let Some(thought) = delta
+                .reasoning_content
+                .or(delta.reasoning)
+                .filter(|t| !t.is_empty())
+            {
+                self.thought.get_or_insert_default().push_str(&thought);
+            }
             if let Some(content) = delta.content.filter(|c| !c.is_empty()) {
                 match &mut text {
                     Some(t) => t.push_str(&content),
@@ -404,6 +431,10 @@ impl Decoder for ChatAccumulator {
         self.read_event(data)
     }
 
+    fn take_thought(&mut self) -> Option<String> {
+        self.thought.take()
+    }
+
     fn ended(&self) -> bool {
         self.saw_done
     }
@@ -462,8 +493,31 @@ mod tests {
                 output_tokens: 2,
                 cached_input_tokens: 4,
                 cache_write_input_tokens: 0,
+                reasoning_output_tokens: 0,
             })
         );
+    }
+
+    #[test]
+    fn reasoning_content_is_read_apart_from_the_text() {
+        let mut acc = ChatAccumulator::default();
+        let mut thoughts = Vec::new();
+        let mut text = String::new();
+        for chunk in [
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":"The user wants"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":" a sum."}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning":"OpenRouter's name."}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"4"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        ] {
+            text.extend(acc.push(chunk).unwrap());
+            thoughts.extend(acc.take_thought());
+        }
+        assert_eq!(
+            thoughts,
+            ["The user wants", " a sum.", "OpenRouter's name."]
+        );
+        assert_eq!(text, "4");
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub enum StreamEvent {
     },
     /// A piece of the reply text.
     TextDelta(String),
+    /// A piece of the model's reasoning, as it can be read (thinking text,
+    /// a reasoning summary); shown, never sent back.
+    ReasoningDelta(String),
     /// A complete tool call; emitted once its arguments have fully arrived.
     ToolCall(ToolCall),
     /// An opaque item the provider wants sent back with the rest of the

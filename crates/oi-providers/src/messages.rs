@@ -254,6 +254,8 @@ struct MessagesAccumulator {
     usage: Usage,
     stop_reason: Option<String>,
     stopped: bool,
+    /// Thinking text of the last event, not yet taken.
+    thought: Option<String>,
 }
 
 impl MessagesAccumulator {
@@ -324,8 +326,12 @@ impl MessagesAccumulator {
                             .and_then(Value::as_str)
                             .unwrap_or("")
                             .to_owned();
-                        thinking.push_str(&text("thinking"));
+                        let piece = text("thinking");
+                        thinking.push_str(&piece);
                         block["thinking"] = json!(thinking);
+                        if !piece.is_empty() {
+                            self.thought = Some(piece);
+                        }
                     }
                     (Some("signature_delta"), Some(Block::Thinking(block))) => {
                         block["signature"] = json!(text("signature"));
@@ -411,6 +417,10 @@ impl Decoder for MessagesAccumulator {
         self.read_event(data)
     }
 
+    fn take_thought(&mut self) -> Option<String> {
+        self.thought.take()
+    }
+
     fn ended(&self) -> bool {
         self.stopped
     }
@@ -476,7 +486,8 @@ mod tests {
                 input_tokens: 1210,
                 output_tokens: 42,
                 cached_input_tokens: 1000,
-                cache_write_input_tokens: 200
+                cache_write_input_tokens: 200,
+                reasoning_output_tokens: 0,
             }
         );
     }
@@ -498,6 +509,24 @@ mod tests {
             vec![json!({"type": "thinking", "thinking": "Let me think", "signature": "sig"})]
         );
         assert_eq!(finish, FinishReason::Stop);
+    }
+
+    #[test]
+    fn thinking_text_is_readable_as_it_streams() {
+        let mut acc = MessagesAccumulator::default();
+        let mut thoughts = Vec::new();
+        for event in [
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me "}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "think"}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "sig"}}),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Done."}}),
+        ] {
+            acc.push(&event.to_string()).unwrap();
+            thoughts.extend(acc.take_thought());
+        }
+        assert_eq!(thoughts, ["Let me ", "think"]);
     }
 
     #[test]

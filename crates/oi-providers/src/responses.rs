@@ -180,6 +180,9 @@ struct ResponsesAccumulator {
     streamed_text: Vec<String>,
     usage: Option<Usage>,
     finished: Option<FinishReason>,
+    /// Reasoning text (a summary, or the raw text some servers stream) of
+    /// the last event, not yet taken.
+    thought: Option<String>,
 }
 
 impl ResponsesAccumulator {
@@ -249,6 +252,21 @@ impl ResponsesAccumulator {
                     _ => {}
                 }
             }
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                let delta = str_of(&event, "delta");
+                if !delta.is_empty() {
+                    self.thought = Some(delta);
+                }
+            }
+            // A summary's later parts start on a paragraph of their own.
+            "response.reasoning_summary_part.added"
+                if event
+                    .get("summary_index")
+                    .and_then(Value::as_u64)
+                    .is_some_and(|i| i > 0) =>
+            {
+                self.thought = Some("\n\n".to_owned());
+            }
             "response.function_call_arguments.delta" => {
                 let item_id = str_of(&event, "item_id");
                 if let Some(call) = self.calls.iter_mut().find(|c| c.item_id == item_id) {
@@ -270,6 +288,7 @@ impl ResponsesAccumulator {
                         output_tokens: n("/output_tokens"),
                         cached_input_tokens: n("/input_tokens_details/cached_tokens"),
                         cache_write_input_tokens: 0,
+                        reasoning_output_tokens: n("/output_tokens_details/reasoning_tokens"),
                     });
                 }
                 self.finished = Some(if kind == "response.completed" {
@@ -339,6 +358,10 @@ impl ResponsesAccumulator {
 impl Decoder for ResponsesAccumulator {
     fn push(&mut self, data: &str) -> Result<Option<String>, ChunkError> {
         self.read_event(data)
+    }
+
+    fn take_thought(&mut self) -> Option<String> {
+        self.thought.take()
     }
 
     fn ended(&self) -> bool {
@@ -418,9 +441,27 @@ mod tests {
                 input_tokens: 50,
                 output_tokens: 9,
                 cached_input_tokens: 20,
-                cache_write_input_tokens: 0
+                cache_write_input_tokens: 0,
+                reasoning_output_tokens: 0,
             })
         );
+    }
+
+    #[test]
+    fn reasoning_summaries_are_readable_as_they_stream() {
+        let mut acc = ResponsesAccumulator::default();
+        let mut thoughts = Vec::new();
+        for event in [
+            json!({"type": "response.reasoning_summary_part.added", "item_id": "rs_1", "output_index": 0, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}),
+            json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "output_index": 0, "summary_index": 0, "delta": "**Planning**"}),
+            json!({"type": "response.reasoning_summary_part.added", "item_id": "rs_1", "output_index": 0, "summary_index": 1, "part": {"type": "summary_text", "text": ""}}),
+            json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_1", "output_index": 0, "summary_index": 1, "delta": "Then run it."}),
+            json!({"type": "response.reasoning_text.delta", "item_id": "rs_1", "output_index": 0, "content_index": 0, "delta": "raw"}),
+        ] {
+            assert_eq!(acc.push(&event.to_string()).unwrap(), None);
+            thoughts.extend(acc.take_thought());
+        }
+        assert_eq!(thoughts, ["**Planning**", "\n\n", "Then run it.", "raw"]);
     }
 
     #[test]

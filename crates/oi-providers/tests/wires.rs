@@ -231,6 +231,35 @@ async fn reasoning_items_come_back_to_be_passed_on() {
 }
 
 #[tokio::test]
+async fn reasoning_in_words_streams_apart_from_the_text() {
+    for wire in WIRES {
+        let server = MockServer::start().await.unwrap();
+        server.push(Reply::text("The answer is 4.").with_thought("Two and two make four."));
+        let (events, error) = collect(config(&server, wire), wire, request()).await;
+        assert!(error.is_none(), "{wire:?}: {error:?}");
+        let thought: String = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ReasoningDelta(piece) => Some(piece.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(thought, "Two and two make four.", "{wire:?}");
+        assert_eq!(text_of(&events), "The answer is 4.", "{wire:?}");
+        // The reasoning comes before the text.
+        let first_text = events
+            .iter()
+            .position(|e| matches!(e, StreamEvent::TextDelta(_)))
+            .unwrap();
+        let last_thought = events
+            .iter()
+            .rposition(|e| matches!(e, StreamEvent::ReasoningDelta(_)))
+            .unwrap();
+        assert!(last_thought < first_text, "{wire:?}: {events:?}");
+    }
+}
+
+#[tokio::test]
 async fn cache_tokens_are_counted() {
     let server = MockServer::start().await.unwrap();
     server.push(Reply::text("ok").usage(1000, 5).cached(800, 100));
@@ -246,7 +275,8 @@ async fn cache_tokens_are_counted() {
             input_tokens: 1000,
             output_tokens: 5,
             cached_input_tokens: 800,
-            cache_write_input_tokens: 100
+            cache_write_input_tokens: 100,
+            reasoning_output_tokens: 0,
         })
     );
 }

@@ -45,6 +45,9 @@ pub(crate) struct Completion {
     /// An encrypted reasoning item (responses wire) or thinking block
     /// (messages wire) sent before the text.
     pub reasoning: Option<String>,
+    /// Reasoning in words, streamed before the text: `reasoning_content`
+    /// (chat), a reasoning summary (responses), thinking text (messages).
+    pub thought: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -138,6 +141,17 @@ impl Reply {
     pub fn with_reasoning(mut self, secret: &str) -> Self {
         if let Some(c) = self.completion_mut() {
             c.reasoning = Some(secret.to_owned());
+        }
+        self
+    }
+
+    /// Starts the reply with reasoning in words, streamed as each wire
+    /// streams it: `reasoning_content` deltas (chat, as DeepSeek, llama.cpp
+    /// and vLLM send them), a reasoning summary (responses), a thinking
+    /// block's text (messages).
+    pub fn with_thought(mut self, text: &str) -> Self {
+        if let Some(c) = self.completion_mut() {
+            c.thought = Some(text.to_owned());
         }
         self
     }

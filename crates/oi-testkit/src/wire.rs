@@ -113,6 +113,18 @@ pub(crate) fn chat_frames(
         c
     };
     let mut events = Vec::new();
+    if let Some(thought) = &c.thought {
+        events.push(make(
+            json!({"role": "assistant", "content": null, "reasoning_content": ""}),
+            Value::Null,
+        ));
+        for piece in split_chars(thought, chunk) {
+            events.push(make(
+                json!({"content": null, "reasoning_content": piece}),
+                Value::Null,
+            ));
+        }
+    }
     if c.tool_calls.is_empty() || !c.text.is_empty() {
         events.push(make(
             json!({"role": "assistant", "content": "", "refusal": null}),
@@ -246,10 +258,25 @@ pub(crate) fn responses_frames(
         json!({"type": "response.in_progress", "response": shell("in_progress", json!([]), Value::Null)}),
     ];
     let mut output = Vec::new();
-    if let Some(secret) = &c.reasoning {
+    if c.reasoning.is_some() || c.thought.is_some() {
         let index = output.len();
-        let item = json!({"id": format!("rs_mock{serial}"), "type": "reasoning", "summary": [], "encrypted_content": secret});
-        events.push(json!({"type": "response.output_item.added", "output_index": index, "item": {"id": format!("rs_mock{serial}"), "type": "reasoning", "summary": []}}));
+        let item_id = format!("rs_mock{serial}");
+        events.push(json!({"type": "response.output_item.added", "output_index": index, "item": {"id": item_id, "type": "reasoning", "summary": []}}));
+        let mut summary = Vec::new();
+        if let Some(thought) = &c.thought {
+            let part = |text: &str| json!({"type": "summary_text", "text": text});
+            events.push(json!({"type": "response.reasoning_summary_part.added", "item_id": item_id, "output_index": index, "summary_index": 0, "part": part("")}));
+            for piece in split_chars(thought, chunk) {
+                events.push(json!({"type": "response.reasoning_summary_text.delta", "item_id": item_id, "output_index": index, "summary_index": 0, "delta": piece}));
+            }
+            events.push(json!({"type": "response.reasoning_summary_text.done", "item_id": item_id, "output_index": index, "summary_index": 0, "text": thought}));
+            events.push(json!({"type": "response.reasoning_summary_part.done", "item_id": item_id, "output_index": index, "summary_index": 0, "part": part(thought)}));
+            summary.push(part(thought));
+        }
+        let mut item = json!({"id": item_id, "type": "reasoning", "summary": summary});
+        if let Some(secret) = &c.reasoning {
+            item["encrypted_content"] = json!(secret);
+        }
         events.push(
             json!({"type": "response.output_item.done", "output_index": index, "item": item}),
         );
@@ -346,10 +373,14 @@ pub(crate) fn messages_frames(
         },
     })];
     let mut index = 0;
-    if let Some(secret) = &c.reasoning {
+    if c.reasoning.is_some() || c.thought.is_some() {
+        let thought = c.thought.as_deref().unwrap_or("Thinking it over.");
+        let signature = c.reasoning.as_deref().unwrap_or("sig-mock");
         events.push(json!({"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": ""}}));
-        events.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": "Thinking it over."}}));
-        events.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "signature_delta", "signature": secret}}));
+        for piece in split_chars(thought, chunk) {
+            events.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "thinking_delta", "thinking": piece}}));
+        }
+        events.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "signature_delta", "signature": signature}}));
         events.push(json!({"type": "content_block_stop", "index": index}));
         index += 1;
     }

@@ -241,7 +241,12 @@ impl Session {
             });
             return (None, format!("Not run: {message}"), Vec::new());
         }
+        // The checkpoint before the run, to tell what the run changed.
+        let mut before = None;
         if let Some(snapshot) = snapshot {
+            if let Ok(saved) = &snapshot {
+                before = Some(saved.checkpoint.id.clone());
+            }
             self.checkpoint_saved(id, snapshot);
         }
         self.emit(Event::RunStarted {
@@ -339,6 +344,19 @@ impl Session {
             duration_ms: started.elapsed().as_millis() as u64,
             output_bytes,
         });
+        if let (Some(checkpoints), Some(before)) = (&checkpoints, &before) {
+            match checkpoints.changes_since(before).await {
+                Ok(changes) if changes.is_empty() => {}
+                Ok(changes) => self.emit(Event::FilesChanged { id, changes }),
+                Err(error) if !self.checkpoint_warned => {
+                    self.checkpoint_warned = true;
+                    self.emit(Event::Warning {
+                        message: format!("could not tell which files the run changed: {error}"),
+                    });
+                }
+                Err(_) => {}
+            }
+        }
         let mut text = if images.is_empty() || status != RunStatus::Ok || !collected.is_empty() {
             describe_run(language, &collected, &status)
         } else {

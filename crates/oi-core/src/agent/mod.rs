@@ -292,6 +292,7 @@ impl Session {
 
     async fn run(mut self, mut work: mpsc::UnboundedReceiver<Work>) {
         self.emit(Event::SessionConfigured {
+            session_id: self.config.transcript.as_ref().map(|t| t.header.id.clone()),
             model: self.config.model.clone(),
             harness: self.harness.kind(),
             languages: self.languages.clone(),

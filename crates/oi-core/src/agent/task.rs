@@ -320,6 +320,9 @@ impl Session {
         let mut text = String::new();
         let mut tool_calls = Vec::new();
         let mut reasoning = Vec::new();
+        // The reasoning as it can be read, shown and reported, never sent
+        // back (the opaque items in `reasoning` are).
+        let mut thought = String::new();
         let deadline = self.deadline();
         loop {
             let item = tokio::select! {
@@ -332,10 +335,15 @@ impl Session {
                     text.push_str(&delta);
                     self.emit(Event::TextDelta { delta });
                 }
+                Some(Ok(StreamEvent::ReasoningDelta(delta))) => {
+                    thought.push_str(&delta);
+                    self.emit(Event::ReasoningDelta { delta });
+                }
                 Some(Ok(StreamEvent::ToolCall(call))) => tool_calls.push(call),
                 Some(Ok(StreamEvent::Reasoning(item))) => reasoning.push(item),
                 Some(Ok(StreamEvent::Restart)) => {
                     text.clear();
+                    thought.clear();
                     self.emit(Event::ReplyRestarted);
                 }
                 Some(Ok(StreamEvent::Retrying {
@@ -354,6 +362,11 @@ impl Session {
                     usage,
                 })) => {
                     self.request_completed(usage);
+                    if !thought.trim().is_empty() {
+                        self.emit(Event::Reasoning {
+                            text: std::mem::take(&mut thought),
+                        });
+                    }
                     return Ok(Reply {
                         text,
                         tool_calls,

@@ -4,7 +4,9 @@
 
 use std::io::{self, Write};
 
-use oi_protocol::{ApprovalPolicy, Event, OutputStream, RunStatus, SkipReason, StopReason};
+use oi_protocol::{
+    ApprovalPolicy, Event, FileChangeKind, OutputStream, RunStatus, SkipReason, StopReason,
+};
 
 use super::{CYAN, DIM, Mode, RED, View, YELLOW};
 use crate::filter::TerminalFilter;
@@ -13,6 +15,9 @@ use crate::markdown::MarkdownStream;
 impl<W: Write> View<W> {
     /// Shows one event.
     pub fn event(&mut self, event: &Event) -> io::Result<()> {
+        if self.thinking && !matches!(event, Event::ReasoningDelta { .. }) {
+            self.thought_done()?;
+        }
         if matches!(
             event,
             Event::TaskComplete { .. } | Event::ApprovalRequested { .. } | Event::Error { .. }
@@ -27,6 +32,7 @@ impl<W: Write> View<W> {
             Event::TaskStarted
             | Event::ModelRequest { .. }
             | Event::TextDelta { .. }
+            | Event::ReasoningDelta { .. }
             | Event::AssistantMessage { .. }
             | Event::ReplyRestarted
             | Event::Retrying { .. }
@@ -39,6 +45,7 @@ impl<W: Write> View<W> {
             | Event::InputRequested { .. }
             | Event::Image { .. }
             | Event::CheckpointSaved { .. }
+            | Event::FilesChanged { .. }
             | Event::SandboxDenied { .. }
             | Event::RunFinished { .. }
             | Event::RunSkipped { .. } => self.run_event(event),
@@ -87,6 +94,7 @@ impl<W: Write> View<W> {
                     Mode::Live => self.reply_delta(delta),
                 }
             }
+            Event::ReasoningDelta { delta } => self.thought_delta(delta),
             Event::AssistantMessage { .. } => match self.mode {
                 Mode::Plain => self.ensure_line_start(),
                 Mode::Live => {
@@ -125,6 +133,35 @@ impl<W: Write> View<W> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// The model's reasoning as it streams: dimmed, a line at a time, the
+    /// first one marked.
+    fn thought_delta(&mut self, delta: &str) -> io::Result<()> {
+        if !self.thinking {
+            self.thinking = true;
+            self.set_status("thinking")?;
+            self.thought = "thinking: ".to_owned();
+        }
+        self.thought.push_str(delta);
+        while let Some(end) = self.thought.find('\n') {
+            let line: String = self.thought.drain(..=end).collect();
+            let line = plain_text(line.trim_end());
+            if !line.trim().is_empty() {
+                self.line(ITALIC_DIM, &line)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of the reasoning: its last line is shown.
+    fn thought_done(&mut self) -> io::Result<()> {
+        self.thinking = false;
+        let rest = plain_text(std::mem::take(&mut self.thought).trim_end());
+        if rest.trim().is_empty() {
+            return Ok(());
+        }
+        self.line(ITALIC_DIM, &rest)
     }
 
     /// A run of code: proposed, asked about, running, its output, its end.
@@ -200,6 +237,25 @@ impl<W: Write> View<W> {
                     skipped.join(", ")
                 ),
             ),
+            Event::FilesChanged { changes, .. } => {
+                let listed: Vec<String> = changes
+                    .iter()
+                    .map(|c| {
+                        let sign = match c.kind {
+                            FileChangeKind::Added => '+',
+                            FileChangeKind::Modified => '~',
+                            FileChangeKind::Deleted => '-',
+                        };
+                        format!("{sign}{}", c.path)
+                    })
+                    .collect();
+                let shown = listed.iter().take(MAX_FILES_SHOWN).cloned();
+                let mut text = format!("changed: {}", shown.collect::<Vec<_>>().join(" "));
+                if listed.len() > MAX_FILES_SHOWN {
+                    text.push_str(&format!(" … and {} more", listed.len() - MAX_FILES_SHOWN));
+                }
+                self.line(DIM, &text)
+            }
             Event::SandboxDenied { message, hint, .. } => {
                 self.line(YELLOW, &format!("⊘ {message}"))?;
                 self.line(CYAN, &format!("  hint: {hint}"))
@@ -221,6 +277,25 @@ impl<W: Write> View<W> {
             _ => Ok(()),
         }
     }
+}
+
+const ITALIC_DIM: anstyle::Style = anstyle::Style::new().dimmed().italic();
+
+/// Files a run changed that are named; the rest are counted.
+const MAX_FILES_SHOWN: usize = 8;
+
+/// The model's text with the characters that could drive the terminal
+/// (escape sequences, other controls) made visible.
+fn plain_text(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\t' => c,
+            c if c.is_control() => char::from_u32(0x2400 + c as u32)
+                .filter(|_| (c as u32) < 0x20)
+                .unwrap_or('\u{fffd}'),
+            c => c,
+        })
+        .collect()
 }
 
 /// How a run ended, in one line.
@@ -501,6 +576,37 @@ mod tests {
             "Let me look.\n{DIM}── python {rule}{DIM:#}\nprint(1)\n{DIM}{line}{DIM:#}\n1\n{RED}✗ exit code 2 (1.5 s){RED:#}\n",
             rule = "─".repeat(30),
             line = "─".repeat(40)
+        );
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn reasoning_shows_dimmed_before_the_reply_and_changes_after_a_run() {
+        let id = RunId(1);
+        let text = render(&[
+            Event::ReasoningDelta {
+                delta: "The user wants\na sum\x1b[2J".into(),
+            },
+            Event::ReasoningDelta {
+                delta: " of two.".into(),
+            },
+            Event::TextDelta { delta: "4".into() },
+            Event::FilesChanged {
+                id,
+                changes: (0..10)
+                    .map(|i| oi_protocol::FileChange {
+                        path: format!("f{i}.txt"),
+                        kind: if i == 0 {
+                            FileChangeKind::Deleted
+                        } else {
+                            FileChangeKind::Added
+                        },
+                    })
+                    .collect(),
+            },
+        ]);
+        let expected = format!(
+            "{ITALIC_DIM}thinking: The user wants{ITALIC_DIM:#}\n{ITALIC_DIM}a sum\u{241b}[2J of two.{ITALIC_DIM:#}\n4\n{DIM}changed: -f0.txt +f1.txt +f2.txt +f3.txt +f4.txt +f5.txt +f6.txt +f7.txt … and 2 more{DIM:#}\n"
         );
         assert_eq!(text, expected);
     }

@@ -109,6 +109,10 @@ pub struct View<W: Write> {
     /// Whether the code last asked about was found risky (so a refusal
     /// without a terminal says why `--yes` was not enough).
     asked_risky: bool,
+    /// The model's reasoning not yet shown (its unfinished line), and
+    /// whether any of this reply's reasoning was shown.
+    thought: String,
+    thinking: bool,
 }
 
 impl<W: Write> View<W> {
@@ -140,6 +144,8 @@ impl<W: Write> View<W> {
             drawn_at: None,
             stale: false,
             partial: [String::new(), String::new()],
+            thought: String::new(),
+            thinking: false,
         }
     }
 
