@@ -20,7 +20,9 @@ pub enum Command {
     /// Run one task without the interactive session and exit.
     ///
     /// Progress (code, output) goes to stderr; the model's final answer goes
-    /// to stdout.
+    /// to stdout. `--json` prints Codex's event stream instead (what the
+    /// Codex SDK reads), `--oi-json` oi's own; `exec resume ID` continues a
+    /// recorded session.
     Exec(ExecArgs),
     /// Show or change the configuration.
     Config {
@@ -125,12 +127,104 @@ pub enum EvalAction {
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
+    #[command(subcommand)]
+    pub command: Option<ExecCommand>,
+
     /// The task. Read from stdin when it is `-` or missing.
     pub prompt: Option<String>,
 
-    /// Print the agent's events as JSON lines on stdout instead of text.
+    #[command(flatten)]
+    pub options: ExecOptions,
+}
+
+/// What `exec` can do besides a new task.
+#[derive(Debug, Subcommand)]
+pub enum ExecCommand {
+    /// Continue a recorded session with a new task: `interpreter exec
+    /// resume ID "next task"`, or `--last` for this folder's most recent.
+    Resume(ResumeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The session (its id, or a unique prefix; `interpreter sessions`
+    /// lists them). With `--last`, a single argument is the task.
+    pub session_id: Option<String>,
+
+    /// The task. Read from stdin when it is `-` or missing.
+    pub prompt: Option<String>,
+
+    /// The most recent session of this folder.
     #[arg(long)]
+    pub last: bool,
+}
+
+/// The options of `exec` (also after `exec resume ID`).
+#[derive(Debug, Clone, Args)]
+pub struct ExecOptions {
+    /// Print Codex's JSON event stream on stdout (`thread.started`,
+    /// `item.completed` …), as `codex exec --json` does: what the Codex
+    /// SDK and other Codex clients read (docs/integrations.md). Without an
+    /// approval setting, code runs without asking except risky code
+    /// (`approval = "auto"`): the reading program cannot answer.
+    #[arg(long, visible_alias = "experimental-json", global = true)]
     pub json: bool,
+
+    /// Print oi's own event stream as JSON lines on stdout (every event of
+    /// docs/events.md, richer than Codex's).
+    #[arg(long = "oi-json", global = true, conflicts_with = "json")]
+    pub oi_json: bool,
+
+    /// Make the final answer a JSON document that validates against the
+    /// JSON Schema in FILE: the model is asked for it, the answer checked,
+    /// and the model asked once more when it does not validate.
+    #[arg(long = "output-schema", global = true, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
+
+    /// Show the model this image with the task (repeatable, or several
+    /// separated by commas).
+    #[arg(
+        long = "image",
+        short = 'i',
+        global = true,
+        value_name = "FILE",
+        value_delimiter = ','
+    )]
+    pub images: Vec<PathBuf>,
+
+    /// Also write the final answer to FILE.
+    #[arg(
+        long = "output-last-message",
+        short = 'o',
+        global = true,
+        value_name = "FILE"
+    )]
+    pub output_last_message: Option<PathBuf>,
+
+    /// Accepted for Codex clients; oi works in any folder, a git
+    /// repository or not (its checkpoints never touch the folder's own
+    /// `.git`).
+    #[arg(long = "skip-git-repo-check", global = true)]
+    pub skip_git_repo_check: bool,
+
+    /// Accepted for Codex clients (what started the thread); not used.
+    #[arg(
+        long = "thread-source",
+        global = true,
+        hide = true,
+        value_name = "SOURCE"
+    )]
+    pub thread_source: Option<String>,
+
+    /// Accepted for Codex clients (an OpenAI account program); oi notes
+    /// that it does not apply.
+    #[arg(
+        long = "cyber-access-program",
+        global = true,
+        hide = true,
+        value_name = "PROGRAM"
+    )]
+    pub cyber_access_program: Option<String>,
 }
 
 /// Options of every command.
@@ -214,8 +308,14 @@ pub struct SessionOptions {
     pub sandbox: Option<oi_protocol::SandboxMode>,
 
     /// The folder the task works in, and where code may write (default:
-    /// the current folder).
-    #[arg(long, global = true, value_name = "DIR")]
+    /// the current folder). `-C`/`--cd` is the spelling Codex clients use.
+    #[arg(
+        long,
+        short = 'C',
+        visible_alias = "cd",
+        global = true,
+        value_name = "DIR"
+    )]
     pub workspace: Option<PathBuf>,
 
     /// Let code also write in DIR (repeatable; adds to `writable_roots`).

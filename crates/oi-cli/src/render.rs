@@ -1,5 +1,5 @@
 //! Showing the agent's events: to a person (the views of `oi-tui`), or as
-//! JSON lines to a program.
+//! JSON lines to a program (oi's own events, or Codex's).
 
 use std::io::{self, Write};
 
@@ -35,6 +35,52 @@ impl<W: Write> Render for JsonRenderer<W> {
         serde_json::to_writer(&mut self.out, event)?;
         self.out.write_all(b"\n")?;
         self.out.flush()
+    }
+}
+
+/// Codex's event stream (`codex exec --json`), one JSON object per line.
+#[derive(Debug)]
+pub struct CodexRenderer<W: Write> {
+    mapper: oi_codex::ExecMapper,
+    out: W,
+}
+
+impl<W: Write> CodexRenderer<W> {
+    pub fn new(out: W) -> Self {
+        Self {
+            mapper: oi_codex::ExecMapper::new(),
+            out,
+        }
+    }
+
+    /// The turn's answer is `text` (a structured answer), not the model's
+    /// last reply as written.
+    pub fn set_answer(&mut self, text: String) {
+        self.mapper.set_answer(text);
+    }
+
+    /// Sends the updates of running commands that are due.
+    pub fn tick(&mut self) -> io::Result<()> {
+        let lines = self.mapper.tick();
+        self.write(&lines)
+    }
+
+    fn write(&mut self, lines: &[oi_codex::exec_events::ThreadEvent]) -> io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        for line in lines {
+            serde_json::to_writer(&mut self.out, line)?;
+            self.out.write_all(b"\n")?;
+        }
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Render for CodexRenderer<W> {
+    fn event(&mut self, event: &Event) -> io::Result<()> {
+        let lines = self.mapper.event(event);
+        self.write(&lines)
     }
 }
 

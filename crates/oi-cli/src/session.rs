@@ -18,6 +18,7 @@ pub async fn request(options: &SessionOptions) -> Result<SessionRequest, CliErro
         profile: options.profile.clone(),
         overrides: options.config.clone(),
         settings: settings(options),
+        defaults: Vec::new(),
         api_base: options.api_base.clone(),
         api_key: options.api_key.clone(),
         workspace: options

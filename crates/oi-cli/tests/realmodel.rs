@@ -38,7 +38,7 @@ struct Task {
     home: tempfile::TempDir,
 }
 
-/// What a task did: its events (JSON lines of `exec --json`) and exit code.
+/// What a task did: its events (JSON lines of `exec --oi-json`) and exit code.
 struct Outcome {
     code: i32,
     events: Vec<Value>,
@@ -82,7 +82,7 @@ impl Task {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_interpreter"));
         cmd.args([
             "exec",
-            "--json",
+            "--oi-json",
             "--local",
             "-y",
             "--max-turns",

@@ -2,6 +2,9 @@
 //! about to be made (never stored in the configuration, never printed).
 
 use crate::error::ConfigError;
+
+/// The key variable of Codex clients (the Codex SDK sets it).
+pub(crate) const CODEX_API_KEY: &str = "CODEX_API_KEY";
 use crate::load::Loaded;
 
 /// What authenticates requests to the active provider.
@@ -51,15 +54,17 @@ impl Loaded {
 
     /// The active provider's credentials: `api_key` (from `--api-key`) wins
     /// over the provider's `env_key` variable, which must be set when the
-    /// provider needs a key.
+    /// provider needs a key. The built-in `openai` provider also takes
+    /// `CODEX_API_KEY` when `OPENAI_API_KEY` is not set (the variable Codex
+    /// clients set).
     pub fn credentials(&self, api_key: Option<&str>) -> Result<Credentials, ConfigError> {
         let provider = &self.config.provider;
-        let from_env = provider
-            .env_key
-            .as_ref()
-            .and_then(|var| self.env.get(var))
-            .filter(|v| !v.trim().is_empty())
-            .cloned();
+        let set = |var: &str| self.env.get(var).filter(|v| !v.trim().is_empty()).cloned();
+        let from_env = provider.env_key.as_deref().and_then(set).or_else(|| {
+            (provider.id == "openai" && provider.env_key.as_deref() == Some("OPENAI_API_KEY"))
+                .then(|| set(CODEX_API_KEY))
+                .flatten()
+        });
         let api_key = api_key
             .map(str::to_owned)
             .filter(|k| !k.trim().is_empty())

@@ -2,7 +2,9 @@
 //!
 //! Layers, lowest to highest precedence:
 //!
-//! 1. built-in defaults (and built-in model providers);
+//! 1. built-in defaults (and built-in model providers), then the front
+//!    end's own defaults (`interpreter exec --json` runs code without
+//!    asking unless told otherwise: its client cannot answer);
 //! 2. the user file, `$INTERPRETER_HOME/config.toml` (default
 //!    `~/.openinterpreter/config.toml`);
 //! 3. the profile chosen with `--profile NAME`: `[profiles.NAME]` in the user
@@ -63,6 +65,9 @@ pub struct LoadOptions {
     /// `-c` arguments, in the order given.
     pub overrides: Vec<String>,
     pub flags: Vec<FlagSetting>,
+    /// The front end's defaults, below every file: `flag` says why (shown
+    /// as where the value came from).
+    pub defaults: Vec<FlagSetting>,
     /// `--api-base`: the active provider's base URL, or an OpenAI-compatible
     /// chat server when no provider is configured.
     pub api_base: Option<String>,
@@ -127,8 +132,11 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
     let (project, untrusted) = project_layer(options, &user_file, &trust, &mut warnings)?;
     let env = env_layer(&options.env)?;
     let flags = flag_layer(&options.flags)?;
+    let defaults = defaults_layer(&options.defaults)?;
     let (config, origins) = crate::resolve::resolve(
-        &[&user, &profile, &project, &env, &overrides, &flags],
+        &[
+            &defaults, &user, &profile, &project, &env, &overrides, &flags,
+        ],
         &[&user, &profile],
         options.api_base.as_deref(),
     )?;
@@ -312,6 +320,23 @@ fn flag_layer(flags: &[FlagSetting]) -> Result<Layer, ConfigError> {
         flag_layer.entries.push(entry);
     }
     Ok(flag_layer)
+}
+
+/// Layer 1, after the built-in defaults: the front end's.
+fn defaults_layer(defaults: &[FlagSetting]) -> Result<Layer, ConfigError> {
+    let mut layer = Layer::default();
+    for default in defaults {
+        let entry = Entry {
+            path: default.key.split('.').map(str::to_owned).collect(),
+            value: default.value.clone(),
+            origin: Origin::Auto {
+                reason: default.flag.clone(),
+            },
+        };
+        validate(&entry, Scope::Override)?;
+        layer.entries.push(entry);
+    }
+    Ok(layer)
 }
 
 fn read_layer(path: &Path, origin: &dyn Fn(usize) -> Origin) -> Result<Option<Layer>, ConfigError> {

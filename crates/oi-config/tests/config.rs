@@ -390,6 +390,44 @@ fn api_base_picks_an_openai_compatible_server_unless_a_provider_is_set() {
 }
 
 #[test]
+fn the_openai_provider_takes_codex_api_key_when_openai_api_key_is_not_set() {
+    let f = Fixture::new();
+    let with = |vars: &[(&str, &str)]| {
+        f.load_with(|o| {
+            o.env = vars
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect();
+        })
+        .unwrap()
+        .credentials(None)
+        .map(|c| c.api_key)
+    };
+    assert_eq!(
+        with(&[("CODEX_API_KEY", "sk-codex")]).unwrap().as_deref(),
+        Some("sk-codex")
+    );
+    assert_eq!(
+        with(&[
+            ("CODEX_API_KEY", "sk-codex"),
+            ("OPENAI_API_KEY", "sk-openai")
+        ])
+        .unwrap()
+        .as_deref(),
+        Some("sk-openai")
+    );
+    assert!(with(&[]).is_err(), "a key is still needed");
+    // Another provider does not take it.
+    f.user(SEED);
+    let loaded = f
+        .load_with(|o| {
+            o.env = BTreeMap::from([("CODEX_API_KEY".to_owned(), "sk-codex".to_owned())]);
+        })
+        .unwrap();
+    assert!(loaded.credentials(None).is_err());
+}
+
+#[test]
 fn credentials_come_from_the_named_variable_or_the_flag() {
     let f = Fixture::new();
     f.user(&format!(

@@ -5,7 +5,7 @@
 //! prompt, a timeout, tags, an optional turn limit), input files (`files/`,
 //! copied into a fresh workspace, and/or a `setup` script run there) and a
 //! `check` script that inspects the workspace afterwards (exit 0 = pass).
-//! [`run::run_task`] runs one attempt through `interpreter exec --json` and
+//! [`run::run_task`] runs one attempt through `interpreter exec --oi-json` and
 //! reads its events; [`report`] turns the attempts into a summary (success
 //! rate with a Wilson interval, median cost and time of the successes,
 //! failures by kind) and compares two results files.

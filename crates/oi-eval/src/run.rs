@@ -1,5 +1,5 @@
 //! Running one attempt at a task: a fresh workspace, the task's files and
-//! setup, `interpreter exec --json` on its prompt (sandboxed to the
+//! setup, `interpreter exec --oi-json` on its prompt (sandboxed to the
 //! workspace, approvals automatic, its own kernels), then the check.
 
 use std::path::{Path, PathBuf};
@@ -257,7 +257,7 @@ pub async fn run_task(task: &Task, repeat: u32, settings: &RunSettings) -> Attem
     }
 
     let mut cmd = tokio::process::Command::new(&settings.binary);
-    cmd.args(["exec", "--json", "--yes", "--sandbox", "workspace-write"])
+    cmd.args(["exec", "--oi-json", "--yes", "--sandbox", "workspace-write"])
         .args(&settings.args);
     if let Some(turns) = task.max_turns {
         cmd.args(["--max-turns", &turns.to_string()]);

@@ -22,6 +22,9 @@ pub enum Need<'a> {
     Language(&'a str),
     /// A program on `PATH` (listed in `OI_REQUIRE_PROGRAMS`, e.g. `git`).
     Program(&'a str),
+    /// A client library from npm, installed for the compatibility tests
+    /// (listed in `OI_REQUIRE_NPM`, e.g. `@openai/codex-sdk`).
+    Npm(&'a str),
 }
 
 impl Need<'_> {
@@ -34,6 +37,7 @@ impl Need<'_> {
             Self::LocalModel => "OI_REQUIRE_LOCALMODEL",
             Self::Language(_) => "OI_REQUIRE_LANGUAGES",
             Self::Program(_) => "OI_REQUIRE_PROGRAMS",
+            Self::Npm(_) => "OI_REQUIRE_NPM",
         }
     }
 
@@ -47,7 +51,7 @@ impl Need<'_> {
         };
         match self {
             Self::Xvfb => value.as_deref() == Some("1"),
-            Self::Language(name) | Self::Program(name) => listed(name),
+            Self::Language(name) | Self::Program(name) | Self::Npm(name) => listed(name),
             _ => value.is_some(),
         }
     }
@@ -89,6 +93,31 @@ pub fn matplotlib_python() -> Option<String> {
         &format!("`{candidate}` cannot import matplotlib (set OI_TEST_MATPLOTLIB_PYTHON)"),
     )
     .then_some(candidate)
+}
+
+/// The npm prefix holding `package` (`OI_NPM_PREFIX`, where `.ci/run`
+/// installs the clients the compatibility tests drive), with `node` on
+/// `PATH`; `None` (skipped) otherwise.
+pub fn npm_package(package: &str) -> Option<PathBuf> {
+    let prefix = std::env::var_os("OI_NPM_PREFIX").map(PathBuf::from);
+    let found = prefix.clone().filter(|p| {
+        p.join("node_modules")
+            .join(package)
+            .join("package.json")
+            .is_file()
+    });
+    let node = installed("node");
+    let missing = match (&prefix, &found, node) {
+        (_, _, false) => "`node` is not on PATH".to_owned(),
+        (None, _, _) => format!(
+            "{package} is not installed for the tests (set OI_NPM_PREFIX to an npm prefix holding it)"
+        ),
+        (Some(p), None, _) => format!("{package} is not installed in {}", p.display()),
+        (Some(_), Some(_), true) => String::new(),
+    };
+    present_or_skip(Need::Npm(package), found.is_some() && node, &missing)
+        .then_some(found)
+        .flatten()
 }
 
 /// Where `program` is on `PATH`, if it is.

@@ -78,7 +78,7 @@ async fn a_rejected_api_key() {
         403,
         &format!("{{\"error\": {{\"message\": \"key {key} may not use this model\"}}}}"),
     ));
-    let mut cmd = env.command(&["exec", "--json", "hi"]);
+    let mut cmd = env.command(&["exec", "--oi-json", "hi"]);
     cmd.env("MOCK_API_KEY", key);
     let out = crate::support::run_command(cmd, None).await;
     assert_eq!(out.code, 1, "{out:?}");

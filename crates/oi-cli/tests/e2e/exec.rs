@@ -304,7 +304,7 @@ async fn json_mode_prints_the_event_stream() {
     env.server
         .push(Reply::execute("python", "print(1)"))
         .push(Reply::text("one"));
-    let out = env.exec(&["-y", "--json", "print one"]).await;
+    let out = env.exec(&["-y", "--oi-json", "print one"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     let events: Vec<serde_json::Value> = out
         .stdout

@@ -208,7 +208,7 @@ async fn a_matplotlib_plot_becomes_a_png_in_the_session_folder() {
             "import matplotlib.pyplot as plt\nplt.plot([1, 4, 9])\nplt.title('squares')\nplt.show()",
         ))
         .push(Reply::text("Plotted."));
-    let out = env.exec(&["-y", "--json", "plot squares"]).await;
+    let out = env.exec(&["-y", "--oi-json", "plot squares"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     let images: Vec<String> = out
         .stdout

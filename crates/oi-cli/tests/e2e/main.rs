@@ -9,6 +9,8 @@
     reason = "test code: a panic is a test failure; skips are explained on stderr"
 )]
 
+mod codex;
+mod codex_sdk;
 mod config;
 mod context;
 mod errors;

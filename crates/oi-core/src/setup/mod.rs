@@ -72,6 +72,9 @@ pub struct SessionRequest {
     /// (`--max-turns`, a request field): the top layer of the
     /// configuration.
     pub settings: Vec<FlagSetting>,
+    /// The front end's own defaults, below every configuration file (the
+    /// setting's `flag` says why the front end chose it).
+    pub defaults: Vec<FlagSetting>,
     /// The model server's base URL (`--api-base`).
     pub api_base: Option<String>,
     /// The API key, instead of the provider's `env_key` variable.
@@ -184,15 +187,20 @@ pub fn load_config(request: &SessionRequest) -> Result<Loaded, SetupError> {
     if let Some(from) = &request.offline {
         settings.push(FlagSetting::new(from, "network", false));
     }
-    Ok(oi_config::load(&LoadOptions {
+    // Codex's keys (what Codex clients pass with `-c`) are read as oi's.
+    let (overrides, notices) = oi_codex::config::translate_all(&request.overrides);
+    let mut loaded = oi_config::load(&LoadOptions {
         home,
         cwd: current_dir(request)?,
         profile: request.profile.clone(),
-        overrides: request.overrides.clone(),
+        overrides,
         flags: settings,
+        defaults: request.defaults.clone(),
         api_base,
         env,
-    })?)
+    })?;
+    loaded.warnings.extend(notices);
+    Ok(loaded)
 }
 
 /// Checks the configuration and builds the session's parts.
