@@ -849,3 +849,33 @@ fn a_key_where_a_variable_name_belongs_is_refused_without_being_shown() {
     assert!(!text.contains("Zx81"), "{text}");
     assert!(text.contains("invalid TOML"), "{text}");
 }
+
+#[test]
+fn a_front_ends_defaults_sit_below_every_file() {
+    let f = Fixture::new();
+    let reason = "the default of this front end";
+    let with_default = |o: &mut LoadOptions| {
+        o.defaults = vec![FlagSetting::new(reason, "approval", "auto")];
+    };
+    let loaded = f.load_with(with_default).unwrap();
+    assert_eq!(loaded.config.approval, ApprovalPolicy::Auto);
+    assert_eq!(
+        loaded.origins["approval"],
+        Origin::Auto {
+            reason: reason.to_owned()
+        }
+    );
+    // The user's file wins over it.
+    f.user(&format!("approval = \"ask\"\n{SEED}"));
+    let loaded = f.load_with(with_default).unwrap();
+    assert_eq!(loaded.config.approval, ApprovalPolicy::Ask);
+    // And it is checked like any value.
+    let err = f
+        .load_with(|o| o.defaults = vec![FlagSetting::new(reason, "approval", "sometimes")])
+        .unwrap_err();
+    assert!(
+        f.error_text(&err).contains("sometimes"),
+        "{}",
+        f.error_text(&err)
+    );
+}
