@@ -10,4 +10,6 @@ pub mod exec_events;
 mod mapper;
 pub mod structured;
 
-pub use mapper::{ExecMapper, MAX_AGGREGATED_OUTPUT, UPDATE_INTERVAL};
+pub use mapper::{
+    AggregatedOutput, ExecMapper, MAX_AGGREGATED_OUTPUT, UPDATE_INTERVAL, exit_code, stop_message,
+};

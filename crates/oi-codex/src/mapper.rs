@@ -20,47 +20,69 @@ pub const UPDATE_INTERVAL: Duration = Duration::from_secs(1);
 /// with a note of what was left out between them.
 pub const MAX_AGGREGATED_OUTPUT: usize = 1024 * 1024;
 
-/// A run under way: its item, what it printed (head and tail), and when
-/// its item was last sent.
+/// A run's output as Codex items carry it: all of it up to
+/// [`MAX_AGGREGATED_OUTPUT`] bytes, else its first and last halves with a
+/// note of what was left out between them. Shared by every Codex front end.
+#[derive(Debug, Default, Clone)]
+pub struct AggregatedOutput {
+    head: String,
+    tail: String,
+    left_out: u64,
+}
+
+impl AggregatedOutput {
+    pub fn push(&mut self, text: &str) {
+        let half = MAX_AGGREGATED_OUTPUT / 2;
+        if self.left_out == 0 && self.tail.is_empty() && self.head.len() + text.len() <= half {
+            self.head.push_str(text);
+            return;
+        }
+        self.tail.push_str(text);
+        if self.tail.len() > half {
+            let mut cut = self.tail.len() - half;
+            while !self.tail.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.left_out += cut as u64;
+            self.tail.drain(..cut);
+        }
+    }
+
+    /// The output as it stands.
+    pub fn text(&self) -> String {
+        let mut text = self.head.clone();
+        if self.left_out > 0 {
+            text.push_str(&format!(
+                "\n[… {} bytes of output left out …]\n",
+                self.left_out
+            ));
+        }
+        text.push_str(&self.tail);
+        text
+    }
+}
+
+/// A run under way: its item, what it printed, and when its item was last
+/// sent.
 #[derive(Debug)]
 struct Running {
     item_id: String,
     run: CommandExecution,
-    tail: String,
-    left_out: u64,
+    output: AggregatedOutput,
     sent_at: Instant,
     changed: bool,
 }
 
 impl Running {
     fn push(&mut self, text: &str) {
-        let half = MAX_AGGREGATED_OUTPUT / 2;
-        if self.left_out == 0 && self.run.aggregated_output.len() + text.len() <= half {
-            self.run.aggregated_output.push_str(text);
-        } else {
-            self.tail.push_str(text);
-            if self.tail.len() > half {
-                let mut cut = self.tail.len() - half;
-                while !self.tail.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                self.left_out += cut as u64;
-                self.tail.drain(..cut);
-            }
-        }
+        self.output.push(text);
         self.changed = true;
     }
 
     /// The item as it stands.
     fn item(&self) -> ThreadItem {
         let mut run = self.run.clone();
-        if self.left_out > 0 {
-            run.aggregated_output.push_str(&format!(
-                "\n[… {} bytes of output left out …]\n",
-                self.left_out
-            ));
-        }
-        run.aggregated_output.push_str(&self.tail);
+        run.aggregated_output = self.output.text();
         ThreadItem {
             id: self.item_id.clone(),
             details: ItemDetails::CommandExecution(run),
@@ -232,8 +254,7 @@ impl ExecMapper {
                     Running {
                         item_id: item.id,
                         run,
-                        tail: String::new(),
-                        left_out: 0,
+                        output: AggregatedOutput::default(),
                         sent_at: Instant::now(),
                         changed: false,
                     },
@@ -354,8 +375,11 @@ impl ExecMapper {
     }
 }
 
-/// A run's exit code and whether it ran well.
-fn exit_code(status: &RunStatus) -> (Option<i32>, bool) {
+/// A run's exit code as Codex reports it, and whether it ran well: the
+/// shell's own code; for other languages 0, or 1 when the code raised; 130
+/// when interrupted, 124 at its time limit; none when the kernel died or
+/// the program waited for input.
+pub fn exit_code(status: &RunStatus) -> (Option<i32>, bool) {
     match status {
         RunStatus::Ok => (Some(0), true),
         RunStatus::Failed {
@@ -371,8 +395,9 @@ fn exit_code(status: &RunStatus) -> (Option<i32>, bool) {
     }
 }
 
-/// Why a turn failed, when it did not end with the model's answer.
-fn stop_message(reason: &StopReason) -> Option<String> {
+/// Why a turn failed, in words, when it did not end with the model's
+/// answer (`None` for [`StopReason::Done`]).
+pub fn stop_message(reason: &StopReason) -> Option<String> {
     Some(match reason {
         StopReason::Done => return None,
         StopReason::Failed => "the turn failed".to_owned(),
@@ -408,6 +433,29 @@ mod tests {
             .flat_map(|e| mapper.event(e))
             .map(|e| serde_json::to_string(&e).unwrap())
             .collect()
+    }
+
+    /// Regression: once output went to the tail, a later small piece went
+    /// back to the head when it fitted there, out of order.
+    #[test]
+    fn aggregated_output_keeps_order_and_says_what_it_left_out() {
+        let half = MAX_AGGREGATED_OUTPUT / 2;
+        let mut out = AggregatedOutput::default();
+        out.push(&"a".repeat(half - 10));
+        out.push(&"b".repeat(20));
+        out.push("c");
+        let text = out.text();
+        assert_eq!(text.len(), half - 10 + 21);
+        assert!(text.ends_with(&format!("{}c", "b".repeat(20))), "in order");
+        out.push(&"d".repeat(half));
+        let text = out.text();
+        assert!(text.starts_with(&"a".repeat(half - 10)));
+        assert!(
+            text.contains("[… 21 bytes of output left out …]"),
+            "{}",
+            &text[half - 20..half + 40]
+        );
+        assert!(text.ends_with(&"d".repeat(half)));
     }
 
     fn usage(input: u64, output: u64) -> OiUsage {

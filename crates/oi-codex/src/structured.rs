@@ -106,6 +106,55 @@ impl OutputSchema {
     }
 }
 
+/// What to do with a turn's answer when a schema was asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// It validates: this (compact JSON) is the answer.
+    Valid(String),
+    /// It does not, for the first time: send the model this prompt, and
+    /// judge the answer to it.
+    AskAgain(String),
+    /// It still does not: the turn fails with this message.
+    Invalid(String),
+}
+
+/// A turn whose answer must validate against a schema: the model is asked
+/// once more when it does not, then the turn fails. The same for every
+/// front end (`exec --output-schema`, the app-server's `outputSchema`).
+#[derive(Debug)]
+pub struct StructuredAnswer {
+    schema: OutputSchema,
+    asked_again: bool,
+}
+
+impl StructuredAnswer {
+    pub fn new(schema: OutputSchema) -> Self {
+        Self {
+            schema,
+            asked_again: false,
+        }
+    }
+
+    /// What to add to the task.
+    pub fn instructions(&self) -> String {
+        self.schema.instructions()
+    }
+
+    /// The verdict on `answer` (the model's final reply).
+    pub fn judge(&mut self, answer: &str) -> Verdict {
+        match self.schema.check(answer) {
+            Ok(json) => Verdict::Valid(json),
+            Err(problem) if !self.asked_again => {
+                self.asked_again = true;
+                Verdict::AskAgain(OutputSchema::retry_prompt(&problem))
+            }
+            Err(problem) => Verdict::Invalid(format!(
+                "the final answer does not validate against the output schema: {problem}"
+            )),
+        }
+    }
+}
+
 /// The JSON document in `text`: all of it, a fenced block, or the outermost
 /// `{…}` / `[…]` in it.
 fn json_in(text: &str) -> Option<Value> {
@@ -161,6 +210,24 @@ mod tests {
             s.check("The result is {\"total\": 42}."),
             Ok("{\"total\":42}".to_owned())
         );
+    }
+
+    #[test]
+    fn the_model_is_asked_again_once() {
+        let mut flow = StructuredAnswer::new(schema());
+        assert!(flow.instructions().contains("\"total\""));
+        let Verdict::AskAgain(prompt) = flow.judge("many") else {
+            panic!("asks again first");
+        };
+        assert!(prompt.contains("no JSON document"), "{prompt}");
+        assert_eq!(
+            flow.judge("{\"total\": 3}"),
+            Verdict::Valid("{\"total\":3}".into())
+        );
+        let Verdict::Invalid(message) = flow.judge("still many") else {
+            panic!("fails the second time");
+        };
+        assert!(message.contains("does not validate"), "{message}");
     }
 
     #[test]
