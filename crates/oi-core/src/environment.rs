@@ -88,6 +88,33 @@ pub fn now_rfc3339() -> String {
     format_rfc3339(secs)
 }
 
+/// Seconds since 1970 of a moment written as [`format_rfc3339`] writes it
+/// (`2026-11-30T14:05:09Z`); `None` for anything else.
+pub fn parse_rfc3339(text: &str) -> Option<u64> {
+    let text = text.strip_suffix('Z')?;
+    let (date, time) = text.split_once('T')?;
+    let mut date = date.splitn(3, '-').map(str::parse::<i64>);
+    let (y, m, d) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
+    let mut time = time
+        .splitn(3, ':')
+        .map(|p| p.split('.').next().unwrap_or(p).parse::<u64>());
+    let (hh, mm, ss) = (time.next()?.ok()?, time.next()?.ok()?, time.next()?.ok()?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    // Days since 1970-01-01 of y-m-d (the inverse of `civil_from_days`).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days)
+        .ok()
+        .map(|days| days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01.
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -112,6 +139,16 @@ mod tests {
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
         assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+    }
+
+    #[test]
+    fn moments_read_back_as_they_were_written() {
+        for secs in [0, 951_782_400, 1_796_047_509, 1_796_083_199] {
+            assert_eq!(parse_rfc3339(&format_rfc3339(secs)), Some(secs));
+        }
+        assert_eq!(parse_rfc3339("2026-11-30T14:05:09"), None);
+        assert_eq!(parse_rfc3339("2026-13-30T14:05:09Z"), None);
+        assert_eq!(parse_rfc3339("yesterday"), None);
     }
 
     #[test]

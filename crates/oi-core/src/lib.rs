@@ -25,5 +25,5 @@ pub mod transcript;
 pub use agent::Agent;
 pub use checkpoint::{Checkpoint, CheckpointError, Checkpoints};
 pub use config::{AgentConfig, OsMode, TranscriptSetup};
-pub use environment::{format_rfc3339, format_utc, new_session_id, now_rfc3339};
+pub use environment::{format_rfc3339, format_utc, new_session_id, now_rfc3339, parse_rfc3339};
 pub use setup::{SessionRequest, Setup, SetupError, setup};

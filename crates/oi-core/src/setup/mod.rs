@@ -97,6 +97,8 @@ pub struct SessionRequest {
     /// A person can type what a running program asks for (the front end
     /// answers `InputRequested`).
     pub user_input: bool,
+    /// Keep no transcript: the session cannot be resumed or listed.
+    pub ephemeral: bool,
 }
 
 /// Something the user should know before the session starts.
@@ -144,10 +146,15 @@ impl std::fmt::Display for Notice {
 /// front end should show first.
 #[derive(Debug)]
 pub struct Setup {
+    /// The session's id (its transcript's folder, unless ephemeral; the
+    /// resumed session's when one was taken up again).
+    pub session_id: String,
     pub config: AgentConfig,
     pub client: Arc<dyn ModelClient>,
     pub kernels: KernelManager,
     pub loaded: Loaded,
+    /// How far the session's code may reach (what its kernels get).
+    pub sandbox: oi_sandbox::Policy,
     /// To show before the session starts, in order.
     pub notices: Vec<Notice>,
     /// The recorded session taken up again.
@@ -303,7 +310,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
     let info = parts::model_info(&loaded, &config.model)?;
     parts::model_limits(&loaded, &info, wire, &mut config);
     parts::pricing(&loaded, &info, &mut config, &mut notices)?;
-    config.transcript = Some(crate::TranscriptSetup {
+    config.transcript = (!request.ephemeral).then(|| crate::TranscriptSetup {
         path: session_dir.join(transcript::FILE_NAME),
         header: transcript::Header {
             id: session_id.clone(),
@@ -324,6 +331,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
         )?);
     }
     Ok(Setup {
+        session_id,
         config,
         resumed,
         client: oi_providers::client(provider, wire),
@@ -331,7 +339,8 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
             .with_image_dir(session_dir.join("images"))
             .with_cache_dir(loaded.home.join("cache"))
             .with_hidden_env(loaded.hidden_env())
-            .with_sandbox(policy),
+            .with_sandbox(policy.clone()),
+        sandbox: policy,
         loaded,
         notices,
     })
