@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use oi_codex::structured::OutputSchema;
+use oi_codex::structured::{OutputSchema, StructuredAnswer, Verdict};
 use oi_config::FlagSetting;
 use oi_core::setup::{Given, Resume};
 use oi_core::{Agent, SessionRequest};
@@ -83,10 +83,10 @@ pub async fn run(args: ExecArgs, mut request: SessionRequest) -> Result<ExitCode
             .defaults
             .push(FlagSetting::new(CODEX_APPROVAL_DEFAULT, "approval", "auto"));
     }
-    let schema = match &options.output_schema {
-        Some(path) => {
-            Some(OutputSchema::read(path).map_err(|e| CliError::usage(e.to_string(), e.hint()))?)
-        }
+    let mut schema = match &options.output_schema {
+        Some(path) => Some(StructuredAnswer::new(
+            OutputSchema::read(path).map_err(|e| CliError::usage(e.to_string(), e.hint()))?,
+        )),
         None => None,
     };
     let mut task = read_task(prompt.as_deref(), &options)?;
@@ -130,9 +130,8 @@ pub async fn run(args: ExecArgs, mut request: SessionRequest) -> Result<ExitCode
     let mut interrupts = 0;
     let mut terminated = false;
     let mut total_usage = None;
-    // The structured answer: whether the model was asked again, and
-    // whether the task that asks again has yet to start.
-    let mut asked_again = false;
+    // Whether the task that asks for the structured answer again has yet
+    // to start.
     let mut hide_next_start = false;
     let mut ticks = tokio::time::interval(Duration::from_millis(250));
 
@@ -180,36 +179,31 @@ pub async fn run(args: ExecArgs, mut request: SessionRequest) -> Result<ExitCode
                 reason: StopReason::Done,
                 final_message,
             },
-        ) = (&schema, &mut event)
+        ) = (&mut schema, &mut event)
         {
-            match schema.check(final_message.as_deref().unwrap_or("")) {
-                Ok(json) => {
+            match schema.judge(final_message.as_deref().unwrap_or("")) {
+                Verdict::Valid(json) => {
                     if let Output::Codex(codex) = &mut output {
                         codex.set_answer(json.clone());
                     }
                     *final_message = Some(json);
                 }
-                Err(problem) if !asked_again => {
-                    asked_again = true;
+                Verdict::AskAgain(prompt) => {
                     hide_next_start = true;
                     match &mut output {
                         Output::Oi(json) => shown(json.event(&event), &ops)?,
                         Output::Human => human.line(
                             anstyle::Style::new().dimmed(),
-                            &format!(
-                                "the answer does not validate against the output schema ({problem}); asking the model again"
-                            ),
+                            "the answer does not validate against the output schema; asking the model again",
                         )?,
                         Output::Codex(_) => {}
                     }
-                    let _ = ops.send(Op::input(OutputSchema::retry_prompt(&problem)));
+                    let _ = ops.send(Op::input(prompt));
                     continue;
                 }
-                Err(problem) => {
+                Verdict::Invalid(message) => {
                     let error = Event::Error {
-                        message: format!(
-                            "the final answer does not validate against the output schema: {problem}"
-                        ),
+                        message,
                         hint: Some(
                             "the model was asked twice; try a more capable model, or a simpler schema"
                                 .to_owned(),
