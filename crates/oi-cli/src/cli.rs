@@ -24,6 +24,16 @@ pub enum Command {
     /// Codex SDK reads), `--oi-json` oi's own; `exec resume ID` continues a
     /// recorded session.
     Exec(ExecArgs),
+    /// Serve Codex's app-server protocol (JSON-RPC as JSON lines on
+    /// stdin/stdout), so programs written for it — Codex's SDKs, editors —
+    /// drive oi: threads are oi sessions, turns are tasks
+    /// (docs/integrations.md).
+    #[command(name = "app-server")]
+    AppServer {
+        /// Where to listen: only `stdio://` (the default) is served.
+        #[arg(long, default_value = "stdio://", value_name = "URL")]
+        listen: String,
+    },
     /// Show or change the configuration.
     Config {
         #[command(subcommand)]

@@ -292,3 +292,16 @@ fn shorten(text: &str, max: usize) -> String {
     cut.push('…');
     cut
 }
+
+/// `interpreter app-server [--listen stdio://]`
+pub async fn app_server(listen: &str, request: SessionRequest) -> Result<ExitCode, CliError> {
+    if listen != "stdio://" {
+        return Err(CliError::usage(
+            format!("--listen {listen}: oi's app-server is served on stdin and stdout only"),
+            "leave --listen out, or pass `--listen stdio://`",
+        ));
+    }
+    let input = tokio::io::BufReader::new(tokio::io::stdin());
+    oi_appserver::serve(input, tokio::io::stdout(), request).await?;
+    Ok(ExitCode::from(exit::OK))
+}

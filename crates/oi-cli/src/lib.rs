@@ -49,6 +49,9 @@ pub fn main() -> ExitCode {
         let request = || session::request(&options);
         match cli.command {
             Some(Command::Exec(args)) => exec::run(args, request().await?).await,
+            Some(Command::AppServer { listen }) => {
+                commands::app_server(&listen, request().await?).await
+            }
             Some(Command::Config {
                 action: ConfigAction::Show,
             }) => commands::config_show(&request().await?),
