@@ -26,6 +26,18 @@ pub(crate) fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+fn base36(mut n: u64) -> String {
+    let mut digits = Vec::new();
+    loop {
+        digits.push(char::from_digit((n % 36) as u32, 36).unwrap_or('0'));
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.iter().rev().collect()
+}
+
 /// What a `Thread` object says of a loaded thread, beside its status.
 #[derive(Debug, Clone)]
 pub(crate) struct ThreadInfo {
@@ -93,17 +105,20 @@ pub(crate) struct Shared {
     pub approvals: Approvals,
     next_turn: u64,
     next_item: u64,
+    /// When the thread was loaded (ms, base 36): ids stay unique when the
+    /// same thread is loaded again later.
+    epoch: String,
 }
 
 impl Shared {
     pub(crate) fn item_id(&mut self) -> String {
         self.next_item += 1;
-        format!("item_{}", self.next_item)
+        format!("item_{}_{}", self.epoch, self.next_item)
     }
 
     pub(crate) fn turn_id(&mut self) -> String {
         self.next_turn += 1;
-        format!("turn_{}", self.next_turn)
+        format!("turn_{}_{}", self.epoch, self.next_turn)
     }
 
     pub(crate) fn status(&self) -> ThreadStatus {
@@ -137,6 +152,7 @@ impl ThreadHandle {
                 approvals,
                 next_turn: 0,
                 next_item: 0,
+                epoch: base36(now_ms().unsigned_abs()),
             })),
         }
     }
@@ -256,6 +272,10 @@ impl Mapper {
     /// Ends the streaming message: held when the turn may replace it,
     /// completed otherwise.
     fn end_message(&mut self, text: Option<String>) {
+        if self.message.is_none() && text.as_deref().is_none_or(|t| t.trim().is_empty()) {
+            // A reply of tool calls only: no message to report.
+            return;
+        }
         let Some((id, streamed)) = self.message.take().or_else(|| {
             text.as_ref().map(|_| {
                 let id = self.item_id();
@@ -277,10 +297,9 @@ impl Mapper {
     /// Completes the held reply, as written or replaced by `text`.
     fn release_held(&mut self, text: Option<String>) {
         if let Some((id, written)) = self.held.take() {
+            // Started, so completed, whatever it says.
             let text = text.unwrap_or(written);
-            if !text.trim().is_empty() {
-                self.completed(&ThreadItem::AgentMessage { id, text });
-            }
+            self.completed(&ThreadItem::AgentMessage { id, text });
         }
     }
 
@@ -618,7 +637,7 @@ impl Mapper {
         match verdict {
             Some(Verdict::AskAgain(prompt)) => {
                 // Same turn: the model is asked once more.
-                self.held = None;
+                self.release_held(None);
                 let _ = self.thread.ops.send(Op::input(prompt));
             }
             Some(Verdict::Valid(json)) => {
@@ -626,7 +645,7 @@ impl Mapper {
                 self.finish(TurnStatus::Completed);
             }
             Some(Verdict::Invalid(message)) => {
-                self.held = None;
+                self.release_held(None);
                 self.error = Some(TurnError {
                     message,
                     additional_details: Some(

@@ -25,6 +25,10 @@ pub enum Need<'a> {
     /// A client library from npm, installed for the compatibility tests
     /// (listed in `OI_REQUIRE_NPM`, e.g. `@openai/codex-sdk`).
     Npm(&'a str),
+    /// A client library from PyPI, importable by the Python the
+    /// compatibility tests use (listed in `OI_REQUIRE_PIP`, e.g.
+    /// `openai-codex`).
+    Pip(&'a str),
 }
 
 impl Need<'_> {
@@ -38,6 +42,7 @@ impl Need<'_> {
             Self::Language(_) => "OI_REQUIRE_LANGUAGES",
             Self::Program(_) => "OI_REQUIRE_PROGRAMS",
             Self::Npm(_) => "OI_REQUIRE_NPM",
+            Self::Pip(_) => "OI_REQUIRE_PIP",
         }
     }
 
@@ -51,7 +56,9 @@ impl Need<'_> {
         };
         match self {
             Self::Xvfb => value.as_deref() == Some("1"),
-            Self::Language(name) | Self::Program(name) | Self::Npm(name) => listed(name),
+            Self::Language(name) | Self::Program(name) | Self::Npm(name) | Self::Pip(name) => {
+                listed(name)
+            }
             _ => value.is_some(),
         }
     }
@@ -120,6 +127,23 @@ pub fn npm_package(package: &str) -> Option<PathBuf> {
         .flatten()
 }
 
+/// A Python that imports `module` of the PyPI `package`:
+/// `$OI_PIP_PYTHON` (where `.ci/run` installs the clients the
+/// compatibility tests drive), else `python3`; `None` (skipped) otherwise.
+pub fn pip_package(package: &str, module: &str) -> Option<String> {
+    let python = std::env::var("OI_PIP_PYTHON").unwrap_or_else(|_| "python3".into());
+    let works = std::process::Command::new(&python)
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    present_or_skip(
+        Need::Pip(package),
+        works,
+        &format!("`{python}` cannot import {module} (install {package}, or set OI_PIP_PYTHON to a Python that has it)"),
+    )
+    .then_some(python)
+}
+
 /// Where `program` is on `PATH`, if it is.
 pub fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|path| {
@@ -143,6 +167,7 @@ mod tests {
         assert_eq!(Need::Sandbox.variable(), "OI_REQUIRE_SANDBOX");
         assert_eq!(Need::Language("ruby").variable(), "OI_REQUIRE_LANGUAGES");
         assert_eq!(Need::Program("git").variable(), "OI_REQUIRE_PROGRAMS");
+        assert_eq!(Need::Pip("openai-codex").variable(), "OI_REQUIRE_PIP");
     }
 
     #[test]

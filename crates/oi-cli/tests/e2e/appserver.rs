@@ -288,6 +288,19 @@ async fn a_thread_runs_turns_with_items_and_the_client_approves() {
     assert_eq!(completed["params"]["turn"]["status"], "completed");
     assert!(!work.join("unwanted.txt").exists());
 
+    // Every item that started completed, once.
+    let ids = |method: &str| {
+        let mut ids: Vec<String> = client
+            .seen
+            .iter()
+            .filter(|m| m["method"] == method)
+            .map(|m| m["params"]["item"]["id"].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids("item/started"), ids("item/completed"));
+
     // The thread is listed, and read back with its turns.
     let list = client.request("thread/list", json!({ "cwd": work })).await;
     let data = list["result"]["data"].as_array().unwrap();
@@ -475,5 +488,63 @@ async fn threads_run_at_once_with_their_own_kernels() {
         ["first\n", "second\n"],
         "each thread kept its own x"
     );
+    assert_eq!(client.close().await, 0);
+}
+
+#[tokio::test]
+async fn turn_interrupt_stops_running_code() {
+    let env = TestEnv::new().await;
+    let mut client = Client::start(&env, &["-c", "approval=\"auto\""]);
+    client
+        .request("initialize", json!({ "clientInfo": { "name": "t" } }))
+        .await;
+    let cwd = env.cwd.path().display().to_string();
+    let thread =
+        client.request("thread/start", json!({ "cwd": cwd })).await["result"]["thread"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    env.server.push(Reply::execute(
+        "python",
+        "import time\nprint('going', flush=True)\ntime.sleep(60)",
+    ));
+    let turn = client
+        .request(
+            "turn/start",
+            json!({ "threadId": thread, "input": text_input("wait a minute") }),
+        )
+        .await["result"]["turn"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    client.until("item/commandExecution/outputDelta").await;
+    let wrong = client
+        .request(
+            "turn/interrupt",
+            json!({ "threadId": thread, "turnId": "turn_nope" }),
+        )
+        .await;
+    assert_eq!(wrong["error"]["data"]["field"], "turnId", "{wrong}");
+    let answer = client
+        .request(
+            "turn/interrupt",
+            json!({ "threadId": thread, "turnId": turn }),
+        )
+        .await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    let completed = client.until("turn/completed").await;
+    assert_eq!(
+        completed["params"]["turn"]["status"], "interrupted",
+        "{completed}"
+    );
+    let run = client
+        .seen
+        .iter()
+        .find(|m| {
+            m["method"] == "item/completed" && m["params"]["item"]["type"] == "commandExecution"
+        })
+        .unwrap();
+    assert_eq!(run["params"]["item"]["status"], "failed");
+    assert_eq!(run["params"]["item"]["exitCode"], 130);
     assert_eq!(client.close().await, 0);
 }

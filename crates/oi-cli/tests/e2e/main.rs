@@ -10,6 +10,7 @@
 )]
 
 mod appserver;
+mod appserver_sdk;
 mod codex;
 mod codex_sdk;
 mod config;
