@@ -195,6 +195,14 @@ impl Outgoing {
         (id, rx)
     }
 
+    /// Drops every request still waiting for the client's answer (the
+    /// client has gone): each waiter sees its receiver closed.
+    pub fn cancel_pending(&self) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.clear();
+        }
+    }
+
     /// Hands the client's answer to the request waiting for it; `false`
     /// when no request of the server's has this id.
     pub fn resolve(&self, id: &Value, result: Result<Value, Value>) -> bool {

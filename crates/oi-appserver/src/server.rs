@@ -660,6 +660,8 @@ impl Server {
     /// Every thread is asked to stop; their kernels are stopped before
     /// this returns (or the grace period ends).
     async fn shut_down(&self) {
+        // Approvals nobody will answer now are noes.
+        self.out.cancel_pending();
         let threads: Vec<ThreadHandle> = self
             .threads
             .lock()

@@ -548,3 +548,34 @@ async fn turn_interrupt_stops_running_code() {
     assert_eq!(run["params"]["item"]["exitCode"], 130);
     assert_eq!(client.close().await, 0);
 }
+
+/// Regression: a client that left while the server waited for its answer
+/// to an approval kept the server running (the waiting request held the
+/// way out open).
+#[tokio::test]
+async fn a_client_that_leaves_during_an_approval_ends_the_server() {
+    let env = TestEnv::new().await;
+    let mut client = Client::start(&env, &[]);
+    client
+        .request("initialize", json!({ "clientInfo": { "name": "t" } }))
+        .await;
+    let cwd = env.cwd.path().display().to_string();
+    let thread = client
+        .request(
+            "thread/start",
+            json!({ "cwd": cwd, "approvalPolicy": "untrusted" }),
+        )
+        .await["result"]["thread"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    env.server.push(Reply::execute("shell", "echo hi"));
+    client
+        .request(
+            "turn/start",
+            json!({ "threadId": thread, "input": text_input("say hi") }),
+        )
+        .await;
+    client.until("item/commandExecution/requestApproval").await;
+    assert_eq!(client.close().await, 0);
+}
