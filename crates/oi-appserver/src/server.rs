@@ -73,7 +73,12 @@ where
         followers: Mutex::default(),
     });
     let mut input = input.lines();
+    // Requests being answered: all of them finish before the threads are
+    // shut down (a thread still being set up when stdin closes is shut
+    // down too).
+    let mut answering = tokio::task::JoinSet::new();
     let read = loop {
+        while answering.try_join_next().is_some() {}
         let line = match input.next_line().await {
             Ok(Some(line)) => line,
             Ok(None) => break Ok(()),
@@ -99,7 +104,7 @@ where
             Ok(Incoming::Notification { .. }) => {}
             Ok(Incoming::Request { id, method, params }) => {
                 let server = server.clone();
-                tokio::spawn(async move {
+                answering.spawn(async move {
                     match server.handle(&id, &method, params).await {
                         Ok(Some(result)) => server.out.respond(id, result),
                         Ok(None) => {}
@@ -109,11 +114,14 @@ where
             }
         }
     };
+    while answering.join_next().await.is_some() {}
     server.shut_down().await;
     drop(server);
     drop(out);
-    match writer.await {
-        Ok(Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
+    // The writer ends when the last message is written; a thread that did
+    // not stop in time must not keep the process alive.
+    match tokio::time::timeout(SHUTDOWN_GRACE, writer).await {
+        Ok(Ok(Err(e))) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e),
         _ => {}
     }
     read

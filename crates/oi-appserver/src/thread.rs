@@ -226,6 +226,9 @@ impl Mapper {
             });
             self.finish(TurnStatus::Failed);
         }
+        let thread = self.thread.lock().info.id.clone();
+        self.out
+            .notify("thread/closed", json!({ "threadId": thread }));
     }
 
     /// The thread id and the turn under way (`None` between turns: events

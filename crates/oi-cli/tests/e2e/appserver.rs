@@ -16,7 +16,8 @@ use crate::support::TestEnv;
 /// A client of the app-server: writes requests, reads every line.
 struct Client {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed.
+    stdin: Option<ChildStdin>,
     lines: Lines<BufReader<ChildStdout>>,
     next_id: i64,
     /// Every message read, in order.
@@ -36,7 +37,7 @@ impl Client {
         let lines = BufReader::new(child.stdout.take().unwrap()).lines();
         Self {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             next_id: 0,
             seen: Vec::new(),
@@ -44,9 +45,10 @@ impl Client {
     }
 
     async fn send_line(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).await.unwrap();
-        self.stdin.write_all(b"\n").await.unwrap();
-        self.stdin.flush().await.unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+        stdin.flush().await.unwrap();
     }
 
     async fn next(&mut self) -> Value {
@@ -100,7 +102,7 @@ impl Client {
     }
 
     async fn close(mut self) -> i32 {
-        drop(self.stdin);
+        drop(self.stdin.take());
         let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait())
             .await
             .expect("the server did not end within 30 s of stdin closing")
@@ -577,5 +579,29 @@ async fn a_client_that_leaves_during_an_approval_ends_the_server() {
         )
         .await;
     client.until("item/commandExecution/requestApproval").await;
+    assert_eq!(client.close().await, 0);
+}
+
+/// Regression: stdin closing while a thread was still being set up left
+/// that thread running and the server with it.
+#[tokio::test]
+async fn stdin_closing_during_a_thread_start_still_ends_the_server() {
+    let env = TestEnv::new().await;
+    let mut client = Client::start(&env, &[]);
+    client
+        .send_line(r#"{"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}"#)
+        .await;
+    client
+        .send_line(r#"{"id": 2, "method": "thread/start", "params": {}}"#)
+        .await;
+    // Closed at once, without waiting for the answers: they still come,
+    // and then the server ends.
+    drop(client.stdin.take());
+    let started = client.answer(json!(2)).await;
+    let thread = started["result"]["thread"]["id"].clone();
+    assert!(thread.is_string(), "{started}");
+    // The thread was shut down (its kernels stopped), not left behind.
+    let closed = client.until("thread/closed").await;
+    assert_eq!(closed["params"]["threadId"], thread);
     assert_eq!(client.close().await, 0);
 }
