@@ -76,11 +76,15 @@ pub enum Incoming {
     },
 }
 
-/// Reads one line. A line that is not a JSON-RPC message is an error to
-/// send back, with the request's id when it had a readable one.
-pub fn parse(line: &str) -> Result<Incoming, (Value, RpcError)> {
+/// A line that is not a JSON-RPC message: the error to send back, with
+/// the request's id when it had a readable one (else `null`).
+pub type Unreadable = Box<(Value, RpcError)>;
+
+/// Reads one line.
+pub fn parse(line: &str) -> Result<Incoming, Unreadable> {
+    let bad = |id: Value, error: RpcError| -> Unreadable { Box::new((id, error)) };
     let value: Value = serde_json::from_str(line).map_err(|e| {
-        (
+        bad(
             Value::Null,
             RpcError::new(
                 code::PARSE_ERROR,
@@ -89,7 +93,7 @@ pub fn parse(line: &str) -> Result<Incoming, (Value, RpcError)> {
         )
     })?;
     let Value::Object(mut message) = value else {
-        return Err((
+        return Err(bad(
             Value::Null,
             RpcError::invalid_request("a message must be a JSON object"),
         ));
@@ -98,7 +102,7 @@ pub fn parse(line: &str) -> Result<Incoming, (Value, RpcError)> {
     if let Some(id) = &id
         && !(id.is_string() || id.is_i64() || id.is_u64())
     {
-        return Err((
+        return Err(bad(
             Value::Null,
             RpcError::invalid_request("`id` must be a string or an integer"),
         ));
@@ -107,7 +111,7 @@ pub fn parse(line: &str) -> Result<Incoming, (Value, RpcError)> {
     match (message.remove("method"), id) {
         (Some(Value::String(method)), Some(id)) => Ok(Incoming::Request { id, method, params }),
         (Some(Value::String(method)), None) => Ok(Incoming::Notification { method, params }),
-        (Some(_), id) => Err((
+        (Some(_), id) => Err(bad(
             id.unwrap_or(Value::Null),
             RpcError::invalid_request("`method` must be a string"),
         )),
@@ -116,7 +120,7 @@ pub fn parse(line: &str) -> Result<Incoming, (Value, RpcError)> {
                 (Some(result), None) => Ok(result),
                 (None, Some(error)) => Err(error),
                 _ => {
-                    return Err((
+                    return Err(bad(
                         id,
                         RpcError::invalid_request(
                             "a response must have exactly one of `result` and `error`",
@@ -126,7 +130,7 @@ pub fn parse(line: &str) -> Result<Incoming, (Value, RpcError)> {
             };
             Ok(Incoming::Response { id, result })
         }
-        (None, None) => Err((
+        (None, None) => Err(bad(
             Value::Null,
             RpcError::invalid_request("a message needs a `method` (or an `id` and a `result`)"),
         )),
@@ -254,16 +258,16 @@ mod tests {
 
     #[test]
     fn malformed_lines_are_errors_that_say_why() {
-        let (id, e) = parse("{not json").unwrap_err();
+        let (id, e) = *parse("{not json").unwrap_err();
         assert_eq!((id, e.code), (Value::Null, code::PARSE_ERROR));
         assert!(e.message.contains("not JSON"), "{}", e.message);
-        let (_, e) = parse("[1, 2]").unwrap_err();
+        let (_, e) = *parse("[1, 2]").unwrap_err();
         assert_eq!(e.code, code::INVALID_REQUEST);
-        let (id, e) = parse(r#"{"id": 7, "method": 3}"#).unwrap_err();
+        let (id, e) = *parse(r#"{"id": 7, "method": 3}"#).unwrap_err();
         assert_eq!((id, e.code), (json!(7), code::INVALID_REQUEST));
-        let (_, e) = parse(r#"{"id": {"x": 1}, "method": "m"}"#).unwrap_err();
+        let (_, e) = *parse(r#"{"id": {"x": 1}, "method": "m"}"#).unwrap_err();
         assert!(e.message.contains("`id`"), "{}", e.message);
-        let (_, e) = parse(r#"{"params": {}}"#).unwrap_err();
+        let (_, e) = *parse(r#"{"params": {}}"#).unwrap_err();
         assert!(e.message.contains("`method`"), "{}", e.message);
     }
 

@@ -95,7 +95,10 @@ where
             continue;
         }
         match rpc::parse(&line) {
-            Err((id, error)) => out.error(id, error),
+            Err(unreadable) => {
+                let (id, error) = *unreadable;
+                out.error(id, error);
+            }
             Ok(Incoming::Response { id, result }) => {
                 // An answer nobody waits for (a turn that already ended)
                 // needs nothing more.

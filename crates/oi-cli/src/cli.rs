@@ -34,6 +34,10 @@ pub enum Command {
         #[arg(long, default_value = "stdio://", value_name = "URL")]
         listen: String,
     },
+    /// Serve the Agent Client Protocol (ACP v1) on stdin/stdout, for
+    /// editors such as Zed: sessions are oi sessions, prompts are tasks,
+    /// runs of code are tool calls (docs/integrations.md).
+    Acp,
     /// Show or change the configuration.
     Config {
         #[command(subcommand)]

@@ -305,3 +305,11 @@ pub async fn app_server(listen: &str, request: SessionRequest) -> Result<ExitCod
     oi_appserver::serve(input, tokio::io::stdout(), request).await?;
     Ok(ExitCode::from(exit::OK))
 }
+
+/// `interpreter acp`
+pub async fn acp(request: SessionRequest) -> Result<ExitCode, CliError> {
+    oi_acp::serve(request)
+        .await
+        .map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
+    Ok(ExitCode::from(exit::OK))
+}

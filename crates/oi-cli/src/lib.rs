@@ -49,6 +49,7 @@ pub fn main() -> ExitCode {
         let request = || session::request(&options);
         match cli.command {
             Some(Command::Exec(args)) => exec::run(args, request().await?).await,
+            Some(Command::Acp) => commands::acp(request().await?).await,
             Some(Command::AppServer { listen }) => {
                 commands::app_server(&listen, request().await?).await
             }

@@ -9,6 +9,7 @@
     reason = "test code: a panic is a test failure; skips are explained on stderr"
 )]
 
+mod acp;
 mod appserver;
 mod appserver_sdk;
 mod codex;
