@@ -106,6 +106,16 @@ where
             }
             Ok(Incoming::Notification { .. }) => {}
             Ok(Incoming::Request { id, method, params }) => {
+                // The handshake is answered in order, before the next line
+                // is read: a client may send its first requests right
+                // behind `initialize` without waiting for the answer.
+                if let Some(answer) = server.admit(&method) {
+                    match answer {
+                        Ok(result) => out.respond(id, result),
+                        Err(error) => out.error(id, error),
+                    }
+                    continue;
+                }
                 let server = server.clone();
                 answering.spawn(async move {
                     match server.handle(&id, &method, params).await {
@@ -150,17 +160,6 @@ impl Server {
         method: &str,
         raw: Value,
     ) -> Result<Option<Value>, RpcError> {
-        if method == "initialize" {
-            if self.initialized.swap(true, Ordering::SeqCst) {
-                return Err(RpcError::invalid_request("`initialize` was already sent"));
-            }
-            return Ok(Some(to_value(self.initialize())?));
-        }
-        if !self.initialized.load(Ordering::SeqCst) {
-            return Err(RpcError::invalid_request(format!(
-                "{method}: not initialized: send `initialize` first"
-            )));
-        }
         let result = match method {
             "thread/start" | "thread/resume" => {
                 let (session, after) = if method == "thread/start" {
@@ -192,6 +191,26 @@ impl Server {
             }
         };
         Ok(Some(result))
+    }
+
+    /// The handshake, checked as each request is read: the answer to
+    /// `initialize`, or the error for a request before it; `None` for a
+    /// request to handle.
+    fn admit(&self, method: &str) -> Option<Result<Value, RpcError>> {
+        if method == "initialize" {
+            if self.initialized.swap(true, Ordering::SeqCst) {
+                return Some(Err(RpcError::invalid_request(
+                    "`initialize` was already sent",
+                )));
+            }
+            return Some(to_value(self.initialize()));
+        }
+        if !self.initialized.load(Ordering::SeqCst) {
+            return Some(Err(RpcError::invalid_request(format!(
+                "{method}: not initialized: send `initialize` first"
+            ))));
+        }
+        None
     }
 
     fn initialize(&self) -> InitializeResponse {
@@ -889,6 +908,37 @@ mod tests {
                 ],
             ]
         );
+    }
+
+    /// Regression: requests were handled concurrently from the first line
+    /// on, so one sent right behind `initialize` was sometimes handled
+    /// first and refused as "not initialized".
+    #[test]
+    fn a_request_right_behind_initialize_is_never_refused() {
+        use tokio::io::AsyncReadExt;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(4)
+            .enable_all()
+            .build()
+            .unwrap();
+        let input = concat!(
+            r#"{"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}"#,
+            "\n",
+            r#"{"id": 2, "method": "turn/interrupt", "params": {"threadId": "x", "turnId": "y"}}"#,
+            "\n",
+        );
+        for _ in 0..300 {
+            let out = rt.block_on(async {
+                let (writer, mut reader) = tokio::io::duplex(1 << 16);
+                serve(input.as_bytes(), writer, SessionRequest::default())
+                    .await
+                    .unwrap();
+                let mut out = String::new();
+                reader.read_to_string(&mut out).await.unwrap();
+                out
+            });
+            assert!(out.contains("no loaded thread `x`"), "{out}");
+        }
     }
 
     #[test]

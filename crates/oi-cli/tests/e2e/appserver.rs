@@ -588,11 +588,13 @@ async fn a_client_that_leaves_during_an_approval_ends_the_server() {
 async fn stdin_closing_during_a_thread_start_still_ends_the_server() {
     let env = TestEnv::new().await;
     let mut client = Client::start(&env, &[]);
+    // Sent back to back, as a client that does not wait may.
     client
-        .send_line(r#"{"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}"#)
-        .await;
-    client
-        .send_line(r#"{"id": 2, "method": "thread/start", "params": {}}"#)
+        .send_line(concat!(
+            r#"{"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}"#,
+            "\n",
+            r#"{"id": 2, "method": "thread/start", "params": {}}"#
+        ))
         .await;
     // Closed at once, without waiting for the answers: they still come,
     // and then the server ends.
