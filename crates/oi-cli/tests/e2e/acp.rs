@@ -186,3 +186,55 @@ async fn an_editor_drives_oi_over_acp() {
         "{report:#}"
     );
 }
+
+/// Malformed input gets a JSON-RPC error and the server goes on serving
+/// (no client library needed: lines written by hand).
+#[tokio::test]
+async fn malformed_acp_input_is_answered_and_the_server_goes_on() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let env = TestEnv::new().await;
+    let mut cmd = env.command(&["acp"]);
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    stdin.write_all(b"{this is not json\n").await.unwrap();
+    let error = next().await;
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    let mut send = async |line: &str| {
+        stdin.write_all(line.as_bytes()).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+    };
+    let prompt = r#"{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"nope","prompt":[]}}"#;
+    send(prompt).await;
+    let early = next().await;
+    assert_eq!(early["error"]["code"], -32600, "{early}");
+    assert!(early.to_string().contains("initialization"), "{early}");
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}"#).await;
+    let init = next().await;
+    assert_eq!(init["id"], 2);
+    assert_eq!(init["result"]["agentInfo"]["name"], "oi", "{init}");
+    send(&prompt.replace("\"id\":1", "\"id\":3")).await;
+    let unknown = next().await;
+    assert_eq!(unknown["id"], 3);
+    assert!(
+        unknown["error"].to_string().contains("no session `nope`"),
+        "{unknown}"
+    );
+    drop(stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+}
