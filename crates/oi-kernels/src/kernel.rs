@@ -301,6 +301,11 @@ impl Kernel {
             }
             _ => None,
         };
+        // Before the control pipes are moved to fds 3 and 4: the guard's
+        // pipe and the sandbox's Landlock ruleset are used by number in the
+        // child, and either may be 3 or 4 in this process — the mapping
+        // would have replaced it (the kernel then failed to start, EBADFD).
+        prepare_child(&mut cmd, confinement, guard_read);
         cmd.fd_mappings(vec![
             FdMapping {
                 parent_fd: request_read,
@@ -312,7 +317,6 @@ impl Kernel {
             },
         ])
         .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?;
-        prepare_child(&mut cmd, confinement, guard_read);
         let mut child = cmd.spawn().map_err(spawn_error)?;
         // The command owns the child's ends of the pipes: close them here, so
         // that the reply pipe reaches end-of-file when the kernel dies.
