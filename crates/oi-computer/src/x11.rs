@@ -242,6 +242,10 @@ impl Computer for X11 {
         } else {
             self.fake(kind, spare, 0, 0)?;
             self.sync()?;
+            // A client translates a key event with the map it reads when
+            // it gets to the event: given back at once, a busy client reads
+            // the map without the borrowed key and sees nothing typed.
+            std::thread::sleep(Duration::from_millis(150));
             self.bind(spare, 0)?;
         }
         self.sync()
