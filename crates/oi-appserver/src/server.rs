@@ -324,9 +324,9 @@ impl Server {
             ));
         }
         for (key, value) in p.config.iter().flatten() {
-            request
-                .overrides
-                .push(format!("{key}={}", toml_text(value)));
+            // JSON's text of a string, number, boolean or array of them is
+            // also TOML's.
+            request.overrides.push(format!("{key}={value}"));
         }
         Ok((request, approvals))
     }
@@ -706,13 +706,12 @@ impl Server {
             .lock()
             .map(|mut f| f.drain(..).collect())
             .unwrap_or_default();
-        let _ = tokio::time::timeout(SHUTDOWN_GRACE, futures_join(followers)).await;
-    }
-}
-
-async fn futures_join(handles: Vec<JoinHandle<()>>) {
-    for handle in handles {
-        let _ = handle.await;
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, async {
+            for follower in followers {
+                let _ = follower.await;
+            }
+        })
+        .await;
     }
 }
 
@@ -748,15 +747,6 @@ fn codex_approval(policy: &AskForApproval) -> Result<&'static str, String> {
             )),
         },
         AskForApproval::Granular { .. } => Ok("on-request"),
-    }
-}
-
-/// A JSON value as a TOML value in `KEY=VALUE` (strings quoted; arrays of
-/// plain values as they are).
-fn toml_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => Value::String(s.clone()).to_string(),
-        other => other.to_string(),
     }
 }
 

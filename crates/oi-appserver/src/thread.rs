@@ -420,11 +420,10 @@ impl Mapper {
                 self.ask(id, item_id, &code, &risks);
             }
             Event::RunStarted { id, language, code } => {
-                let item_id = self.open_run(id, &language, &code);
+                self.open_run(id, &language, &code);
                 if let Some(run) = self.runs.get_mut(&id) {
                     // The code that runs may be an edit of what was asked.
                     run.command = code;
-                    run.item_id = item_id;
                 }
             }
             Event::OutputDelta { id, text, .. } => {
