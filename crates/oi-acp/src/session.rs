@@ -715,31 +715,23 @@ fn tool_call_id(id: RunId) -> String {
 
 /// The words of a prompt, and its images written to files.
 fn read_prompt(prompt: &[ContentBlock]) -> Result<(String, Vec<String>), Error> {
-    use base64::Engine;
     let mut text = Vec::new();
     let mut images = Vec::new();
     for block in prompt {
         match block {
             ContentBlock::Text(t) => text.push(t.text.clone()),
             ContentBlock::Image(image) => {
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(image.data.trim())
+                // An image type oi does not know is sent on as PNG.
+                let media_type =
+                    if oi_core::attachments::image_extension(&image.mime_type).is_some() {
+                        image.mime_type.as_str()
+                    } else {
+                        "image/png"
+                    };
+                let file = oi_core::attachments::save_base64_image(&image.data, media_type)
                     .map_err(|e| {
-                        Error::invalid_params().data(
-                            json!({ "message": format!("an image's data is not base64: {e}") }),
-                        )
+                        Error::invalid_params().data(json!({ "message": e.to_string() }))
                     })?;
-                let extension = match image.mime_type.as_str() {
-                    "image/jpeg" | "image/jpg" => "jpg",
-                    "image/gif" => "gif",
-                    "image/webp" => "webp",
-                    _ => "png",
-                };
-                let dir = std::env::temp_dir().join(format!("oi-acp-{}", std::process::id()));
-                fs_err::create_dir_all(&dir).map_err(Error::into_internal_error)?;
-                let n = fs_err::read_dir(&dir).map_or(0, |d| d.count());
-                let file = dir.join(format!("image-{}.{extension}", n + 1));
-                fs_err::write(&file, bytes).map_err(Error::into_internal_error)?;
                 images.push(file.display().to_string());
             }
             ContentBlock::ResourceLink(link) => {

@@ -3,10 +3,6 @@
 //! which are written to files; other URLs are refused (oi fetches nothing
 //! on a client's behalf).
 
-use std::path::PathBuf;
-
-use base64::Engine;
-
 use crate::protocol::UserInput;
 use crate::rpc::RpcError;
 
@@ -66,31 +62,9 @@ fn data_url_file(url: &str) -> Result<String, String> {
             "the image's `data:` URL must be base64 (`data:image/png;base64,…`)".to_owned(),
         );
     };
-    let extension = match media {
-        "image/png" => "png",
-        "image/jpeg" | "image/jpg" => "jpg",
-        "image/gif" => "gif",
-        "image/webp" => "webp",
-        other => {
-            return Err(format!(
-                "{other:?} is not an image type oi sends to models (png, jpeg, gif, webp)"
-            ));
-        }
-    };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(data.trim())
-        .map_err(|e| format!("the image's base64 does not decode: {e}"))?;
-    let dir = std::env::temp_dir().join(format!("oi-app-server-{}", std::process::id()));
-    fs_err::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let file: PathBuf = tempfile_in(&dir, extension);
-    fs_err::write(&file, bytes).map_err(|e| e.to_string())?;
-    Ok(file.display().to_string())
-}
-
-/// A new file name in `dir`.
-fn tempfile_in(dir: &std::path::Path, extension: &str) -> PathBuf {
-    let taken = fs_err::read_dir(dir).map_or(0, |d| d.count());
-    dir.join(format!("image-{}.{extension}", taken + 1))
+    oi_core::attachments::save_base64_image(data, media)
+        .map(|path| path.display().to_string())
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //! configuration loaded and checked and the session's policy decided.
 
 mod agent;
+pub mod attachments;
 pub mod checkpoint;
 mod config;
 pub mod context;
