@@ -74,14 +74,10 @@ pub async fn serve(base: SessionRequest) -> Result<(), Error> {
                 cx.clone().spawn(async move {
                     match AcpSession::start(&base, &request.cwd, &request.mcp_servers, None).await {
                         Ok((session, notes)) => {
-                            let id = session.id.clone();
-                            let modes = session.mode_state();
-                            if let Ok(mut all) = sessions.lock() {
-                                all.insert(id.clone(), session.clone());
-                            }
+                            keep(&sessions, &session);
                             responder.respond(
-                                NewSessionResponse::new(id)
-                                    .modes(modes)
+                                NewSessionResponse::new(session.id.clone())
+                                    .modes(session.mode_state())
                                     .config_options(session.config_options()),
                             )?;
                             session.announce(&cx, &notes)
@@ -104,13 +100,10 @@ pub async fn serve(base: SessionRequest) -> Result<(), Error> {
                         Ok((session, notes)) => {
                             // The conversation so far is replayed first.
                             session.replay(&cx)?;
-                            let modes = session.mode_state();
-                            if let Ok(mut all) = sessions.lock() {
-                                all.insert(session.id.clone(), session.clone());
-                            }
+                            keep(&sessions, &session);
                             responder.respond(
                                 LoadSessionResponse::new()
-                                    .modes(modes)
+                                    .modes(session.mode_state())
                                     .config_options(session.config_options()),
                             )?;
                             session.announce(&cx, &notes)
@@ -178,4 +171,11 @@ pub async fn serve(base: SessionRequest) -> Result<(), Error> {
         session.shut_down().await;
     }
     result
+}
+
+/// Keeps a session that has started, so later requests find it.
+fn keep(sessions: &Sessions, session: &Arc<AcpSession>) {
+    if let Ok(mut all) = sessions.lock() {
+        all.insert(session.id.clone(), session.clone());
+    }
 }
