@@ -82,7 +82,10 @@ async fn the_codex_python_sdk_drives_the_app_server_unchanged() {
             && second.contains("And what is in this picture?"),
         "the second turn carries the first: {second}"
     );
-    assert!(second.contains("image"), "the image is sent: {second}");
+    assert!(
+        second.contains("picture.png"),
+        "the image is named to the model: {second}"
+    );
     assert_eq!(report["listed"], serde_json::json!([thread]));
 
     // Taken up again by id in another client, with a structured answer:
