@@ -93,6 +93,9 @@ pub struct Config {
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
     pub custom_instructions: Option<String>,
+    /// Replaces oi's own system prompt (custom instructions are still
+    /// added after it).
+    pub system_message: Option<String>,
     /// The most a session may spend, in USD.
     pub max_budget: Option<f64>,
     /// Model id → what the configuration says about it.

@@ -128,6 +128,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("max_tokens", Kind::Positive),
     ("temperature", Kind::Number(0.0, 2.0)),
     ("custom_instructions", Kind::Str),
+    ("system_message", Kind::Str),
     ("max_budget", Kind::Number(0.0, 1e9)),
     ("model_providers", Kind::Table),
     ("models", Kind::Table),

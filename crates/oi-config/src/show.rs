@@ -175,6 +175,11 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
     );
     top(
         &mut lines,
+        "system_message",
+        c.system_message.as_deref().map(toml_string),
+    );
+    top(
+        &mut lines,
         "max_budget",
         c.max_budget.map(|n| n.to_string()),
     );

@@ -27,6 +27,8 @@ pub struct AgentConfig {
     pub temperature: Option<f64>,
     /// Added to the end of the system prompt.
     pub custom_instructions: Option<String>,
+    /// Replaces the harness's own system prompt.
+    pub system_message: Option<String>,
     /// The model's prices; `None` when unknown (costs are then not reported).
     pub pricing: Option<oi_providers::Pricing>,
     /// The most the session may spend, in USD. Needs `pricing`.
@@ -174,6 +176,7 @@ impl AgentConfig {
             ask_server_window: true,
             temperature: None,
             custom_instructions: None,
+            system_message: None,
             pricing: None,
             max_budget: None,
             run_timeout: Some(Self::DEFAULT_RUN_TIMEOUT),

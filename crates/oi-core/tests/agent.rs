@@ -948,3 +948,123 @@ async fn reasoning_is_reported_before_the_reply_and_not_sent_back() {
         requests[1].body
     );
 }
+
+#[tokio::test]
+async fn the_user_runs_code_in_the_session_kernels_without_the_model() {
+    let mut h = start(ApprovalPolicy::Ask, detect_languages()).await;
+    h.until(|e| matches!(e, Event::SessionConfigured { .. }))
+        .await;
+    let events = h
+        .op_until(
+            Op::Run {
+                language: "python".into(),
+                code: "x = 41\nprint(x + 1)".into(),
+            },
+            |e| matches!(e, Event::RunFinished { .. }),
+        )
+        .await;
+    let output: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::OutputDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(output, "42\n", "{events:#?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ApprovalRequested { .. })),
+        "the user's own code is not asked about"
+    );
+    // The kernel keeps its state, and the conversation stays empty.
+    let events = h
+        .op_until(
+            Op::Run {
+                language: "py".into(),
+                code: "print(x)".into(),
+            },
+            |e| matches!(e, Event::RunFinished { .. }),
+        )
+        .await;
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::OutputDelta { text, .. } if text == "41\n")),
+        "{events:#?}"
+    );
+    let events = h
+        .op_until(
+            Op::Run {
+                language: "cobol".into(),
+                code: "DISPLAY 1".into(),
+            },
+            |e| matches!(e, Event::RunSkipped { .. }),
+        )
+        .await;
+    let Some(Event::RunSkipped {
+        reason: SkipReason::Unavailable { message },
+        ..
+    }) = events.last()
+    else {
+        panic!("{events:#?}")
+    };
+    assert!(message.contains("`cobol`"), "{message}");
+    let events = h
+        .op_until(Op::Stats, |e| matches!(e, Event::Stats { .. }))
+        .await;
+    assert!(
+        matches!(events.last(), Some(Event::Stats { messages: 0, .. })),
+        "{events:#?}"
+    );
+    assert!(h.server.model_requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_restored_conversation_is_what_the_model_sees_next() {
+    let mut h = start(ApprovalPolicy::Auto, detect_languages()).await;
+    let events = h
+        .op_until(
+            Op::Restore {
+                messages: vec![
+                    oi_protocol::Message::user("my name is Ada"),
+                    oi_protocol::Message::Assistant {
+                        text: "Hello Ada.".into(),
+                        tool_calls: Vec::new(),
+                        reasoning: Vec::new(),
+                    },
+                ],
+            },
+            |e| matches!(e, Event::Restored { .. }),
+        )
+        .await;
+    assert!(matches!(
+        events.last(),
+        Some(Event::Restored { messages: 2 })
+    ));
+    h.server.push(Reply::text("You are Ada."));
+    h.input("what is my name?");
+    h.task_end().await;
+    let request = &h.server.chat_requests()[0];
+    let texts: Vec<String> = request
+        .messages()
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert_eq!(texts.len(), 4, "system, the two restored, the new one");
+    assert!(texts[1].contains("my name is Ada") && texts[2].contains("Hello Ada."));
+
+    let events = h
+        .op_until(Op::SystemPrompt, |e| {
+            matches!(e, Event::SystemPrompt { .. })
+        })
+        .await;
+    let Some(Event::SystemPrompt { text }) = events.last() else {
+        unreachable!()
+    };
+    assert_eq!(
+        Some(text.as_str()),
+        request.messages()[0]["content"].as_str(),
+        "the prompt reported is the one sent"
+    );
+}

@@ -76,6 +76,10 @@ pub enum Event {
     Saved { path: String, messages: usize },
     /// `Op::Load`: the conversation was read from `path`.
     Loaded { path: String, messages: usize },
+    /// `Op::Restore`: the conversation was replaced.
+    Restored { messages: usize },
+    /// `Op::SystemPrompt`: the system prompt the model is sent now.
+    SystemPrompt { text: String },
     /// A model request as sent, in its wire's JSON (after `Op::SetVerbose`).
     RawRequest { body: serde_json::Value },
     /// A task (one user input) has started.

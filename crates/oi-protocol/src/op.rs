@@ -44,6 +44,17 @@ pub enum Op {
     Save { path: String },
     /// Replace the conversation with one saved before (answered with `Loaded`).
     Load { path: String },
+    /// Replace the conversation with these messages (answered with
+    /// `Restored`): a front end that keeps the conversation itself gives
+    /// it back.
+    Restore { messages: Vec<crate::Message> },
+    /// Run code in the session's kernels as the user, without the model
+    /// and without asking: answered by the run's events, the last being
+    /// `RunFinished` or `RunSkipped`. The conversation is not changed.
+    Run { language: String, code: String },
+    /// Report the system prompt the model is sent now (answered with
+    /// `SystemPrompt`).
+    SystemPrompt,
     /// Also send each model request as `RawRequest` events.
     SetVerbose { verbose: bool },
     /// Stop everything, release the kernels, send `ShutdownComplete`.

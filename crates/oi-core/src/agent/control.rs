@@ -104,6 +104,20 @@ impl Session {
                     hint: Some("give the name of a conversation saved with /save".to_owned()),
                 }),
             },
+            Op::Restore { messages } => {
+                self.history = messages;
+                crate::transcript::close_dangling_calls(&mut self.history);
+                self.history_epoch += 1;
+                self.undo_points.clear();
+                self.task_index = None;
+                self.emit(Event::Restored {
+                    messages: self.history.len(),
+                });
+            }
+            Op::Run { language, code } => self.run_as_user(&language, &code).await,
+            Op::SystemPrompt => self.emit(Event::SystemPrompt {
+                text: self.system_prompt.clone(),
+            }),
             Op::SetVerbose { verbose } => self.verbose = verbose,
             // Routed elsewhere.
             Op::UserInput { .. }

@@ -210,6 +210,29 @@ impl Session {
         (reports, None)
     }
 
+    /// `Op::Run`: code the user runs themselves, without the model and
+    /// without asking (they wrote it); checkpointed like every run. The
+    /// conversation does not change.
+    pub(super) async fn run_as_user(&mut self, language: &str, code: &str) {
+        let id = RunId(self.next_run_id);
+        self.next_run_id += 1;
+        let Some(language) = self.kernels.resolve(language).map(|l| l.name.clone()) else {
+            let known = self.languages.join(", ");
+            self.emit(Event::RunSkipped {
+                id,
+                reason: SkipReason::Unavailable {
+                    message: format!(
+                        "`{language}` is not a language of this session (it has: {known})"
+                    ),
+                },
+            });
+            return;
+        };
+        self.task_started = Instant::now();
+        let cancel = self.fresh_cancel_token();
+        self.run_code(id, &language, code, &cancel).await;
+    }
+
     /// Runs approved code, streaming its output as events; returns its
     /// status (None if the kernel could not be used), the result for the
     /// model, and the images it made (for a model that reads them).

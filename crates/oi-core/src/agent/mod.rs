@@ -85,6 +85,7 @@ impl Agent {
             languages: languages.clone(),
             date: environment::today(),
             custom_instructions: config.custom_instructions.clone(),
+            system_message: config.system_message.clone(),
             compact: config.small_model,
         };
         // The transcript: continued for a resumed session, else started.
@@ -200,6 +201,9 @@ async fn route_ops(
             | Op::Stats
             | Op::Save { .. }
             | Op::Load { .. }
+            | Op::Restore { .. }
+            | Op::Run { .. }
+            | Op::SystemPrompt
             | Op::SetVerbose { .. }) => {
                 let _ = work.send(Work::Control(op));
             }

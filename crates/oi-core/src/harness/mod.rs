@@ -67,6 +67,9 @@ pub(crate) struct PromptEnv {
     pub languages: Vec<String>,
     pub date: String,
     pub custom_instructions: Option<String>,
+    /// Replaces the prompt below (what the user configured as
+    /// `system_message`).
+    pub system_message: Option<String>,
     /// A small model: a short prompt it can follow.
     pub compact: bool,
 }
@@ -111,6 +114,19 @@ pub(crate) struct Harness {
     os: Option<oi_computer::Size>,
 }
 
+/// Adds the user's custom instructions at the end of a prompt.
+fn push_instructions(prompt: &mut String, env: &PromptEnv) {
+    if let Some(extra) = env
+        .custom_instructions
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+    {
+        prompt.push('\n');
+        prompt.push_str(extra.trim());
+        prompt.push('\n');
+    }
+}
+
 impl Harness {
     pub(crate) fn new(kind: HarnessKind) -> Self {
         Self {
@@ -132,6 +148,16 @@ impl Harness {
     }
 
     pub(crate) fn system_prompt(&self, env: &PromptEnv) -> String {
+        if let Some(own) = env.system_message.as_deref() {
+            let mut prompt = own.trim_end().to_owned();
+            prompt.push('\n');
+            if let Some(shown) = self.os {
+                prompt.push('\n');
+                prompt.push_str(&self.os_prompt(shown));
+            }
+            push_instructions(&mut prompt, env);
+            return prompt;
+        }
         if env.compact {
             return self.compact_prompt(env);
         }
@@ -732,6 +758,7 @@ mod tests {
             languages: vec!["python".into()],
             date: "2026-11-30".into(),
             custom_instructions: None,
+            system_message: None,
             compact: false,
         };
         let shown = Some(oi_computer::Size {
@@ -979,6 +1006,7 @@ mod tests {
             languages: vec!["python".into(), "shell".into()],
             date: "2026-11-30".into(),
             custom_instructions: Some("Answer in French.".into()),
+            system_message: None,
             compact: false,
         };
         let native = Harness::new(HarnessKind::Native).system_prompt(&env);
@@ -991,5 +1019,23 @@ mod tests {
         assert!(native.trim_end().ends_with("Answer in French."));
         let markdown = Harness::new(HarnessKind::Markdown).system_prompt(&env);
         assert!(markdown.contains("fenced code block") && !markdown.contains("`execute` tool"));
+    }
+
+    #[test]
+    fn a_system_message_replaces_the_prompt_and_keeps_the_instructions() {
+        let env = PromptEnv {
+            os: "Linux".into(),
+            cwd: "/w".into(),
+            languages: vec!["python".into()],
+            date: "2026-12-02".into(),
+            custom_instructions: Some("Answer in French.".into()),
+            system_message: Some("You are a pirate who runs code.\n".into()),
+            compact: true,
+        };
+        let prompt = Harness::new(HarnessKind::Native).system_prompt(&env);
+        assert_eq!(
+            prompt,
+            "You are a pirate who runs code.\n\nAnswer in French.\n"
+        );
     }
 }

@@ -307,6 +307,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
     config.max_tokens = c.max_tokens;
     config.temperature = c.temperature;
     config.custom_instructions = c.custom_instructions.clone();
+    config.system_message = c.system_message.clone();
     let info = parts::model_info(&loaded, &config.model)?;
     parts::model_limits(&loaded, &info, wire, &mut config);
     parts::pricing(&loaded, &info, &mut config, &mut notices)?;
