@@ -38,6 +38,10 @@ pub enum Command {
     /// editors such as Zed: sessions are oi sessions, prompts are tasks,
     /// runs of code are tool calls (docs/integrations.md).
     Acp,
+    /// Serve one session as Open Interpreter's LMC messages (JSON lines on
+    /// stdin/stdout): what the Python package (`from interpreter import
+    /// interpreter`) runs (docs/python.md).
+    Lmc,
     /// Show or change the configuration.
     Config {
         #[command(subcommand)]

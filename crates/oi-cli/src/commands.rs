@@ -306,6 +306,16 @@ pub async fn app_server(listen: &str, request: SessionRequest) -> Result<ExitCod
     Ok(ExitCode::from(exit::OK))
 }
 
+/// `interpreter lmc`
+pub async fn lmc(request: SessionRequest) -> Result<ExitCode, CliError> {
+    let input = tokio::io::BufReader::new(tokio::io::stdin());
+    match oi_lmc::serve(input, tokio::io::stdout(), request).await {
+        Ok(()) => Ok(ExitCode::from(exit::OK)),
+        Err(oi_lmc::LmcError::Setup(error)) => Err(error.into()),
+        Err(error) => Err(CliError::Io(std::io::Error::other(error.to_string()))),
+    }
+}
+
 /// `interpreter acp`
 pub async fn acp(request: SessionRequest) -> Result<ExitCode, CliError> {
     oi_acp::serve(request)

@@ -50,6 +50,7 @@ pub fn main() -> ExitCode {
         match cli.command {
             Some(Command::Exec(args)) => exec::run(args, request().await?).await,
             Some(Command::Acp) => commands::acp(request().await?).await,
+            Some(Command::Lmc) => commands::lmc(request().await?).await,
             Some(Command::AppServer { listen }) => {
                 commands::app_server(&listen, request().await?).await
             }
