@@ -273,12 +273,15 @@ pub struct SessionOptions {
     )]
     pub api_base: Option<String>,
 
-    /// The API key, instead of the provider's `env_key` variable.
+    /// The API key, instead of the provider's `env_key` variable (also
+    /// read from `OI_API_KEY`, which keeps it out of the process list).
     #[arg(
         long = "api-key",
         visible_alias = "api_key",
         global = true,
-        value_name = "KEY"
+        value_name = "KEY",
+        env = "OI_API_KEY",
+        hide_env_values = true
     )]
     pub api_key: Option<String>,
 

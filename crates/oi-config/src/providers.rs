@@ -17,6 +17,7 @@ pub(crate) struct BuiltIn {
 /// `env_key` of the providers oi knows: code never needs them, and with the
 /// network on it could send them anywhere, so kernels do not get them.
 pub(crate) const KNOWN_KEY_VARIABLES: &[&str] = &[
+    "OI_API_KEY",
     "OPENAI_API_KEY",
     "CODEX_API_KEY",
     "ANTHROPIC_API_KEY",

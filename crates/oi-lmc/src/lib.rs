@@ -13,7 +13,7 @@ pub mod chunks;
 pub mod messages;
 
 use oi_core::SessionRequest;
-use oi_protocol::{ApprovalPolicy, Event, Op, ReviewDecision, RunId};
+use oi_protocol::{ApprovalPolicy, Event, Op, ReviewDecision, RunId, SkipReason};
 use serde::Deserialize;
 use std::collections::VecDeque;
 
@@ -194,6 +194,20 @@ impl Session<'_> {
         out.send_all(self.chunker.event(event)).await?;
         let done = match (event, self.waiting) {
             (Event::TaskComplete { .. }, Some(Waiting::Task)) => true,
+            (
+                Event::RunSkipped {
+                    reason: SkipReason::Unavailable { message },
+                    ..
+                },
+                Some(Waiting::Run),
+            ) => {
+                out.send(&chunks::error(
+                    message.clone(),
+                    Some("name one of the languages the session has (`ready` lists them)".to_owned()),
+                ))
+                .await?;
+                true
+            }
             (Event::RunFinished { .. } | Event::RunSkipped { .. }, Some(Waiting::Run)) => true,
             (Event::SystemPrompt { text }, Some(Waiting::Answer)) => {
                 out.send(&chunks::server("system_prompt", text.clone()))

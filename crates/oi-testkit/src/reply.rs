@@ -105,6 +105,66 @@ impl Reply {
         }
     }
 
+    /// A reply described in JSON, for test drivers in other processes:
+    /// `{"text": "…"}`, `{"execute": [["python", "print(1)"], …], "text"?:
+    /// "…"}`, `{"error": {"status": 400, "message": "…"}}`, `{"endless":
+    /// "ab"}`, each with optional `"usage": [input, output]` and
+    /// `"event_delay_ms": N`.
+    pub fn from_spec(spec: &serde_json::Value) -> Result<Self, String> {
+        let text = spec.get("text").and_then(serde_json::Value::as_str);
+        let mut reply = if let Some(calls) = spec.get("execute") {
+            let calls = calls
+                .as_array()
+                .ok_or("`execute` is a list of [language, code] pairs")?
+                .iter()
+                .map(|pair| match pair.as_array().map(Vec::as_slice) {
+                    Some([language, code]) => match (language.as_str(), code.as_str()) {
+                        (Some(language), Some(code)) => Ok(MockToolCall::execute(language, code)),
+                        _ => Err("each `execute` pair is two strings".to_owned()),
+                    },
+                    _ => Err("each `execute` entry is a [language, code] pair".to_owned()),
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            let reply = Self::tool_calls(calls);
+            match text {
+                Some(text) => reply.with_text(text),
+                None => reply,
+            }
+        } else if let Some(error) = spec.get("error") {
+            let status = error
+                .get("status")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|s| u16::try_from(s).ok())
+                .ok_or("`error.status` is an HTTP status")?;
+            let message = error
+                .get("message")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("mock error");
+            Self::error(status, message)
+        } else if let Some(endless) = spec.get("endless").and_then(serde_json::Value::as_str) {
+            Self::endless(endless)
+        } else if let Some(text) = text {
+            Self::text(text)
+        } else {
+            return Err("a reply has `text`, `execute`, `error` or `endless`".to_owned());
+        };
+        if let Some(usage) = spec.get("usage") {
+            match usage.as_array().map(Vec::as_slice) {
+                Some([input, output]) => {
+                    reply = reply.usage(
+                        input.as_u64().ok_or("`usage` holds two numbers")?,
+                        output.as_u64().ok_or("`usage` holds two numbers")?,
+                    );
+                }
+                _ => return Err("`usage` is [input_tokens, output_tokens]".to_owned()),
+            }
+        }
+        if let Some(ms) = spec.get("event_delay_ms").and_then(serde_json::Value::as_u64) {
+            reply = reply.event_delay(Duration::from_millis(ms));
+        }
+        Ok(reply)
+    }
+
     /// A reply of text only.
     pub fn text(text: &str) -> Self {
         Self::completion(text, Vec::new())

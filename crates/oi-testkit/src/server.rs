@@ -378,9 +378,59 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if let Some(action) = uri.path().strip_prefix("/__mock/") {
+        return control(&shared, &method, action, &body);
+    }
     match decide(&shared, &method, &uri, &headers, &body) {
         Ok((reply, wire, request, serial)) => answer(reply, wire, &request, serial).await,
         Err(response) => response,
+    }
+}
+
+/// The control API, for test drivers in other processes (the Python
+/// package's tests): `POST /__mock/replies` queues replies given as
+/// [`Reply::from_spec`] objects (a JSON list), `POST /__mock/reset` forgets
+/// the script and the requests, `GET /__mock/requests` lists the model
+/// requests received (`path`, `headers`, `body`).
+fn control(shared: &Mutex<Shared>, method: &Method, action: &str, body: &Bytes) -> Response {
+    let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let refuse = |message: String| json_response(StatusCode::BAD_REQUEST, json!({ "error": message }).to_string());
+    match (method.as_str(), action) {
+        ("POST", "replies") => {
+            let specs: Vec<Value> = match serde_json::from_slice(body) {
+                Ok(specs) => specs,
+                Err(e) => return refuse(format!("the body must be a JSON list of replies: {e}")),
+            };
+            let mut replies = Vec::new();
+            for (index, spec) in specs.iter().enumerate() {
+                match Reply::from_spec(spec) {
+                    Ok(reply) => replies.push(reply),
+                    Err(problem) => return refuse(format!("reply {index}: {problem}")),
+                }
+            }
+            s.script.extend(replies);
+            json_response(StatusCode::OK, json!({ "queued": s.script.len() }).to_string())
+        }
+        ("POST", "reset") => {
+            s.script.clear();
+            s.rules.clear();
+            s.fallback = None;
+            s.requests.clear();
+            json_response(StatusCode::OK, "{}".to_owned())
+        }
+        ("GET", "requests") => {
+            let list: Vec<Value> = s
+                .requests
+                .iter()
+                .filter(|r| r.wire().is_some())
+                .map(|r| json!({ "path": r.path, "headers": r.headers.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(), "body": r.body }))
+                .collect();
+            json_response(StatusCode::OK, Value::Array(list).to_string())
+        }
+        _ => json_response(
+            StatusCode::NOT_FOUND,
+            json!({ "error": format!("no control action {method} /__mock/{action}: use POST replies, POST reset or GET requests") }).to_string(),
+        ),
     }
 }
 

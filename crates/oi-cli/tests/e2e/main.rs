@@ -24,6 +24,7 @@ mod kernels;
 mod local;
 mod os;
 mod pty;
+mod python_api;
 mod sandbox;
 mod sessions;
 mod snapshots;

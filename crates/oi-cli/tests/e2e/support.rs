@@ -69,8 +69,19 @@ impl TestEnv {
             }
             None => tokio::process::Command::new(binary),
         };
-        cmd.args(args)
-            .current_dir(self.cwd.path())
+        cmd.args(args);
+        self.environment(cmd)
+    }
+
+    /// Another program, with the same environment as [`Self::command`].
+    pub(crate) fn program(&self, program: &str, args: &[&str]) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args);
+        self.environment(cmd)
+    }
+
+    fn environment(&self, mut cmd: tokio::process::Command) -> tokio::process::Command {
+        cmd.current_dir(self.cwd.path())
             .env_remove("OPENAI_API_KEY")
             .env_remove("OPENAI_BASE_URL")
             .env_remove("ANTHROPIC_API_KEY")
