@@ -70,7 +70,8 @@ class Backend:
                 "check the binary (OI_BINARY) and the working folder",
             ) from error
         self.stderr_tail = deque(maxlen=40)
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
         self.notices = []
         self.ready = None
         for line in self.lines():
@@ -95,6 +96,12 @@ class Backend:
             self.stderr_tail.append(line.rstrip("\n"))
 
     def died(self, what):
+        # What the process said last, once it has said it.
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._stderr_reader.join(timeout=2)
         code = self.process.poll()
         tail = "\n".join(self.stderr_tail)
         message = f"{what}: `interpreter lmc` ended" + (
@@ -102,7 +109,7 @@ class Backend:
         )
         if tail:
             message += f"\n{tail}"
-        return OiError(message, "run `interpreter doctor` or the same settings with the `interpreter` command to see why")
+        return OiError(message, "the lines above are what it said; the same settings with the `interpreter` command show it too")
 
     def send(self, request):
         try:

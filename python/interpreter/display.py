@@ -4,6 +4,10 @@ import os
 import sys
 
 
+# The width of the rules around code, as the `interpreter` command draws them.
+RULE = 40
+
+
 def _styles(stream):
     plain = not stream.isatty() or os.environ.get("NO_COLOR")
     if plain:
@@ -18,8 +22,9 @@ def _styles(stream):
 
 
 class Display:
-    """Writes chunks as they come: the reply's text, code in a fence with
-    its language, output dimmed, images named."""
+    """Writes chunks as they come, as the `interpreter` command's plain
+    session shows them: the reply's text, code between rules headed by its
+    language, output dimmed, images named."""
 
     def __init__(self, stream=None):
         self.out = stream or sys.stdout
@@ -53,10 +58,11 @@ class Display:
         if kind == "code":
             if chunk.get("start"):
                 self.newline()
-                self.write(f"```{chunk.get('format', '')}\n", "dim")
+                header = f"── {chunk.get('format', '')} "
+                self.write(header + "─" * max(4, RULE - len(header)) + "\n", "dim")
             elif chunk.get("end"):
                 self.newline()
-                self.write("```\n", "dim")
+                self.write("─" * RULE + "\n", "dim")
             else:
                 self.write(content or "", "code")
         elif kind == "console":
@@ -83,8 +89,12 @@ class Display:
         if risks:
             self.write("Risky: " + "; ".join(risks) + "\n", "warn")
         try:
-            answer = input("Run this code? [y]es / [n]o / [a]lways: ").strip().lower()
-        except EOFError:
+            language = chunk.get("content", {}).get("format", "")
+            answer = input(
+                f"Run this {language} code? [y]es, [n]o, [a]lways (this session): "
+            ).strip().lower()
+        except (EOFError, OSError):
+            # No one can answer (stdin closed or captured).
             return "decline"
         if answer in ("y", "yes"):
             return "approve"

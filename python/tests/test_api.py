@@ -114,7 +114,8 @@ def test_auto_run_runs_without_a_confirmation(mock, oi, work):
     mock.reply({"execute": [["python", "print('auto')"]]}, {"text": "ok"})
     chunks = list(oi.chat("go", display=False, stream=True))
     assert not any(c["type"] == "confirmation" for c in chunks)
-    assert any(c.get("content") == "auto\n" for c in chunks)
+    output = "".join(c["content"] for c in chunks if c["type"] == "console" and "content" in c)
+    assert output == "auto\n", chunks
 
 
 def test_assigned_messages_are_the_conversation_the_model_sees(mock, oi):
@@ -268,7 +269,7 @@ def test_display_shows_the_work_in_the_terminal(mock, oi, capsys):
     mock.reply({"execute": [["python", "print(40 + 2)"]]}, {"text": "The answer is 42."})
     oi.chat("compute", display=True)
     out = capsys.readouterr().out
-    assert "```python" in out and "print(40 + 2)" in out
+    assert "── python ──" in out and "print(40 + 2)" in out
     assert "42\n" in out and "The answer is 42." in out
 
 

@@ -203,7 +203,9 @@ impl Session<'_> {
             ) => {
                 out.send(&chunks::error(
                     message.clone(),
-                    Some("name one of the languages the session has (`ready` lists them)".to_owned()),
+                    Some(
+                        "name one of the languages the session has (`ready` lists them)".to_owned(),
+                    ),
                 ))
                 .await?;
                 true

@@ -159,7 +159,10 @@ impl Reply {
                 _ => return Err("`usage` is [input_tokens, output_tokens]".to_owned()),
             }
         }
-        if let Some(ms) = spec.get("event_delay_ms").and_then(serde_json::Value::as_u64) {
+        if let Some(ms) = spec
+            .get("event_delay_ms")
+            .and_then(serde_json::Value::as_u64)
+        {
             reply = reply.event_delay(Duration::from_millis(ms));
         }
         Ok(reply)

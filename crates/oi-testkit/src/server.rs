@@ -394,7 +394,12 @@ async fn handle(
 /// requests received (`path`, `headers`, `body`).
 fn control(shared: &Mutex<Shared>, method: &Method, action: &str, body: &Bytes) -> Response {
     let mut s = shared.lock().unwrap_or_else(|e| e.into_inner());
-    let refuse = |message: String| json_response(StatusCode::BAD_REQUEST, json!({ "error": message }).to_string());
+    let refuse = |message: String| {
+        json_response(
+            StatusCode::BAD_REQUEST,
+            json!({ "error": message }).to_string(),
+        )
+    };
     match (method.as_str(), action) {
         ("POST", "replies") => {
             let specs: Vec<Value> = match serde_json::from_slice(body) {

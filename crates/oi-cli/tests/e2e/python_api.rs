@@ -16,7 +16,16 @@ async fn the_python_package_passes_its_pytest_suite() {
     let tests = format!("{package}/tests");
     let mut cmd = env.program(
         &python,
-        &["-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", &tests, &tests],
+        &[
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            &tests,
+            &tests,
+        ],
     );
     cmd.env("OI_BINARY", env!("CARGO_BIN_EXE_interpreter"))
         .env("OI_MOCK_URL", env.server.base_url())
