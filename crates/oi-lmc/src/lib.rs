@@ -42,6 +42,9 @@ pub enum Decision {
     Approve,
     ApproveForSession,
     Decline,
+    /// Nobody can answer (a front end without a person): not run, and the
+    /// model is told so.
+    NoApprover,
 }
 
 impl From<Decision> for ReviewDecision {
@@ -50,6 +53,7 @@ impl From<Decision> for ReviewDecision {
             Decision::Approve => Self::Approve,
             Decision::ApproveForSession => Self::ApproveForSession,
             Decision::Decline => Self::Decline,
+            Decision::NoApprover => Self::NoApprover,
         }
     }
 }
@@ -60,9 +64,12 @@ impl From<Decision> for ReviewDecision {
 pub enum Request {
     /// A task: `message` is a string, an LMC message, or a list of them
     /// (which replaces the conversation, its last user messages being the
-    /// task).
+    /// task). With `append`, a list is the user's new messages, added to
+    /// the conversation.
     Chat {
         message: Value,
+        #[serde(default)]
+        append: bool,
     },
     /// Answer the confirmation chunk with this `id` (while a chat runs).
     Approve {
@@ -128,7 +135,7 @@ impl Session<'_> {
                 out.send(&line).await?;
                 None
             }
-            Ok(Request::Chat { message }) => match chat_input(&message) {
+            Ok(Request::Chat { message, append }) => match chat_input(&message, append) {
                 Ok(input) => {
                     if let Some(history) = input.restore {
                         self.send(Op::Restore { messages: history })?;

@@ -49,8 +49,10 @@ pub struct ChatInput {
 /// The words sent when the user sends nothing.
 const EMPTY: &str = "(The user sent an empty message. Suggest what they could ask you to do.)";
 
-/// Reads the `message` of `chat()`: a string, one LMC message, or a list.
-pub fn chat_input(message: &Value) -> Result<ChatInput, MessageError> {
+/// Reads the `message` of `chat()`: a string, one LMC message, or a list
+/// (which replaces the conversation, unless `append`: then it is the
+/// user's new messages).
+pub fn chat_input(message: &Value, append: bool) -> Result<ChatInput, MessageError> {
     match message {
         Value::String(text) => Ok(ChatInput {
             restore: None,
@@ -66,6 +68,19 @@ pub fn chat_input(message: &Value) -> Result<ChatInput, MessageError> {
         Value::Object(_) => {
             let mut turn = UserTurn::default();
             add_to_turn(&mut turn, 0, message)?;
+            Ok(ChatInput {
+                restore: None,
+                turn,
+            })
+        }
+        Value::Array(list) if append => {
+            if list.is_empty() {
+                return Err(MessageError::NoUserMessage);
+            }
+            let mut turn = UserTurn::default();
+            for (index, m) in list.iter().enumerate() {
+                add_to_turn(&mut turn, index, m)?;
+            }
             Ok(ChatInput {
                 restore: None,
                 turn,
@@ -307,21 +322,37 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
+    fn chat_input_replacing(message: &Value) -> Result<ChatInput, MessageError> {
+        chat_input(message, false)
+    }
+
+    #[test]
+    fn an_appended_list_is_the_users_turn_and_keeps_the_conversation() {
+        let input = chat_input(
+            &json!([{"role": "user", "content": "one"}, {"role": "user", "content": "two"}]),
+            true,
+        )
+        .unwrap();
+        assert_eq!(input.restore, None);
+        assert_eq!(input.turn.text, "one\n\ntwo");
+        assert!(chat_input(&json!([{"role": "assistant", "content": "x"}]), true).is_err());
+    }
+
     #[test]
     fn a_string_is_the_users_turn_and_an_empty_one_asks_for_a_suggestion() {
-        let input = chat_input(&json!("count the files")).unwrap();
+        let input = chat_input_replacing(&json!("count the files")).unwrap();
         assert_eq!(input.restore, None);
         assert_eq!(input.turn.text, "count the files");
-        assert_eq!(chat_input(&json!("")).unwrap().turn.text, EMPTY);
+        assert_eq!(chat_input_replacing(&json!("")).unwrap().turn.text, EMPTY);
         assert_eq!(
-            chat_input(&json!(3)).unwrap_err(),
+            chat_input_replacing(&json!(3)).unwrap_err(),
             MessageError::Shape("a number")
         );
     }
 
     #[test]
     fn a_list_restores_the_conversation_and_answers_its_last_user_messages() {
-        let input = chat_input(&json!([
+        let input = chat_input_replacing(&json!([
             {"role": "user", "type": "message", "content": "make x"},
             {"role": "assistant", "type": "message", "content": "Sure."},
             {"role": "assistant", "type": "code", "format": "python", "content": "x = 1"},
@@ -359,7 +390,7 @@ mod tests {
     #[test]
     fn bad_messages_name_their_place() {
         assert_eq!(
-            chat_input(&json!([{"role": "assistant", "content": "hi"}])).unwrap_err(),
+            chat_input_replacing(&json!([{"role": "assistant", "content": "hi"}])).unwrap_err(),
             MessageError::NoUserMessage
         );
         let error = to_history(&[json!({"role": "user"}), json!({"role": "robot"})]).unwrap_err();
@@ -367,7 +398,7 @@ mod tests {
             error.to_string().starts_with("message 1:") && error.to_string().contains("`robot`"),
             "{error}"
         );
-        let error = chat_input(
+        let error = chat_input_replacing(
             &json!({"role": "user", "type": "image", "format": "base64.bmpx", "content": "!!"}),
         )
         .unwrap_err();
