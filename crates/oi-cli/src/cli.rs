@@ -38,6 +38,11 @@ pub enum Command {
     /// editors such as Zed: sessions are oi sessions, prompts are tasks,
     /// runs of code are tool calls (docs/integrations.md).
     Acp,
+    /// Serve oi over HTTP and WebSocket: Open Interpreter's endpoints and
+    /// an OpenAI-compatible chat completions endpoint; every conversation
+    /// its own session; the key in INTERPRETER_API_KEY, or one generated
+    /// and printed once (docs/server.md).
+    Server(ServerArgs),
     /// Serve one session as Open Interpreter's LMC messages (JSON lines on
     /// stdin/stdout): what the Python package (`from interpreter import
     /// interpreter`) runs (docs/python.md).
@@ -404,8 +409,44 @@ pub struct SessionOptions {
     #[arg(long, global = true)]
     pub plain: bool,
 
+    /// Run the HTTP server with its defaults (as `interpreter server`, Open
+    /// Interpreter's spelling).
+    #[arg(long)]
+    pub server: bool,
+
     /// How the model is asked to run code: `native` (a function tool),
     /// `markdown` (fenced code blocks) or `auto`.
     #[arg(long, global = true, value_name = "HARNESS")]
     pub harness: Option<String>,
+}
+
+/// `interpreter server`
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// The address to listen on: 127.0.0.1 (this machine only) unless you
+    /// mean to expose oi, e.g. `0.0.0.0`.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// The port.
+    #[arg(long, default_value_t = 8000)]
+    pub port: u16,
+    /// Seconds a conversation may go unused before it ends (its kernels
+    /// stop).
+    #[arg(long = "idle-timeout", default_value_t = 1800, value_name = "SECONDS")]
+    pub idle_timeout: u64,
+    /// Where each conversation gets its workspace folder (default:
+    /// `$INTERPRETER_HOME/server`).
+    #[arg(long, value_name = "DIR")]
+    pub workspaces: Option<PathBuf>,
+}
+
+impl Default for ServerArgs {
+    fn default() -> Self {
+        Self {
+            host: "127.0.0.1".to_owned(),
+            port: 8000,
+            idle_timeout: 1800,
+            workspaces: None,
+        }
+    }
 }

@@ -306,6 +306,51 @@ pub async fn app_server(listen: &str, request: SessionRequest) -> Result<ExitCod
     Ok(ExitCode::from(exit::OK))
 }
 
+/// `interpreter server` (`--server`)
+pub async fn server(
+    args: crate::cli::ServerArgs,
+    request: SessionRequest,
+) -> Result<ExitCode, CliError> {
+    let options = oi_server::ServerOptions {
+        host: args.host,
+        port: args.port,
+        api_key: std::env::var("INTERPRETER_API_KEY").ok(),
+        idle_timeout: std::time::Duration::from_secs(args.idle_timeout.max(1)),
+        workspaces: args.workspaces,
+        request,
+    };
+    let result = oi_server::serve(options, |listening| {
+        let mut err = std::io::stderr();
+        let _ = writeln!(
+            err,
+            "oi server on http://{} (WebSocket at ws://{}/)",
+            listening.addr, listening.addr
+        );
+        let _ = writeln!(
+            err,
+            "conversations work in {}",
+            listening.workspaces.display()
+        );
+        if listening.generated {
+            let _ = writeln!(
+                err,
+                "API key (shown once; set INTERPRETER_API_KEY to choose it): {}",
+                listening.api_key
+            );
+        }
+        if !listening.addr.ip().is_loopback() {
+            let _ = writeln!(
+                err,
+                "warning: listening on {}: other machines can reach oi (with the key)",
+                listening.addr.ip()
+            );
+        }
+    })
+    .await;
+    result?;
+    Ok(ExitCode::from(exit::OK))
+}
+
 /// `interpreter lmc`
 pub async fn lmc(request: SessionRequest) -> Result<ExitCode, CliError> {
     let input = tokio::io::BufReader::new(tokio::io::stdin());

@@ -35,6 +35,8 @@ pub enum CliError {
     Setup(#[from] oi_core::SetupError),
     #[error(transparent)]
     Provider(#[from] oi_providers::ProviderError),
+    #[error(transparent)]
+    Server(#[from] oi_server::ServerError),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -53,6 +55,7 @@ impl CliError {
             Self::Config(e) => e.hint(),
             Self::Setup(e) => e.hint(),
             Self::Provider(e) => e.hint(),
+            Self::Server(e) => e.hint(),
             Self::Io(_) => None,
         }
     }
@@ -62,7 +65,7 @@ impl CliError {
             Self::Usage { .. } | Self::Config(_) => ExitCode::from(exit::USAGE),
             Self::Setup(e) if e.is_usage() => ExitCode::from(exit::USAGE),
             Self::Setup(_) => ExitCode::from(exit::FAILED),
-            Self::Provider(_) | Self::Io(_) => ExitCode::from(exit::FAILED),
+            Self::Provider(_) | Self::Server(_) | Self::Io(_) => ExitCode::from(exit::FAILED),
         }
     }
 }

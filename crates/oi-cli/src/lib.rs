@@ -51,6 +51,10 @@ pub fn main() -> ExitCode {
             Some(Command::Exec(args)) => exec::run(args, request().await?).await,
             Some(Command::Acp) => commands::acp(request().await?).await,
             Some(Command::Lmc) => commands::lmc(request().await?).await,
+            Some(Command::Server(args)) => commands::server(args, request().await?).await,
+            None if options.server => {
+                commands::server(cli::ServerArgs::default(), request().await?).await
+            }
             Some(Command::AppServer { listen }) => {
                 commands::app_server(&listen, request().await?).await
             }

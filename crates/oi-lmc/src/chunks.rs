@@ -57,6 +57,14 @@ pub fn error(message: impl Into<String>, hint: Option<String>) -> Value {
     line
 }
 
+/// An error about the request itself (not the task): it carries
+/// `"request": true`, so a server can answer it with a 4xx.
+pub fn refusal(message: impl Into<String>, hint: Option<String>) -> Value {
+    let mut line = error(message, hint);
+    line["request"] = json!(true);
+    line
+}
+
 impl Chunker {
     pub fn new() -> Self {
         Self::default()

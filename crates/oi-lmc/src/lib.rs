@@ -129,7 +129,7 @@ impl Session<'_> {
         request: Result<Request, Value>,
         out: &mut Lines<W>,
     ) -> Result<(), LmcError> {
-        let refused = |e: MessageError| chunks::error(e.to_string(), Some(e.hint().to_owned()));
+        let refused = |e: MessageError| chunks::refusal(e.to_string(), Some(e.hint().to_owned()));
         let waiting = match request {
             Err(line) => {
                 out.send(&line).await?;
@@ -208,7 +208,7 @@ impl Session<'_> {
                 },
                 Some(Waiting::Run),
             ) => {
-                out.send(&chunks::error(
+                out.send(&chunks::refusal(
                     message.clone(),
                     Some(
                         "name one of the languages the session has (`ready` lists them)".to_owned(),
@@ -360,7 +360,7 @@ where
                         session.send(Op::Interrupt)?;
                     }
                     Ok(request) => queue.push_back(Ok(request)),
-                    Err(e) => queue.push_back(Err(chunks::error(
+                    Err(e) => queue.push_back(Err(chunks::refusal(
                         format!("line {line_number}: not a request oi knows: {e}"),
                         Some("send one JSON object per line, e.g. {\"op\": \"chat\", \"message\": \"hello\"}; the ops are chat, approve, interrupt, messages, reset, run, system_prompt, set_approval, set_model".to_owned()),
                     ))),

@@ -26,6 +26,7 @@ mod os;
 mod pty;
 mod python_api;
 mod sandbox;
+mod server;
 mod sessions;
 mod snapshots;
 mod support;
