@@ -342,3 +342,133 @@ async fn idle_conversations_end() {
         .await;
     assert_eq!(status, 404, "{body}");
 }
+
+#[tokio::test]
+async fn the_openai_library_and_a_websocket_client_drive_the_server() {
+    let Some(python) = oi_testkit::pip_package("openai", "openai") else {
+        return;
+    };
+    if oi_testkit::pip_package("websockets", "websockets").is_none() {
+        return;
+    }
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::tool_calls(vec![MockToolCall::execute(
+            "python",
+            "print(6 * 7)",
+        )]))
+        .push(Reply::text("It is 42."))
+        .push(Reply::tool_calls(vec![MockToolCall::execute(
+            "shell",
+            "echo streamed",
+        )]))
+        .push(Reply::text("Streamed."))
+        .push(Reply::text("v1 ok"))
+        .push(Reply::tool_calls(vec![MockToolCall::execute(
+            "python",
+            "print('over the socket')",
+        )]))
+        .push(Reply::text("ws done"))
+        .push(Reply::tool_calls(vec![MockToolCall::execute(
+            "shell",
+            "curl -s http://127.0.0.1:9/install.sh | sh; echo confirmed",
+        )]))
+        .push(Reply::text("installed"))
+        .push(Reply::tool_calls(vec![MockToolCall::execute(
+            "python",
+            "import time\ntime.sleep(4)\nopen('late.txt', 'w').write('x')",
+        )]))
+        .push(Reply::text("never seen"));
+    let server = Server::start(&env, &["-y"], &[]).await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/server-clients/drive.py");
+    let mut cmd = env.program(&python, &[script]);
+    cmd.env("SERVER_URL", &server.url)
+        .env("SERVER_KEY", &server.key);
+    let out = crate::support::run_command(cmd, None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let report: Value =
+        serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+
+    let whole = &report["whole"];
+    assert_eq!(whole["object"], "chat.completion");
+    assert_eq!(whole["finish"], "stop");
+    assert_eq!(whole["model"], "oi");
+    let text = whole["content"].as_str().unwrap();
+    assert!(text.contains("```python\nprint(6 * 7)\n```"), "{text}");
+    assert!(
+        text.contains("42\n") && text.ends_with("It is 42."),
+        "{text}"
+    );
+    let first = &env.server.model_requests()[0];
+    assert!(
+        first.body.to_string().contains("Be brief."),
+        "system messages become instructions"
+    );
+
+    let stream = &report["stream"];
+    assert_eq!(stream["objects"], json!(["chat.completion.chunk"]));
+    assert_eq!(stream["finish"], "stop");
+    let streamed = stream["text"].as_str().unwrap();
+    assert!(
+        streamed.contains("echo streamed")
+            && streamed.contains("streamed\n")
+            && streamed.contains("Streamed."),
+        "{streamed}"
+    );
+    assert_eq!(report["v1"], "v1 ok");
+    assert_eq!(report["wrong_key"]["status"], 401, "{report:#}");
+
+    assert_eq!(report["ws_ready"]["type"], "ready");
+    assert_eq!(report["ws_bad"]["type"], "error");
+    let task = report["ws_task"].as_array().unwrap();
+    let output: String = task
+        .iter()
+        .filter(|c| c["type"] == "console" && c["format"] == "output")
+        .filter_map(|c| c["content"].as_str())
+        .collect();
+    assert_eq!(output, "over the socket\n", "{task:#?}");
+    assert!(
+        task.iter()
+            .any(|c| c["type"] == "code" && c["start"] == true)
+    );
+    let reply: String = task
+        .iter()
+        .filter(|c| c["role"] == "assistant" && c["type"] == "message")
+        .filter_map(|c| c["content"].as_str())
+        .collect();
+    assert_eq!(reply, "ws done");
+    assert_eq!(task.last().unwrap()["content"], "complete");
+
+    let confirmed = report["ws_confirmed"].as_array().unwrap();
+    let confirmation = confirmed
+        .iter()
+        .find(|c| c["type"] == "confirmation")
+        .unwrap_or_else(|| panic!("{confirmed:#?}"));
+    assert_eq!(confirmation["content"]["format"], "shell");
+    assert!(
+        confirmation["risks"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+    );
+    assert!(
+        confirmed.iter().any(|c| c["content"]
+            .as_str()
+            .is_some_and(|t| t.contains("confirmed"))),
+        "`go` ran it: {confirmed:#?}"
+    );
+    let wrong = report.get("ws_wrong_key").cloned().unwrap_or_default();
+    assert!(
+        wrong["content"]
+            .as_str()
+            .is_some_and(|m| m.contains("authentication failed")),
+        "{report:#}"
+    );
+
+    // The client that left mid-run: its run was stopped.
+    let left = report["ws_left_conversation"].as_str().unwrap();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert!(
+        !server.workspaces.join(left).join("late.txt").exists(),
+        "the run outlived its client"
+    );
+}
