@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::sse::{Event, Sse};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use oi_config::FlagSetting;
 use serde_json::{Value, json};
@@ -214,7 +214,14 @@ pub(crate) async fn completions(
             };
             let mut lines = conversation.output.lock().await;
             conversation.send(&json!({ "op": "chat", "message": messages }));
-            while let Some(line) = lines.recv().await {
+            loop {
+                let line = tokio::select! {
+                    line = lines.recv() => line,
+                    // The client left (its stream was dropped): the guard
+                    // stops the task.
+                    () = tx.closed() => return,
+                };
+                let Some(line) = line else { break };
                 if is_complete(&line) {
                     break;
                 }
@@ -338,5 +345,8 @@ fn stream(
         ),
         done,
     );
+    // A comment every second: a client that left is noticed by the failed
+    // write even while nothing else is sent.
     Sse::new(futures::StreamExt::map(all, Ok))
+        .keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(1)))
 }

@@ -472,3 +472,57 @@ async fn the_openai_library_and_a_websocket_client_drive_the_server() {
         "the run outlived its client"
     );
 }
+
+#[tokio::test]
+async fn a_streaming_client_that_leaves_stops_its_run() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::tool_calls(vec![MockToolCall::execute(
+            "python",
+            "import os, time\nprint(os.getcwd(), flush=True)\ntime.sleep(4)\nopen('late.txt', 'w').write('x')",
+        )]))
+        .push(Reply::text("never seen"));
+    let server = Server::start(&env, &["-y"], &[]).await;
+    let mut response = reqwest::Client::new()
+        .post(format!("{}/openai/chat/completions", server.url))
+        .bearer_auth(&server.key)
+        .json(&json!({"stream": true, "messages": [{"role": "user", "content": "take your time"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    // Read until the run prints its folder, then leave.
+    let mut seen = String::new();
+    let workspace = loop {
+        let chunk = tokio::time::timeout(Duration::from_secs(30), response.chunk())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("the stream ended before the run printed");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        if let Some(at) = seen.find(server.workspaces.to_str().unwrap()) {
+            let rest = &seen[at..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || "/._-".contains(c)))
+                .unwrap_or(rest.len());
+            let id = rest[..end].rsplit('/').next().unwrap_or_default();
+            if id.len() == 24 {
+                break PathBuf::from(&rest[..end]);
+            }
+        }
+    };
+    drop(response);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    assert!(workspace.is_dir(), "{}", workspace.display());
+    assert!(
+        !workspace.join("late.txt").exists(),
+        "the run outlived its client"
+    );
+    assert_eq!(env.server.model_requests().len(), 1);
+}
