@@ -9,7 +9,7 @@
 //! before it can, they carry [`OWNER_VAR`] naming it, and the next start
 //! ([`kill_leftovers`]) ends them.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Set once this process is a subreaper: only then are its remaining
 /// children orphans of kernels (a library user's own children are not
@@ -34,8 +34,68 @@ pub fn become_subreaper() -> bool {
 
 /// In a subreaper process whose kernels are all stopped: kills (SIGKILL)
 /// every remaining child — orphans of the kernels reparented here — and
-/// their process groups, and reaps them. Does nothing otherwise.
+/// their process groups, and reaps them. Does nothing otherwise. For a
+/// process that runs one session; with several, see [`kill_orphans_of`].
 pub fn kill_orphans() {
+    kill_children(|_| true);
+}
+
+/// The variable every kernel of a session carries: the session's mark
+/// ([`SessionMark`]), so that what one session's kernels left behind can be
+/// told from the kernels and leftovers of the other sessions of the same
+/// process (a server runs many).
+pub(crate) const SESSION_VAR: &str = "OI_KERNEL_SESSION";
+
+/// The sessions (kernel managers) alive in this process.
+static LIVE_SESSIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// A session's mark on its kernels; counted in [`LIVE_SESSIONS`] while it
+/// lives.
+#[derive(Debug)]
+pub(crate) struct SessionMark(String);
+
+impl SessionMark {
+    pub(crate) fn new() -> Self {
+        LIVE_SESSIONS.fetch_add(1, Ordering::SeqCst);
+        Self(format!("{:016x}", fastrand::u64(..)))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Drop for SessionMark {
+    fn drop(&mut self) {
+        LIVE_SESSIONS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The session mark a process carries, if it can be read.
+fn session_of(pid: i32) -> Option<String> {
+    let environ = fs_err::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = format!("{SESSION_VAR}=");
+    environ
+        .split(|b| *b == 0)
+        .find_map(|v| v.strip_prefix(prefix.as_bytes()))
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .map(str::to_owned)
+}
+
+/// [`kill_orphans`] for one session of several: only the orphans marked
+/// with its mark — and unmarked ones (whose code cleared the environment)
+/// when no other session is alive in this process. The kernels and
+/// leftovers of the other sessions are not touched.
+pub(crate) fn kill_orphans_of(session: &SessionMark) {
+    kill_children(|pid| match session_of(pid) {
+        Some(mark) => mark == session.as_str(),
+        None => LIVE_SESSIONS.load(Ordering::SeqCst) <= 1,
+    });
+}
+
+/// Kills (and reaps) the children of this subreaper process that `ours`
+/// accepts, with their process groups.
+fn kill_children(ours: impl Fn(i32) -> bool) {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
     }
@@ -73,7 +133,7 @@ pub fn kill_orphans() {
             else {
                 continue;
             };
-            if ppid.parse::<i32>().ok() != Some(me) {
+            if ppid.parse::<i32>().ok() != Some(me) || !ours(pid) {
                 continue;
             }
             let pid = Pid::from_raw(pid);

@@ -216,6 +216,8 @@ pub(crate) struct Launch {
     pub cache_dir: Option<PathBuf>,
     /// Environment variables the kernel must not inherit (API keys).
     pub hidden_env: Vec<String>,
+    /// The session's mark (`OI_KERNEL_SESSION`).
+    pub session: String,
 }
 
 /// Why a run is being stopped.
@@ -271,6 +273,7 @@ impl Kernel {
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("TMPDIR", temp.path())
             .env(crate::cleanup::OWNER_VAR, crate::cleanup::owner_mark())
+            .env(crate::cleanup::SESSION_VAR, &launch.session)
             .kill_on_drop(true);
         for name in &launch.hidden_env {
             cmd.env_remove(name);

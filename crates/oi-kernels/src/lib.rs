@@ -199,6 +199,8 @@ pub struct KernelManager {
     /// Kernels being started ahead of their first run ([`Self::prestart`]).
     starting: HashMap<String, tokio::task::JoinHandle<Result<Kernel, KernelError>>>,
     computer: Option<HandlerSlot>,
+    /// This session's mark on its kernels (see `cleanup::kill_orphans_of`).
+    mark: cleanup::SessionMark,
 }
 
 /// A [`ComputerHandler`] in a struct that can be printed for debugging.
@@ -214,15 +216,18 @@ impl std::fmt::Debug for HandlerSlot {
 impl KernelManager {
     /// Kernels for `languages`, started in `cwd` when first used.
     pub fn new(languages: Vec<LanguageSpec>, cwd: impl Into<PathBuf>) -> Self {
+        let mark = cleanup::SessionMark::new();
         Self {
             languages,
             launch: kernel::Launch {
                 cwd: cwd.into(),
+                session: mark.as_str().to_owned(),
                 ..kernel::Launch::default()
             },
             kernels: HashMap::new(),
             starting: HashMap::new(),
             computer: None,
+            mark,
         }
     }
 
@@ -381,6 +386,6 @@ impl KernelManager {
         for (_, kernel) in self.kernels.drain() {
             kernel.shutdown().await;
         }
-        kill_orphans();
+        cleanup::kill_orphans_of(&self.mark);
     }
 }

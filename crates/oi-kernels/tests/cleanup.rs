@@ -47,3 +47,46 @@ fn ending_orphans_never_kills_this_process_group() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Regression: in a process with several sessions (a server), one session
+/// ending killed every child of the process — the other sessions' live
+/// kernels too. Each session now ends only what carries its own mark.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_ending_leaves_the_other_sessions_kernels_alone() {
+    use oi_kernels::{KernelManager, RunControl, RunEvent, detect_languages};
+    use tokio_util::sync::CancellationToken;
+
+    oi_kernels::become_subreaper();
+    let dir = tempfile::tempdir().unwrap();
+    let python: Vec<_> = detect_languages()
+        .into_iter()
+        .filter(|l| l.name == "python")
+        .collect();
+    assert!(!python.is_empty(), "python3 is needed");
+    async fn run(manager: &mut KernelManager, code: &str) -> String {
+        let mut out = String::new();
+        let mut sink = |event: RunEvent| {
+            if let RunEvent::Output { text, .. } = event {
+                out.push_str(&text);
+            }
+        };
+        manager
+            .run(
+                "python",
+                code,
+                &mut sink,
+                RunControl::cancel(&CancellationToken::new()),
+            )
+            .await
+            .unwrap();
+        out
+    }
+    let mut first = KernelManager::new(python.clone(), dir.path());
+    let mut second = KernelManager::new(python, dir.path());
+    assert_eq!(run(&mut first, "x = 'first'; print(x)").await, "first\n");
+    assert_eq!(run(&mut second, "y = 'second'; print(y)").await, "second\n");
+    first.shutdown().await;
+    // The second session's kernel is the same process, with its state.
+    assert_eq!(run(&mut second, "print(y)").await, "second\n");
+    second.shutdown().await;
+}

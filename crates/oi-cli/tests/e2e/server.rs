@@ -526,3 +526,35 @@ async fn a_streaming_client_that_leaves_stops_its_run() {
     );
     assert_eq!(env.server.model_requests().len(), 1);
 }
+
+#[tokio::test]
+async fn fifty_conversations_at_once_all_complete() {
+    const CONCURRENT: usize = 50;
+    let env = TestEnv::new().await;
+    // A request that carries a run's result is answered; the others run code.
+    env.server
+        .answer_when("\"role\":\"tool\"", Reply::text("done"))
+        .repeat(Reply::tool_calls(vec![MockToolCall::execute(
+            "python",
+            "print(sum(range(1000)))",
+        )]));
+    let server = Server::start(&env, &["-y"], &[]).await;
+    let server = std::sync::Arc::new(server);
+    let tasks: Vec<_> = (0..CONCURRENT)
+        .map(|n| {
+            let server = std::sync::Arc::clone(&server);
+            tokio::spawn(async move {
+                let (status, body) = server
+                    .post("/v1/chat/completions", json!({"messages": [{"role": "user", "content": format!("conversation {n}")}]}))
+                    .await;
+                (status, body["choices"][0]["message"]["content"].as_str().unwrap_or_default().to_owned(), body)
+            })
+        })
+        .collect();
+    for task in tasks {
+        let (status, text, body) = task.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        assert!(text.contains("499500") && text.ends_with("done"), "{text}");
+    }
+    assert_eq!(env.server.model_requests().len(), 2 * CONCURRENT);
+}
