@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use oi_testkit::procs::{descendants, status_kib};
 use oi_testkit::{MockServer, Reply};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -173,37 +174,6 @@ async fn fifty_at_once() {
         peak_all.load(Ordering::Relaxed) as f64 / 1024.0,
     );
     assert_eq!(mock.model_requests().len(), CONVERSATIONS * 2);
-}
-
-fn status_kib(pid: u32, field: &str) -> u64 {
-    fs_err::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-/// Every process below `pid`.
-fn descendants(pid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    let mut queue = vec![pid];
-    while let Some(parent) = queue.pop() {
-        let tasks = fs_err::read_dir(format!("/proc/{parent}/task"))
-            .map(|d| d.flatten().map(|e| e.path()).collect::<Vec<_>>())
-            .unwrap_or_default();
-        for task in tasks {
-            let children = fs_err::read_to_string(task.join("children")).unwrap_or_default();
-            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
-                found.push(child);
-                queue.push(child);
-            }
-        }
-    }
-    found
 }
 
 criterion_group!(benches, round_trip);

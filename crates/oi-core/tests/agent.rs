@@ -949,6 +949,17 @@ async fn reasoning_is_reported_before_the_reply_and_not_sent_back() {
     );
 }
 
+/// What the runs among `events` printed, joined.
+fn output_of(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::OutputDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn the_user_runs_code_in_the_session_kernels_without_the_model() {
     let mut h = start(ApprovalPolicy::Ask, detect_languages()).await;
@@ -963,13 +974,7 @@ async fn the_user_runs_code_in_the_session_kernels_without_the_model() {
             |e| matches!(e, Event::RunFinished { .. }),
         )
         .await;
-    let output: String = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::OutputDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let output = output_of(&events);
     assert_eq!(output, "42\n", "{events:#?}");
     assert!(
         !events
@@ -987,13 +992,7 @@ async fn the_user_runs_code_in_the_session_kernels_without_the_model() {
             |e| matches!(e, Event::RunFinished { .. }),
         )
         .await;
-    let output: String = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::OutputDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let output = output_of(&events);
     assert_eq!(output, "41\n", "{events:#?}");
     let events = h
         .op_until(

@@ -308,7 +308,6 @@ async fn post_chat(State(state): State<Arc<AppState>>, body: axum::body::Bytes) 
     let conversation = match body.get("conversation") {
         None | Some(Value::Null) => match state.start().await {
             Ok(c) => {
-                let c = c;
                 state.keep(&c);
                 c
             }

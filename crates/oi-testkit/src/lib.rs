@@ -12,6 +12,7 @@
 //! [`present_or_skip`] is the one way a test skips for want of something on
 //! the machine, honouring the `OI_REQUIRE_*` variables.
 
+pub mod procs;
 mod reply;
 mod server;
 mod skip;

@@ -197,15 +197,7 @@ impl Harness {
             prompt.push('\n');
             prompt.push_str(&self.os_prompt(shown));
         }
-        if let Some(extra) = env
-            .custom_instructions
-            .as_deref()
-            .filter(|s| !s.trim().is_empty())
-        {
-            prompt.push('\n');
-            prompt.push_str(extra.trim());
-            prompt.push('\n');
-        }
+        push_instructions(&mut prompt, env);
         prompt
     }
 
