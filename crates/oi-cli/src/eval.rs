@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use oi_eval::{Attempt, Comparison, Results, RunSettings, Suite};
-use tokio::sync::Semaphore;
 
 use crate::cli::{EvalAction, EvalArgs, SessionOptions};
 use crate::error::{CliError, exit};
@@ -215,17 +214,21 @@ pub async fn run(
         out.display()
     )?;
     progress.bar();
-    let slots = Arc::new(Semaphore::new(args.jobs));
+    // Attempts start in the suite's order, `jobs` at a time (a task spawned
+    // early but left to wait for a slot could start in any order).
     let mut running = tokio::task::JoinSet::new();
-    for (task, repeat) in todo {
-        let slots = Arc::clone(&slots);
-        let settings = Arc::clone(&settings);
-        running.spawn(async move {
-            let _slot = slots.acquire_owned().await;
-            oi_eval::run::run_task(&task, repeat, &settings).await
-        });
-    }
-    while let Some(done) = running.join_next().await {
+    let mut todo = todo.into_iter();
+    loop {
+        while running.len() < args.jobs.max(1) {
+            let Some((task, repeat)) = todo.next() else {
+                break;
+            };
+            let settings = Arc::clone(&settings);
+            running.spawn(async move { oi_eval::run::run_task(&task, repeat, &settings).await });
+        }
+        let Some(done) = running.join_next().await else {
+            break;
+        };
         let attempt = done.map_err(|e| CliError::Io(std::io::Error::other(e)))?;
         progress.attempt(&attempt, args.repeat);
         results.attempts.push(attempt);

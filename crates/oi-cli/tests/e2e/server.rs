@@ -376,7 +376,7 @@ async fn the_openai_library_and_a_websocket_client_drive_the_server() {
         .push(Reply::text("installed"))
         .push(Reply::tool_calls(vec![MockToolCall::execute(
             "python",
-            "import time\ntime.sleep(4)\nopen('late.txt', 'w').write('x')",
+            "import time\nprint('started', flush=True)\ntime.sleep(4)\nopen('late.txt', 'w').write('x')",
         )]))
         .push(Reply::text("never seen"));
     let server = Server::start(&env, &["-y"], &[]).await;

@@ -6,7 +6,6 @@ client that leaves mid-run). Prints what it saw as JSON."""
 
 import json
 import os
-import time
 
 import openai
 from openai import OpenAI
@@ -100,10 +99,10 @@ with connect(ws_url, additional_headers={"X-API-KEY": key}) as ws:
     ready = json.loads(ws.recv(timeout=60))
     report["ws_left_conversation"] = ready["content"]["conversation"]
     say(ws, "take your time")
+    # Leave once the run has started (it prints first).
     while True:
         chunk = json.loads(ws.recv(timeout=60))
-        if chunk.get("type") == "code" and chunk.get("end"):
+        if chunk.get("type") == "console" and "started" in str(chunk.get("content", "")):
             break
-    time.sleep(1.0)
 # Left mid-run.
 print(json.dumps(report))
