@@ -177,6 +177,18 @@ fn start_time(pid: i32) -> Option<u64> {
         .ok()
 }
 
+/// [`kill_leftovers`] for the first session of this process only: what
+/// earlier processes left is found then, and this process's own sessions
+/// end their own leftovers ([`kill_orphans_of`]), so a server does not
+/// read every process's environment again for each conversation.
+pub fn kill_leftovers_once() -> usize {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if DONE.swap(true, Ordering::SeqCst) {
+        return 0;
+    }
+    kill_leftovers()
+}
+
 /// Kills (SIGKILL) the processes that kernels of a session whose owner is
 /// gone left running — programs that left the kernel's process group, such
 /// as daemons — and returns how many. Processes of sessions still running

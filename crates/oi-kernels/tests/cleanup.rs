@@ -8,7 +8,11 @@
 )]
 
 use std::os::unix::process::ExitStatusExt;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The tests of this binary kill children of the process: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 /// Regression: a child that shares this process's group (a helper run
 /// without a group of its own, as the pyenv shim is asked which Python it
@@ -16,6 +20,7 @@ use std::time::{Duration, Instant};
 /// started from, every process of a test run — with SIGKILL.
 #[test]
 fn ending_orphans_never_kills_this_process_group() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     oi_kernels::become_subreaper();
     let mut child = std::process::Command::new("sleep")
         .arg("30")
@@ -51,8 +56,18 @@ fn ending_orphans_never_kills_this_process_group() {
 /// Regression: in a process with several sessions (a server), one session
 /// ending killed every child of the process — the other sessions' live
 /// kernels too. Each session now ends only what carries its own mark.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_ending_leaves_the_other_sessions_kernels_alone() {
+#[test]
+fn a_session_ending_leaves_the_other_sessions_kernels_alone() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(two_sessions());
+}
+
+async fn two_sessions() {
     use oi_kernels::{KernelManager, RunControl, RunEvent, detect_languages};
     use tokio_util::sync::CancellationToken;
 
@@ -89,4 +104,32 @@ async fn a_session_ending_leaves_the_other_sessions_kernels_alone() {
     // The second session's kernel is the same process, with its state.
     assert_eq!(run(&mut second, "print(y)").await, "second\n");
     second.shutdown().await;
+}
+
+/// What an earlier, killed process left is ended by the first session of
+/// the next process; later sessions of the same process do not scan again
+/// (a server starts one per conversation).
+#[test]
+fn leftovers_of_dead_owners_are_ended_once_per_process() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let leftover = || {
+        std::process::Command::new("sleep")
+            .arg("30")
+            // An owner that is gone: no process has this start time.
+            .env("OI_KERNEL_OWNER", format!("{}:1", std::process::id()))
+            .spawn()
+            .unwrap()
+    };
+    let mut first = leftover();
+    assert!(oi_kernels::kill_leftovers_once() >= 1);
+    assert_eq!(first.wait().unwrap().signal(), Some(9));
+    let mut second = leftover();
+    assert_eq!(
+        oi_kernels::kill_leftovers_once(),
+        0,
+        "the second session does not scan"
+    );
+    assert!(second.try_wait().unwrap().is_none());
+    assert!(oi_kernels::kill_leftovers() >= 1);
+    assert_eq!(second.wait().unwrap().signal(), Some(9));
 }

@@ -251,7 +251,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
         }
         notices.extend(shortfalls.into_iter().map(Notice::warning));
     }
-    let leftovers = oi_kernels::kill_leftovers();
+    let leftovers = oi_kernels::kill_leftovers_once();
     if leftovers > 0 {
         notices.push(Notice::note(format!(
             "note: ended {leftovers} process{} that code of an earlier session left running when that session was killed",
