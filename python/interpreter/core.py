@@ -309,19 +309,15 @@ class OpenInterpreter:
         backend = self._backend
         if self._approval != self._approval_policy():
             self._approval = self._approval_policy()
-            _drain(backend.request({"op": "set_approval", "policy": self._approval}))
+            _checked(backend.request({"op": "set_approval", "policy": self._approval}))
         if self._restore:
             self._restore = False
-            _drain(backend.request({"op": "messages", "messages": self._messages}))
+            _checked(backend.request({"op": "messages", "messages": self._messages}))
         return backend
 
     def _answer(self, request):
         with self._lock:
-            lines = list(self._session().request(request))
-        for line in lines:
-            if line.get("role") == "server" and line.get("type") == "error":
-                raise OiError(line.get("content", ""), line.get("hint"))
-        return lines
+            return _checked(self._session().request(request))
 
     def _stop(self):
         if self._backend is not None:
@@ -511,10 +507,14 @@ class OpenInterpreter:
         return subprocess.call(argv, env=self._env())
 
 
-def _drain(lines):
+def _checked(lines):
+    """An answer's lines, all read (so the next answer starts clean); its
+    first error raised."""
+    lines = list(lines)
     for line in lines:
         if line.get("role") == "server" and line.get("type") == "error":
             raise OiError(line.get("content", ""), line.get("hint"))
+    return lines
 
 
 def _drain_until_complete(backend):

@@ -65,6 +65,43 @@ pub fn refusal(message: impl Into<String>, hint: Option<String>) -> Value {
     line
 }
 
+/// LMC messages from chunks (flags dropped, a block's content joined).
+pub fn merge(chunks: &[Value]) -> Vec<Value> {
+    let mut messages: Vec<Value> = Vec::new();
+    let mut open = false;
+    for chunk in chunks {
+        if chunk.get("start").is_some() || chunk.get("end").is_some() {
+            open = false;
+            continue;
+        }
+        let Some(content) = chunk.get("content") else {
+            continue;
+        };
+        let same = |m: &Value| {
+            m["role"] == chunk["role"]
+                && m["type"] == chunk["type"]
+                && m.get("format") == chunk.get("format")
+        };
+        if open
+            && chunk["type"] != "image"
+            && let Some(last) = messages.last_mut()
+            && same(last)
+            && let (Some(text), Some(more)) = (last["content"].as_str(), content.as_str())
+        {
+            last["content"] = json!(format!("{text}{more}"));
+            continue;
+        }
+        let mut message =
+            json!({ "role": chunk["role"], "type": chunk["type"], "content": content });
+        if let Some(format) = chunk.get("format") {
+            message["format"] = format.clone();
+        }
+        messages.push(message);
+        open = true;
+    }
+    messages
+}
+
 impl Chunker {
     pub fn new() -> Self {
         Self::default()
@@ -238,6 +275,27 @@ mod tests {
         let mut out: Vec<Value> = events.iter().flat_map(|e| chunker.event(e)).collect();
         out.extend(chunker.close());
         out
+    }
+
+    #[test]
+    fn chunks_merge_into_messages() {
+        let chunks = vec![
+            json!({"role": "assistant", "type": "message", "start": true}),
+            json!({"role": "assistant", "type": "message", "content": "He"}),
+            json!({"role": "assistant", "type": "message", "content": "llo"}),
+            json!({"role": "assistant", "type": "message", "end": true}),
+            json!({"role": "computer", "type": "console", "start": true}),
+            json!({"role": "computer", "type": "console", "format": "output", "content": "1\n"}),
+            json!({"role": "computer", "type": "console", "format": "output", "content": "2\n"}),
+            json!({"role": "computer", "type": "console", "end": true}),
+        ];
+        assert_eq!(
+            merge(&chunks),
+            vec![
+                json!({"role": "assistant", "type": "message", "content": "Hello"}),
+                json!({"role": "computer", "type": "console", "format": "output", "content": "1\n2\n"}),
+            ]
+        );
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub(crate) struct Conversation {
 }
 
 /// Whether a line ends the answer to a request.
-pub(crate) fn is_complete(line: &Value) -> bool {
+fn is_complete(line: &Value) -> bool {
     line["role"] == "server" && line["type"] == "status"
 }
 
@@ -111,6 +111,47 @@ impl Conversation {
     pub(crate) fn send(&self, request: &Value) {
         self.touch();
         let _ = self.input.send(request.to_string());
+    }
+
+    /// Sends `request` and gives each line of its answer — LMC chunks, and
+    /// the task's errors — to `each`, answering confirmations with
+    /// `no_approver`: nobody can be asked here. Stops early when `stop`
+    /// completes or `each` returns false; returns whether the answer came
+    /// whole.
+    pub(crate) async fn unattended(
+        &self,
+        request: &Value,
+        stop: impl std::future::Future<Output = ()>,
+        mut each: impl FnMut(Result<Value, Failure>) -> bool,
+    ) -> bool {
+        let mut lines = self.output.lock().await;
+        self.send(request);
+        tokio::pin!(stop);
+        loop {
+            let line = tokio::select! {
+                line = lines.recv() => line,
+                () = &mut stop => return false,
+            };
+            let Some(line) = line else { return false };
+            if is_complete(&line) {
+                self.touch();
+                return true;
+            }
+            let item = if line["type"] == "confirmation" {
+                self.send(&json!({ "op": "approve", "id": line["id"], "decision": "no_approver" }));
+                continue;
+            } else if line["role"] == "server" {
+                if line["type"] != "error" {
+                    continue;
+                }
+                Err(Failure::from_line(&line))
+            } else {
+                Ok(line)
+            };
+            if !each(item) {
+                return false;
+            }
+        }
     }
 
     pub(crate) fn interrupt(&self) {

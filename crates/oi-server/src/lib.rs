@@ -28,7 +28,7 @@ use axum::routing::{get, post};
 use oi_core::SessionRequest;
 use serde_json::{Value, json};
 
-use crate::conversation::{Conversation, Failure, is_complete};
+use crate::conversation::{Conversation, Failure};
 
 /// How the server is run.
 #[derive(Debug, Clone)]
@@ -337,30 +337,22 @@ async fn post_chat(State(state): State<Arc<AppState>>, body: axum::body::Bytes) 
             );
         }
     };
-    let mut lines = conversation.output.lock().await;
-    conversation.send(&json!({ "op": "chat", "message": message }));
     let mut chunks = Vec::new();
     let mut failure = None;
-    while let Some(line) = lines.recv().await {
-        if is_complete(&line) {
-            break;
-        }
-        if line["type"] == "confirmation" {
-            conversation
-                .send(&json!({ "op": "approve", "id": line["id"], "decision": "no_approver" }));
-            continue;
-        }
-        if line["role"] == "server" {
-            if line["type"] == "error" && failure.is_none() {
-                failure = Some(Failure::from_line(&line));
-            }
-            continue;
-        }
-        chunks.push(line);
-    }
-    drop(lines);
-    conversation.touch();
-    let messages = merge(&chunks);
+    conversation
+        .unattended(
+            &json!({ "op": "chat", "message": message }),
+            std::future::pending(),
+            |line| {
+                match line {
+                    Ok(chunk) => chunks.push(chunk),
+                    Err(f) => failure = failure.take().or(Some(f)),
+                }
+                true
+            },
+        )
+        .await;
+    let messages = oi_lmc::chunks::merge(&chunks);
     match failure {
         Some(failure) if messages.is_empty() => {
             let status = if failure.refused {
@@ -383,43 +375,6 @@ async fn post_chat(State(state): State<Arc<AppState>>, body: axum::body::Bytes) 
     }
 }
 
-/// LMC messages from chunks (flags dropped, a block's content joined).
-pub(crate) fn merge(chunks: &[Value]) -> Vec<Value> {
-    let mut messages: Vec<Value> = Vec::new();
-    let mut open = false;
-    for chunk in chunks {
-        if chunk.get("start").is_some() || chunk.get("end").is_some() {
-            open = false;
-            continue;
-        }
-        let Some(content) = chunk.get("content") else {
-            continue;
-        };
-        let same = |m: &Value| {
-            m["role"] == chunk["role"]
-                && m["type"] == chunk["type"]
-                && m.get("format") == chunk.get("format")
-        };
-        if open
-            && chunk["type"] != "image"
-            && let Some(last) = messages.last_mut()
-            && same(last)
-            && let (Some(text), Some(more)) = (last["content"].as_str(), content.as_str())
-        {
-            last["content"] = json!(format!("{text}{more}"));
-            continue;
-        }
-        let mut message =
-            json!({ "role": chunk["role"], "type": chunk["type"], "content": content });
-        if let Some(format) = chunk.get("format") {
-            message["format"] = format.clone();
-        }
-        messages.push(message);
-        open = true;
-    }
-    messages
-}
-
 /// `GET /settings/{key}` and friends take the key from the path.
 pub(crate) type KeyPath = Path<String>;
 
@@ -427,27 +382,6 @@ pub(crate) type KeyPath = Path<String>;
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-
-    #[test]
-    fn chunks_merge_into_messages() {
-        let chunks = vec![
-            json!({"role": "assistant", "type": "message", "start": true}),
-            json!({"role": "assistant", "type": "message", "content": "He"}),
-            json!({"role": "assistant", "type": "message", "content": "llo"}),
-            json!({"role": "assistant", "type": "message", "end": true}),
-            json!({"role": "computer", "type": "console", "start": true}),
-            json!({"role": "computer", "type": "console", "format": "output", "content": "1\n"}),
-            json!({"role": "computer", "type": "console", "format": "output", "content": "2\n"}),
-            json!({"role": "computer", "type": "console", "end": true}),
-        ];
-        assert_eq!(
-            merge(&chunks),
-            vec![
-                json!({"role": "assistant", "type": "message", "content": "Hello"}),
-                json!({"role": "computer", "type": "console", "format": "output", "content": "1\n2\n"}),
-            ]
-        );
-    }
 
     #[test]
     fn ids_are_random_and_hex() {

@@ -15,7 +15,7 @@ use oi_config::FlagSetting;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::conversation::{Conversation, Failure, is_complete};
+use crate::conversation::{Conversation, Failure};
 use crate::{AppState, Refusal, error, json_body};
 
 /// The request, read into the LMC conversation and the instructions.
@@ -212,42 +212,18 @@ pub(crate) async fn completions(
                 conversation: Arc::clone(&conversation),
                 done: false,
             };
-            let mut lines = conversation.output.lock().await;
-            conversation.send(&json!({ "op": "chat", "message": messages }));
-            loop {
-                let line = tokio::select! {
-                    line = lines.recv() => line,
+            guard.done = conversation
+                .unattended(
+                    &json!({ "op": "chat", "message": messages }),
                     // The client left (its stream was dropped): the guard
                     // stops the task.
-                    () = tx.closed() => return,
-                };
-                let Some(line) = line else { break };
-                if is_complete(&line) {
-                    break;
-                }
-                if line["type"] == "confirmation" {
-                    conversation.send(
-                        &json!({ "op": "approve", "id": line["id"], "decision": "no_approver" }),
-                    );
-                    continue;
-                }
-                let item = if line["role"] == "server" {
-                    if line["type"] != "error" {
-                        continue;
-                    }
-                    Err(Failure::from_line(&line))
-                } else {
-                    match text_of(&line) {
-                        Some(text) => Ok(text),
-                        None => continue,
-                    }
-                };
-                if tx.send(item).is_err() {
-                    // The client is gone: the guard stops the task.
-                    return;
-                }
-            }
-            guard.done = true;
+                    tx.closed(),
+                    |line| match line {
+                        Ok(chunk) => text_of(&chunk).is_none_or(|text| tx.send(Ok(text)).is_ok()),
+                        Err(failure) => tx.send(Err(failure)).is_ok(),
+                    },
+                )
+                .await;
         });
     }
     let created = std::time::SystemTime::now()

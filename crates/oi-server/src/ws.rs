@@ -31,16 +31,8 @@ pub(crate) async fn upgrade(
     ws.on_upgrade(move |socket| socket_loop(socket, state, authed))
 }
 
-fn line(kind: &str, content: impl Into<Value>) -> Value {
-    json!({ "role": "server", "type": kind, "content": content.into() })
-}
-
 fn error_line(message: impl Into<String>, hint: Option<&str>) -> Value {
-    let mut l = line("error", message.into());
-    if let Some(hint) = hint {
-        l["hint"] = json!(hint);
-    }
-    l
+    oi_lmc::chunks::error(message, hint.map(str::to_owned))
 }
 
 async fn send(socket: &mut WebSocket, value: &Value) -> bool {
@@ -192,7 +184,7 @@ async fn socket_loop(mut socket: WebSocket, state: Arc<AppState>, authed: bool) 
     };
     let _ = send(
         &mut socket,
-        &line("ready", json!({ "conversation": conversation.id })),
+        &oi_lmc::chunks::server("ready", json!({ "conversation": conversation.id })),
     )
     .await;
     run(&mut socket, &conversation, state.idle_timeout).await;
@@ -257,7 +249,7 @@ async fn run(socket: &mut WebSocket, conversation: &Conversation, idle: Duration
             }
             () = tokio::time::sleep(timeout) => {
                 if conversation.idle_for() >= idle {
-                    let _ = send(socket, &line("notice", format!("the conversation ended after {} s without use", idle.as_secs()))).await;
+                    let _ = send(socket, &oi_lmc::chunks::server("notice", format!("the conversation ended after {} s without use", idle.as_secs()))).await;
                     let _ = socket.send(Message::Close(None)).await;
                     return;
                 }
