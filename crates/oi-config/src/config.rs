@@ -90,6 +90,8 @@ pub struct Config {
     /// task (`[loop_guard] max_repeats`).
     pub loop_guard_max_repeats: u32,
     pub context_window: Option<u32>,
+    /// The built-in model (`[builtin]`).
+    pub builtin: BuiltinSettings,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
     pub custom_instructions: Option<String>,
@@ -105,6 +107,20 @@ pub struct Config {
     pub providers: BTreeMap<String, ProviderInfo>,
     /// Project root → trust.
     pub projects: BTreeMap<String, TrustLevel>,
+}
+
+/// `[builtin]`: how oi runs a model in its own process.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BuiltinSettings {
+    /// Threads that generate (`None` or 0: the physical cores, one left
+    /// free on machines with more than four).
+    pub threads: Option<u32>,
+    /// The context window to allocate (default: the model's own, at most
+    /// 16384 tokens).
+    pub context: Option<u32>,
+    /// Where models are downloaded from instead of Hugging Face (a mirror
+    /// with the same paths).
+    pub mirror: Option<String>,
 }
 
 impl Config {

@@ -17,7 +17,7 @@ mod resolve;
 mod schema;
 mod show;
 
-pub use config::{Config, ModelSettings, ProviderInfo, TrustLevel};
+pub use config::{BuiltinSettings, Config, ModelSettings, ProviderInfo, TrustLevel};
 pub use credentials::Credentials;
 pub use error::ConfigError;
 pub use load::{
@@ -25,7 +25,9 @@ pub use load::{
     project_root,
 };
 pub use origin::{Origin, display_path};
-pub use providers::{API_BASE_PROVIDER, is_local_url};
+pub use providers::{
+    API_BASE_PROVIDER, BUILTIN_BASE_URL, BUILTIN_DEFAULT_MODEL, BUILTIN_PROVIDER, is_local_url,
+};
 pub use show::{
     DEFAULT_REQUEST_MAX_RETRIES, DEFAULT_STREAM_IDLE_TIMEOUT_MS, DEFAULT_STREAM_MAX_DURATION_MS,
     show,

@@ -39,7 +39,25 @@ pub(crate) const KNOWN_KEY_VARIABLES: &[&str] = &[
 /// configured: any OpenAI-compatible server, on the chat wire.
 pub const API_BASE_PROVIDER: &str = "openai-compatible";
 
+/// The id of the provider that is oi itself: GGUF weights run in oi's
+/// own process (`--model FILE.gguf`, `--local` with no server running).
+pub const BUILTIN_PROVIDER: &str = "builtin";
+
+/// The built-in model's stand-in for a base URL: nothing is sent anywhere.
+pub const BUILTIN_BASE_URL: &str = "builtin:";
+
+/// The model the built-in provider runs when none is named.
+pub const BUILTIN_DEFAULT_MODEL: &str = "qwen2.5-coder-1.5b";
+
 pub(crate) const BUILT_IN: &[BuiltIn] = &[
+    BuiltIn {
+        id: BUILTIN_PROVIDER,
+        name: "the built-in model",
+        base_url: BUILTIN_BASE_URL,
+        env_key: None,
+        wire_api: WireApi::Chat,
+        default_model: Some(BUILTIN_DEFAULT_MODEL),
+    },
     BuiltIn {
         id: "openai",
         name: "OpenAI",
@@ -116,6 +134,9 @@ pub(crate) const BUILT_IN: &[BuiltIn] = &[
 
 /// Whether a base URL points at this machine.
 pub fn is_local_url(url: &str) -> bool {
+    if url == BUILTIN_BASE_URL {
+        return true;
+    }
     let rest = url
         .strip_prefix("http://")
         .or_else(|| url.strip_prefix("https://"))

@@ -13,7 +13,7 @@ use crate::error::ConfigError;
 use crate::layers::Layer;
 use crate::load::is_small_model;
 use crate::origin::Origin;
-use crate::providers::{self, API_BASE_PROVIDER, is_local_url};
+use crate::providers::{self, API_BASE_PROVIDER, BUILTIN_BASE_URL, BUILTIN_PROVIDER, is_local_url};
 
 /// The merged values, and the origins of those read so far.
 struct Values {
@@ -150,6 +150,11 @@ pub(crate) fn resolve(
             .u32("loop_guard.max_repeats")
             .unwrap_or(Config::DEFAULT_LOOP_GUARD_MAX_REPEATS),
         context_window: v.u32("context_window"),
+        builtin: crate::config::BuiltinSettings {
+            threads: v.u32("builtin.threads").filter(|n| *n > 0),
+            context: v.u32("builtin.context"),
+            mirror: v.string("builtin.mirror"),
+        },
         max_tokens: v.u32("max_tokens"),
         temperature: v.f64("temperature"),
         custom_instructions: v.string("custom_instructions"),
@@ -219,6 +224,18 @@ fn resolve_providers(
             API_BASE_PROVIDER.to_owned(),
             Origin::Flag {
                 flag: "--api-base".into(),
+            },
+        ));
+    }
+    // A model given as a GGUF file is run by oi itself.
+    if model_provider.is_none()
+        && let Some((Value::String(model), _)) = values.get("model")
+        && model.to_ascii_lowercase().ends_with(".gguf")
+    {
+        model_provider = Some((
+            BUILTIN_PROVIDER.to_owned(),
+            Origin::Auto {
+                reason: "`model` names a GGUF file, which oi runs itself".into(),
             },
         ));
     }
@@ -416,6 +433,12 @@ fn as_string(value: &Value) -> String {
 /// machine (they rarely call tools reliably), else `native`.
 fn auto_harness(provider: &ProviderInfo, model: Option<&str>) -> (HarnessKind, String) {
     let local = is_local_url(&provider.base_url);
+    if provider.base_url == BUILTIN_BASE_URL {
+        return (
+            HarnessKind::Markdown,
+            "the built-in model answers in text (it makes no tool calls)".to_owned(),
+        );
+    }
     match model {
         Some(model) if local && is_small_model(model) => (
             HarnessKind::Markdown,

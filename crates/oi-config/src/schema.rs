@@ -124,6 +124,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("os", Kind::Bool),
     ("checkpoint_max_file_mb", Kind::Positive),
     ("loop_guard", Kind::Table),
+    ("builtin", Kind::Table),
     ("context_window", Kind::Positive),
     ("max_tokens", Kind::Positive),
     ("temperature", Kind::Number(0.0, 2.0)),
@@ -135,6 +136,13 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("languages", Kind::Table),
     ("profiles", Kind::Table),
     ("projects", Kind::Table),
+];
+
+/// Keys of `[builtin]`: the model oi runs in its own process.
+pub(crate) const BUILTIN: &[(&str, Kind)] = &[
+    ("threads", Kind::NonNegative),
+    ("context", Kind::Positive),
+    ("mirror", Kind::Url),
 ];
 
 /// Keys of `[model_providers.<id>]`.
@@ -263,6 +271,7 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
             &[("max_repeats", Kind::Positive)],
             "[loop_guard] max_repeats = 3",
         ),
+        "builtin" => check_table(path, value, BUILTIN, "[builtin] threads = 4"),
         "projects" => check_nested(
             path,
             value,

@@ -158,6 +158,21 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
         "context_window",
         c.context_window.map(|n| n.to_string()),
     );
+    for (key, value) in [
+        ("builtin.threads", c.builtin.threads.map(|n| n.to_string())),
+        ("builtin.context", c.builtin.context.map(|n| n.to_string())),
+        (
+            "builtin.mirror",
+            c.builtin.mirror.as_deref().map(toml_string),
+        ),
+    ] {
+        if let Some(value) = value {
+            lines.row(
+                format!("{key} = {value}"),
+                origin_of(loaded, key, Origin::Default),
+            );
+        }
+    }
     top(
         &mut lines,
         "max_tokens",

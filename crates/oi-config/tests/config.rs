@@ -143,7 +143,11 @@ fn defaults_apply_without_any_file() {
     assert_eq!(c.approval, ApprovalPolicy::Ask);
     assert_eq!(loaded.origins["model_provider"], Origin::Default);
     assert!(matches!(loaded.origins["model"], Origin::Auto { .. }));
-    assert_eq!(c.providers.len(), 9, "all built-in providers are available");
+    assert_eq!(
+        c.providers.len(),
+        10,
+        "all built-in providers are available"
+    );
 }
 
 #[test]
@@ -878,4 +882,35 @@ fn a_front_ends_defaults_sit_below_every_file() {
         "{}",
         f.error_text(&err)
     );
+}
+
+#[test]
+fn a_gguf_file_as_the_model_selects_the_built_in_model() {
+    let f = Fixture::new();
+    f.user("model = \"~/models/tiny.GGUF\"\n[builtin]\nthreads = 3\ncontext = 4096\nmirror = \"http://127.0.0.1:9/hf\"\n");
+    let loaded = f.load();
+    let c = &loaded.config;
+    assert_eq!(c.model_provider, "builtin");
+    assert!(matches!(
+        loaded.origins["model_provider"],
+        Origin::Auto { .. }
+    ));
+    assert_eq!(c.harness, oi_protocol::HarnessKind::Markdown);
+    assert_eq!(c.builtin.threads, Some(3));
+    assert_eq!(c.builtin.context, Some(4096));
+    assert_eq!(c.builtin.mirror.as_deref(), Some("http://127.0.0.1:9/hf"));
+    assert!(oi_config::is_local_url(&c.provider.base_url));
+    assert_eq!(loaded.credentials(None).unwrap().api_key, None);
+
+    // Named explicitly, the provider runs its default model.
+    let f = Fixture::new();
+    f.user("model_provider = \"builtin\"\n");
+    let c = f.load().config;
+    assert_eq!(c.model.as_deref(), Some("qwen2.5-coder-1.5b"));
+
+    // `[builtin]` keys are checked like the others.
+    let f = Fixture::new();
+    f.user("[builtin]\nthreds = 2\n");
+    let error = f.load_with(|_| {}).unwrap_err().to_string();
+    assert!(error.contains("threds"), "{error}");
 }

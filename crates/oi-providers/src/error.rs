@@ -60,6 +60,14 @@ pub enum ProviderError {
         "{provider} refused the request: it is longer than the model's context window ({message})"
     )]
     ContextLength { provider: String, message: String },
+    /// A model run in oi's own process failed (it could not be loaded, or
+    /// this build has no engine).
+    #[error("{provider}: {message}")]
+    Engine {
+        provider: String,
+        message: String,
+        hint: Option<String>,
+    },
 }
 
 /// `300 ms`, `5 s`.
@@ -115,6 +123,7 @@ impl ProviderError {
             Self::ReplyCeiling { .. } => {
                 "the server seems stuck in a loop: try again, or check the server; for a very slow server raise the provider's `stream_max_duration_ms`".to_owned()
             }
+            Self::Engine { hint, .. } => return hint.clone(),
             Self::ContextLength { .. } => {
                 "the conversation no longer fits the model's context window: start a new session, use a model with a larger window, or lower `max_output` so runs send less output".to_owned()
             }
@@ -185,6 +194,15 @@ impl ProviderError {
             Self::ContextLength { provider, message } => Self::ContextLength {
                 provider,
                 message: r(message),
+            },
+            Self::Engine {
+                provider,
+                message,
+                hint,
+            } => Self::Engine {
+                provider,
+                message: r(message),
+                hint,
             },
         }
     }

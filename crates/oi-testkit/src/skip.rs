@@ -17,6 +17,9 @@ pub enum Need<'a> {
     Matplotlib,
     /// A model server for the real-model tests (`OI_REQUIRE_LOCALMODEL` set).
     LocalModel,
+    /// The built-in model's engine in this build, and GGUF weights to run
+    /// (`OI_BUILTIN_GGUF`) — `OI_REQUIRE_BUILTIN` set.
+    BuiltinModel,
     /// A language's interpreter, by oi's name for the language (listed in
     /// `OI_REQUIRE_LANGUAGES`, e.g. `javascript,ruby`).
     Language(&'a str),
@@ -39,6 +42,7 @@ impl Need<'_> {
             Self::Xvfb => "OI_REQUIRE_XVFB",
             Self::Matplotlib => "OI_REQUIRE_MATPLOTLIB",
             Self::LocalModel => "OI_REQUIRE_LOCALMODEL",
+            Self::BuiltinModel => "OI_REQUIRE_BUILTIN",
             Self::Language(_) => "OI_REQUIRE_LANGUAGES",
             Self::Program(_) => "OI_REQUIRE_PROGRAMS",
             Self::Npm(_) => "OI_REQUIRE_NPM",
@@ -84,6 +88,26 @@ pub fn present_or_skip(need: Need<'_>, present: bool, missing: &str) -> bool {
         eprintln!("skipped: {missing}");
     }
     false
+}
+
+/// The GGUF weights the built-in model's tests run (`OI_BUILTIN_GGUF`,
+/// e.g. the path `localmodel path 0.5b` prints), when `engine` (whether
+/// the binary under test has the engine: `oi_builtin::AVAILABLE`) is
+/// true; `None` (skipped) otherwise.
+pub fn builtin_weights(engine: bool) -> Option<PathBuf> {
+    let path = std::env::var_os("OI_BUILTIN_GGUF").map(PathBuf::from);
+    let file = path.clone().filter(|p| p.is_file());
+    let missing = match (&path, engine) {
+        (_, false) => {
+            "this build has no engine for the built-in model (build with `--features builtin`)"
+                .to_owned()
+        }
+        (None, true) => "no GGUF weights (set OI_BUILTIN_GGUF to a GGUF file)".to_owned(),
+        (Some(p), true) => format!("OI_BUILTIN_GGUF: {} is not a file", p.display()),
+    };
+    present_or_skip(Need::BuiltinModel, engine && file.is_some(), &missing)
+        .then_some(file)
+        .flatten()
 }
 
 /// A Python that imports matplotlib: `$OI_TEST_MATPLOTLIB_PYTHON` (CI sets
