@@ -43,7 +43,7 @@ pub const HUGGING_FACE: &str = "https://huggingface.co";
 pub const KNOWN: &[KnownModel] = &[
     KnownModel {
         name: "qwen2.5-coder-1.5b",
-        description: "Qwen2.5-Coder 1.5B Instruct, Q4_K_M (1.1 GB; the default)",
+        description: "Qwen2.5-Coder 1.5B Instruct, Q4_K_M, 1.1 GB; the default",
         repo: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
         file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         size: 1_117_320_768,
@@ -51,7 +51,7 @@ pub const KNOWN: &[KnownModel] = &[
     },
     KnownModel {
         name: "qwen2.5-coder-0.5b",
-        description: "Qwen2.5-Coder 0.5B Instruct, Q4_K_M (491 MB; fastest, weakest)",
+        description: "Qwen2.5-Coder 0.5B Instruct, Q4_K_M, 491 MB; fastest, weakest",
         repo: "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
         file: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         size: 491_400_064,

@@ -22,6 +22,10 @@ pub const DEFAULT_REPLY_TOKENS: u32 = 2048;
 
 pub(crate) type Events = mpsc::UnboundedSender<Result<StreamEvent, ProviderError>>;
 
+#[cfg_attr(
+    not(feature = "llama"),
+    expect(dead_code, reason = "without the engine, jobs are refused unread")
+)]
 pub(crate) enum Job {
     Generate {
         chat: Vec<(String, String)>,

@@ -52,8 +52,20 @@ pub enum Command {
         #[command(subcommand)]
         action: ConfigAction,
     },
-    /// List the models the active provider offers.
-    Models,
+    /// List the models the active provider offers; with `--local`, the
+    /// models of the servers running on this machine and those the
+    /// built-in model has downloaded or can download.
+    Models {
+        /// Download a model for the built-in engine into the cache
+        /// (`qwen2.5-coder-1.5b`, `qwen2.5-coder-0.5b`), resuming a broken
+        /// download.
+        #[arg(long, value_name = "NAME")]
+        download: Option<String>,
+    },
+    /// Choose how oi reaches a language model — paste an API key, a model
+    /// server on this machine, or the built-in model — and save the choice
+    /// (what the first start asks).
+    Setup,
     /// Measure how often the tasks of a suite succeed, in how many steps and
     /// for how much: `interpreter eval [SUITE_DIR]`, or `interpreter eval
     /// compare A.json B.json`.
@@ -293,6 +305,7 @@ pub struct SessionOptions {
     /// Use a model server running on this machine (Ollama, LM Studio,
     /// llama.cpp, vLLM, Jan): found on its usual port, its model picked
     /// (or `--model`), its context window asked, the harness suited to it.
+    /// With no server running, the built-in model runs in oi's process.
     #[arg(long, global = true)]
     pub local: bool,
 
@@ -319,7 +332,8 @@ pub struct SessionOptions {
     pub continue_session: bool,
 
     /// Run code without asking for approval, except risky code
-    /// (`approval = "auto"`).
+    /// (`approval = "auto"`); also agrees to download the built-in model
+    /// when it is not downloaded yet.
     #[arg(long, short = 'y', global = true)]
     pub yes: bool,
 

@@ -175,6 +175,44 @@ pub async fn models(request: &SessionRequest) -> Result<ExitCode, CliError> {
     Ok(ExitCode::from(exit::OK))
 }
 
+/// `interpreter models --download NAME`: a model for the built-in engine,
+/// into the cache.
+pub async fn download_model(request: &SessionRequest, name: &str) -> Result<ExitCode, CliError> {
+    let loaded = setup::load_config(request)?;
+    let Some(known) = oi_builtin::catalog::known(name) else {
+        return Err(
+            oi_core::SetupError::Builtin(oi_builtin::BuiltinError::UnknownModel {
+                model: name.to_owned(),
+            })
+            .into(),
+        );
+    };
+    let dest = setup::builtin::cache_dir(&loaded)?.join(known.file);
+    if dest.is_file() {
+        write_stdout(&format!(
+            "{} is already downloaded: {}\n",
+            known.name,
+            oi_config::display_path(&dest)
+        ))?;
+        return Ok(ExitCode::from(exit::OK));
+    }
+    let url = setup::builtin::download_url(&loaded, known);
+    crate::first_run::download(known, &url, &dest).await?;
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// `interpreter models --local`: the servers here and the built-in
+/// model's weights (no server needs to answer).
+pub async fn local_models(options: &crate::cli::SessionOptions) -> Result<ExitCode, CliError> {
+    let without_local = crate::cli::SessionOptions {
+        local: false,
+        ..options.clone()
+    };
+    let request = crate::session::request(&without_local).await?;
+    write_stdout(&crate::first_run::list_local(&request).await?)?;
+    Ok(ExitCode::from(exit::OK))
+}
+
 /// `interpreter trust [PATH] [--untrust]`
 pub fn trust(path: Option<PathBuf>, untrust: bool) -> Result<ExitCode, CliError> {
     let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();

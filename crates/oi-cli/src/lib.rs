@@ -8,6 +8,7 @@ pub mod commands;
 pub mod error;
 pub mod eval;
 pub mod exec;
+pub mod first_run;
 pub mod input;
 pub mod render;
 pub mod session;
@@ -47,24 +48,41 @@ pub fn main() -> ExitCode {
         // The session the command line asks for (with `--local`, the model
         // server found here), for the commands that use one.
         let request = || session::request(&options);
+        // For the commands that run sessions: with the built-in model, its
+        // weights downloaded first (agreed to with `--yes`, or asked where
+        // a person can answer); a first start's set-up dialog where asked.
+        let options_ref = &options;
+        let session = |dialog: bool, questions: bool| async move {
+            let request = session::request(options_ref).await?;
+            first_run::before_session(options_ref, request, dialog, questions).await
+        };
         match cli.command {
-            Some(Command::Exec(args)) => exec::run(args, request().await?).await,
-            Some(Command::Acp) => commands::acp(request().await?).await,
-            Some(Command::Lmc) => commands::lmc(request().await?).await,
-            Some(Command::Server(args)) => commands::server(args, request().await?).await,
+            Some(Command::Exec(args)) => exec::run(args, session(false, true).await?).await,
+            Some(Command::Acp) => commands::acp(session(false, false).await?).await,
+            Some(Command::Lmc) => commands::lmc(session(false, false).await?).await,
+            Some(Command::Server(args)) => {
+                commands::server(args, session(false, false).await?).await
+            }
             None if options.server => {
-                commands::server(cli::ServerArgs::default(), request().await?).await
+                commands::server(cli::ServerArgs::default(), session(false, false).await?).await
             }
             Some(Command::AppServer { listen }) => {
-                commands::app_server(&listen, request().await?).await
+                commands::app_server(&listen, session(false, false).await?).await
             }
+            Some(Command::Setup) => first_run::setup_command(&request().await?).await,
             Some(Command::Config {
                 action: ConfigAction::Show,
             }) => commands::config_show(&request().await?),
             Some(Command::Config {
                 action: ConfigAction::Set { key, value },
             }) => commands::config_set(&key, &value),
-            Some(Command::Models) => commands::models(&request().await?).await,
+            Some(Command::Models {
+                download: Some(name),
+            }) => commands::download_model(&request().await?, &name).await,
+            Some(Command::Models { download: None }) if options.local => {
+                commands::local_models(&options).await
+            }
+            Some(Command::Models { download: None }) => commands::models(&request().await?).await,
             Some(Command::Eval(args)) => {
                 // Eval's `--resume` names its results file, not a session.
                 let without_resume = SessionOptions {
@@ -83,7 +101,7 @@ pub fn main() -> ExitCode {
                 commands::checkpoints(&request().await?, action).await
             }
             Some(Command::Trust { path, untrust }) => commands::trust(path, untrust),
-            None => tui::run(&options, request().await?).await,
+            None => tui::run(&options, session(true, true).await?).await,
         }
     });
     // A line read from the terminal may still be pending; do not wait for it.
@@ -103,11 +121,16 @@ fn secrets_of_this_process(api_key: Option<&str>) -> oi_protocol::Secrets {
             .iter()
             .any(|word| name.contains(word))
     };
+    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    let stored = oi_config::home_dir(&env)
+        .map(|home| oi_config::keys::stored(&home))
+        .unwrap_or_default();
     oi_protocol::Secrets::new(
-        std::env::vars()
+        env.into_iter()
             .filter(|(name, _)| named_secret(name))
             .map(|(_, value)| value)
-            .chain(api_key.map(str::to_owned)),
+            .chain(api_key.map(str::to_owned))
+            .chain(stored),
     )
 }
 

@@ -9,6 +9,7 @@ mod config;
 mod credentials;
 pub mod edit;
 mod error;
+pub mod keys;
 mod layers;
 mod load;
 mod origin;

@@ -133,6 +133,15 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
     let env = env_layer(&options.env)?;
     let flags = flag_layer(&options.flags)?;
     let defaults = defaults_layer(&options.defaults)?;
+    // Keys pasted at first run stand in for unset variables.
+    let (stored_keys, keys_warning) = crate::keys::read(&options.home);
+    warnings.extend(keys_warning);
+    let mut environment = options.env.clone();
+    for (var, key) in stored_keys {
+        if environment.get(&var).is_none_or(|v| v.trim().is_empty()) {
+            environment.insert(var, key);
+        }
+    }
     let (config, origins) = crate::resolve::resolve(
         &[
             &defaults, &user, &profile, &project, &env, &overrides, &flags,
@@ -147,7 +156,7 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         untrusted,
         home: options.home.clone(),
         user_file,
-        env: options.env.clone(),
+        env: environment,
     })
 }
 

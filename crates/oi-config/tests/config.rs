@@ -914,3 +914,28 @@ fn a_gguf_file_as_the_model_selects_the_built_in_model() {
     let error = f.load_with(|_| {}).unwrap_err().to_string();
     assert!(error.contains("threds"), "{error}");
 }
+
+#[test]
+fn a_stored_key_stands_in_for_an_unset_variable() {
+    let f = Fixture::new();
+    assert!(f.load().credentials(None).is_err(), "no key yet");
+    oi_config::keys::store(&f.home(), "OPENAI_API_KEY", "sk-stored").unwrap();
+    let loaded = f.load();
+    assert_eq!(
+        loaded.credentials(None).unwrap().api_key.as_deref(),
+        Some("sk-stored")
+    );
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    // The variable, when set, wins.
+    let loaded = f
+        .load_with(|o| {
+            o.env.insert("OPENAI_API_KEY".into(), "sk-env".into());
+        })
+        .unwrap();
+    assert_eq!(
+        loaded.credentials(None).unwrap().api_key.as_deref(),
+        Some("sk-env")
+    );
+    // Never in config.toml.
+    assert!(!f.home().join("config.toml").exists());
+}

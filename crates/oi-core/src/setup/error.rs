@@ -102,6 +102,22 @@ pub enum SetupError {
     #[error("{from}: no model was picked")]
     LocalNothingPicked { from: String },
     #[error("{0}")]
+    Builtin(oi_builtin::BuiltinError),
+    #[error("this build of oi cannot run the built-in model: it was built without its engine")]
+    NoBuiltinEngine,
+    #[error("the built-in model `{name}` is not downloaded yet ({} MB)", size / 1_000_000)]
+    BuiltinNotDownloaded { name: String, size: u64 },
+    #[error(
+        "{origin}harness = \"native\" needs tool calls, which the built-in model does not make"
+    )]
+    BuiltinNeedsMarkdown { origin: String },
+    /// Nothing is configured and the default provider has no key: the
+    /// first start on a new machine.
+    #[error(
+        "oi has no language model to talk to yet: no model is configured and `{var}` is not set"
+    )]
+    NoModelSetUp { var: String },
+    #[error("{0}")]
     Io(#[from] std::io::Error),
 }
 
@@ -149,7 +165,7 @@ impl SetupError {
                     .to_owned()
             }
             Self::AmbiguousSession { .. } => "give more of the id".to_owned(),
-            Self::NoLocalServer { .. } => "start one (e.g. `ollama serve` and `ollama pull qwen2.5-coder:7b`, LM Studio's server, or llama.cpp's `llama-server -m MODEL.gguf`), or give its address with `--api-base URL`".to_owned(),
+            Self::NoLocalServer { .. } => "start one (e.g. `ollama serve` and `ollama pull qwen2.5-coder:7b`, LM Studio's server, or llama.cpp's `llama-server -m MODEL.gguf`), or give its address with `--api-base URL` (a build with the built-in model runs one itself instead)".to_owned(),
             Self::LocalModelNotServed { .. } => {
                 "`interpreter --local models` lists what they serve".to_owned()
             }
@@ -157,6 +173,19 @@ impl SetupError {
             Self::LocalNothingPicked { .. } => {
                 "pick one, or choose with `--local --model NAME`".to_owned()
             }
+            Self::Builtin(e) => return e.hint(),
+            Self::NoBuiltinEngine => oi_builtin::HOW_TO_GET_ENGINE.to_owned(),
+            Self::BuiltinNotDownloaded { name, .. } => format!(
+                "download it once with `interpreter models --download {name}` (or start with `--yes` to download it now); or name a GGUF file with `--model FILE.gguf`"
+            ),
+            Self::BuiltinNeedsMarkdown { .. } => {
+                "leave `harness` to oi (or set it to \"markdown\") with the built-in model".to_owned()
+            }
+            Self::NoModelSetUp { var } => format!(
+                "three ways to start: (1) an API key: `export {var}=…` (or another provider's, e.g. `export ANTHROPIC_API_KEY=…` with `-c model_provider=anthropic`), or run `interpreter setup` in a terminal to paste one; (2) a model server on this machine (Ollama, LM Studio, llama.cpp): start it and add `--local`; (3) the built-in model, run by oi itself with no key or server: `-c model_provider=builtin --yes` (downloads {} once, {:.1} GB; `--model FILE.gguf` uses a file you have)",
+                oi_builtin::KNOWN[0].name,
+                oi_builtin::KNOWN[0].size as f64 / 1e9
+            ),
             Self::Catalog(_) | Self::Io(_) => return None,
         })
     }
@@ -164,6 +193,18 @@ impl SetupError {
     /// Whether the fault is in what was asked for (a setting, a flag, the
     /// machine's set-up) rather than in something that failed on the way.
     pub fn is_usage(&self) -> bool {
-        !matches!(self, Self::Provider(_) | Self::Io(_))
+        !matches!(
+            self,
+            Self::Provider(_)
+                | Self::Io(_)
+                | Self::Builtin(
+                    oi_builtin::BuiltinError::Unreachable { .. }
+                        | oi_builtin::BuiltinError::Http { .. }
+                        | oi_builtin::BuiltinError::Interrupted { .. }
+                        | oi_builtin::BuiltinError::Checksum { .. }
+                        | oi_builtin::BuiltinError::TooLarge { .. }
+                        | oi_builtin::BuiltinError::Io { .. }
+                )
+        )
     }
 }

@@ -25,12 +25,20 @@ pub struct LocalChoice {
     pub calls_tools: Option<bool>,
     /// What asked for it (`--local`), for the settings it makes.
     pub from: String,
+    /// No server answered: oi runs `model` itself (the built-in model).
+    pub builtin: bool,
 }
 
 impl LocalChoice {
     /// The configuration this choice sets: the provider that follows
     /// `api_base`, the model, and the harness the probe found.
     pub(super) fn settings(&self) -> Vec<FlagSetting> {
+        if self.builtin {
+            return vec![
+                FlagSetting::new(&self.from, "model_provider", oi_config::BUILTIN_PROVIDER),
+                FlagSetting::new(&self.from, "model", self.model.as_str()),
+            ];
+        }
         let mut settings = vec![
             FlagSetting::new(&self.from, "model_provider", oi_config::API_BASE_PROVIDER),
             FlagSetting::new(&self.from, "model", self.model.as_str()),
@@ -44,6 +52,12 @@ impl LocalChoice {
 
     /// `--local: MODEL on KIND at URL (…)`
     pub(super) fn describe(&self) -> String {
+        if self.builtin {
+            return format!(
+                "{}: no model server is running here ({}), so oi runs {} itself",
+                self.from, self.base_url, self.model
+            );
+        }
         let tools = match self.calls_tools {
             Some(true) => " (it calls tools: native harness)",
             Some(false) => " (it made no tool call when asked: markdown harness)",
@@ -128,6 +142,20 @@ pub async fn choose(
         .filter(|s| !s.models.is_empty())
         .collect();
     if servers.is_empty() {
+        // No server: the built-in model, when this build has its engine.
+        if oi_builtin::AVAILABLE {
+            return Ok(LocalChoice {
+                kind: "built-in".to_owned(),
+                base_url: format!("looked for {}", describe(&places)),
+                model: model
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or(oi_config::BUILTIN_DEFAULT_MODEL)
+                    .to_owned(),
+                calls_tools: None,
+                from: from.to_owned(),
+                builtin: true,
+            });
+        }
         return Err(SetupError::NoLocalServer {
             from: from.to_owned(),
             places: describe(&places),
@@ -191,6 +219,7 @@ fn pick_model(
         model: model.to_owned(),
         calls_tools: None,
         from: from.to_owned(),
+        builtin: false,
     };
     let pairs: Vec<(&LocalServer, &String)> = servers
         .iter()

@@ -10,6 +10,7 @@
 //! kernels, checkpoints and transcript, and returns a [`Setup`] — or a
 //! [`SetupError`] that names what was wrong and where.
 
+pub mod builtin;
 mod error;
 pub mod local;
 mod parts;
@@ -189,7 +190,9 @@ pub fn load_config(request: &SessionRequest) -> Result<Loaded, SetupError> {
     let mut api_base = request.api_base.clone().filter(|b| !b.trim().is_empty());
     if let Some(choice) = &request.local {
         settings.extend(choice.settings());
-        api_base = Some(choice.base_url.clone());
+        if !choice.builtin {
+            api_base = Some(choice.base_url.clone());
+        }
     }
     if let Some(from) = &request.offline {
         settings.push(FlagSetting::new(from, "network", false));
@@ -210,6 +213,22 @@ pub fn load_config(request: &SessionRequest) -> Result<Loaded, SetupError> {
     Ok(loaded)
 }
 
+/// Whether this is a first start: nothing chose the provider and the
+/// default one has no key (none given, its variable unset, none stored).
+/// Returns the variable that would hold the key.
+pub fn first_run_needed(loaded: &Loaded, api_key: Option<&str>) -> Option<String> {
+    if !matches!(
+        loaded.origins.get("model_provider"),
+        None | Some(oi_config::Origin::Default)
+    ) {
+        return None;
+    }
+    match loaded.credentials(api_key) {
+        Err(oi_config::ConfigError::MissingApiKey { var, .. }) => Some(var),
+        _ => None,
+    }
+}
+
 /// Checks the configuration and builds the session's parts.
 pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
     let loaded = load_config(request)?;
@@ -220,7 +239,15 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
         }
         .into());
     };
+    if let Some(var) = first_run_needed(&loaded, request.api_key.as_deref()) {
+        return Err(SetupError::NoModelSetUp { var });
+    }
     let (provider, wire) = provider(&loaded, request.api_key.as_deref())?;
+    let client = if builtin::selected(&loaded) {
+        builtin::client(&loaded)?
+    } else {
+        oi_providers::client(provider.clone(), wire)
+    };
     let languages = parts::languages(&loaded)?;
     if languages.is_empty() {
         return Err(SetupError::NoLanguage);
@@ -335,7 +362,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
         session_id,
         config,
         resumed,
-        client: oi_providers::client(provider, wire),
+        client,
         kernels: KernelManager::new(languages, cwd)
             .with_image_dir(session_dir.join("images"))
             .with_cache_dir(loaded.home.join("cache"))
