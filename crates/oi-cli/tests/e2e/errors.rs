@@ -283,8 +283,9 @@ async fn bad_flag_values() {
 
 #[tokio::test]
 async fn no_key_for_openai() {
+    // OpenAI chosen on purpose (with nothing chosen, see first_run.rs).
     let env = TestEnv::new().await;
-    std::fs::remove_file(env.oi_home().join("config.toml")).unwrap();
+    env.write_config("model_provider = \"openai\"\n");
     let out = env.exec(&["hi"]).await;
     assert_error(
         &out,

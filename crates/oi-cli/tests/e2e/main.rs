@@ -19,6 +19,7 @@ mod context;
 mod errors;
 mod eval;
 mod exec;
+mod first_run;
 mod interactive;
 mod kernels;
 mod local;

@@ -57,7 +57,8 @@ impl Pty {
         Self::spawn_env(env, args, cols, rows, extra)
     }
 
-    fn spawn_env(
+    /// [`Self::spawn`] with more environment variables.
+    pub(crate) fn spawn_env(
         env: &TestEnv,
         args: &[&str],
         cols: u16,
