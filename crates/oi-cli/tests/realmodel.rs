@@ -7,6 +7,10 @@
 //! `../shared/localmodel/localmodel serve 0.5b`. Without it they are skipped
 //! (saying so), unless `OI_REQUIRE_LOCALMODEL` is set. Run them one at a
 //! time: `cargo test -p oi-cli --test realmodel -- --test-threads=1`.
+//!
+//! The `builtin_` tests run the same weights in oi's own process (a build
+//! with `--features builtin`, and `OI_BUILTIN_GGUF` naming the GGUF file),
+//! through `--local` with no server running.
 
 #![allow(
     clippy::unwrap_used,
@@ -79,7 +83,24 @@ impl Task {
     }
 
     async fn run(&self, server: &str, prompt: &str) -> Outcome {
+        self.run_with(server, &[], prompt).await
+    }
+
+    /// The task with the built-in engine running `weights` (no server
+    /// answers, so `--local` falls back to it), on one thread.
+    async fn run_builtin(&self, weights: &std::path::Path, prompt: &str) -> Outcome {
+        let model = weights.display().to_string();
+        self.run_with(
+            "http://127.0.0.1:9",
+            &["--model", &model, "-c", "builtin.threads=1"],
+            prompt,
+        )
+        .await
+    }
+
+    async fn run_with(&self, server: &str, extra: &[&str], prompt: &str) -> Outcome {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_interpreter"));
+        cmd.args(extra);
         cmd.args([
             "exec",
             "--oi-json",
@@ -144,6 +165,55 @@ async fn create_a_file_with_given_text() {
     let made = std::fs::read_to_string(task.cwd.path().join("hello.txt"))
         .unwrap_or_else(|e| panic!("no hello.txt ({e}); {}", outcome.describe()));
     assert_eq!(made.trim(), "hi", "{}", outcome.describe());
+}
+
+#[tokio::test]
+async fn builtin_creates_a_file_with_given_text() {
+    let Some(weights) = oi_testkit::builtin_weights(oi_builtin::AVAILABLE) else {
+        return;
+    };
+    let task = Task::new();
+    let outcome = task
+        .run_builtin(
+            &weights,
+            "Create a file named hello.txt containing the text hi",
+        )
+        .await;
+    let made = std::fs::read_to_string(task.cwd.path().join("hello.txt"))
+        .unwrap_or_else(|e| panic!("no hello.txt ({e}); {}", outcome.describe()));
+    assert_eq!(made.trim(), "hi", "{}", outcome.describe());
+    assert!(
+        outcome.stderr.contains("oi runs"),
+        "the built-in model was used: {}",
+        outcome.describe()
+    );
+    // Tokens were counted; the shared start of the prompt stayed cached.
+    let usage = outcome
+        .events
+        .iter()
+        .rfind(|e| e["type"] == "usage")
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        usage["total"]["input_tokens"].as_u64().unwrap_or(0) > 0
+            && usage["total"]["output_tokens"].as_u64().unwrap_or(0) > 0,
+        "usage reported: {usage}"
+    );
+}
+
+#[tokio::test]
+async fn builtin_sums_one_to_a_hundred() {
+    let Some(weights) = oi_testkit::builtin_weights(oi_builtin::AVAILABLE) else {
+        return;
+    };
+    let task = Task::new();
+    let outcome = task
+        .run_builtin(
+            &weights,
+            "Use python to compute the sum of the integers from 1 to 100 and print it.",
+        )
+        .await;
+    assert!(outcome.output().contains("5050"), "{}", outcome.describe());
 }
 
 #[tokio::test]
