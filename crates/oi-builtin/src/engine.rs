@@ -95,6 +95,20 @@ impl Inner {
 impl ModelClient for BuiltinClient {
     fn stream(&self, request: ModelRequest) -> EventStream {
         let inner = Arc::clone(&self.inner);
+        if request.model != inner.options.name {
+            let error = ProviderError::Engine {
+                provider: inner.provider(),
+                message: format!(
+                    "this session runs `{}` in oi's process and cannot switch to `{}`",
+                    inner.options.name, request.model
+                ),
+                hint: Some(format!(
+                    "start a new session with `--model {}` to run it",
+                    request.model
+                )),
+            };
+            return Box::pin(futures::stream::once(async move { Err(error) }));
+        }
         let start = async move {
             let (events, receiver) = mpsc::unbounded_channel();
             let job = Job::Generate {

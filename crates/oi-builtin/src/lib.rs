@@ -41,7 +41,8 @@ pub const HOW_TO_GET_ENGINE: &str = "install oi with the built-in model: `cargo 
 pub struct EngineOptions {
     /// The GGUF file.
     pub path: PathBuf,
-    /// The name the model goes by (in messages).
+    /// The model as requests name it (the configured `model`): a request
+    /// for another model is refused, since these weights cannot answer it.
     pub name: String,
     /// Threads that generate.
     pub threads: u32,

@@ -102,6 +102,13 @@ async fn answers_counts_caches_limits_and_cancels() {
     drop(stream);
     let (text, _, _) = answer(&client, request(vec![Message::user("Say OK.")], Some(8))).await;
     assert!(!text.is_empty());
+
+    // Another model than the one loaded is refused, not answered by these weights.
+    let mut other = request(vec![Message::user("hi")], Some(8));
+    other.model = "qwen2.5-coder-7b".into();
+    let error = client.stream(other).next().await.unwrap().unwrap_err();
+    assert!(error.to_string().contains("cannot switch"), "{error}");
+    assert!(error.hint().unwrap().contains("--model qwen2.5-coder-7b"));
 }
 
 #[tokio::test]
@@ -112,7 +119,7 @@ async fn a_file_that_is_not_a_model_is_a_clear_error() {
     fs_err::write(&path, b"GGUF not really").unwrap();
     let client = BuiltinClient::new(EngineOptions {
         path: path.clone(),
-        name: "broken".into(),
+        name: "test".into(),
         threads: 1,
         context: None,
         sampling: Sampling::default(),

@@ -153,6 +153,9 @@ pub fn config_set(key: &str, value: &str) -> Result<ExitCode, CliError> {
 /// `interpreter models`: the active provider's models, the current one marked.
 pub async fn models(request: &SessionRequest) -> Result<ExitCode, CliError> {
     let loaded = setup::load_config(request)?;
+    if setup::builtin::selected(&loaded) {
+        return local_models_of(request).await;
+    }
     let (provider, wire) = setup::provider(&loaded, request.api_key.as_deref())?;
     let models = oi_providers::list_models(&provider, wire).await?;
     if models.is_empty() {
@@ -209,7 +212,11 @@ pub async fn local_models(options: &crate::cli::SessionOptions) -> Result<ExitCo
         ..options.clone()
     };
     let request = crate::session::request(&without_local).await?;
-    write_stdout(&crate::first_run::list_local(&request).await?)?;
+    local_models_of(&request).await
+}
+
+async fn local_models_of(request: &SessionRequest) -> Result<ExitCode, CliError> {
+    write_stdout(&crate::first_run::list_local(request).await?)?;
     Ok(ExitCode::from(exit::OK))
 }
 

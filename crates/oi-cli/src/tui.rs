@@ -789,7 +789,11 @@ impl App {
 
     async fn pick_model(&mut self, name: &str) -> Result<(), CliError> {
         let chosen = if name.is_empty() {
+            let builtin = oi_core::setup::builtin::selected(&self.loaded);
             let listed = match oi_core::setup::provider(&self.loaded, self.api_key.as_deref()) {
+                _ if builtin => {
+                    oi_core::setup::builtin::models(&self.loaded).map_err(CliError::from)
+                }
                 Ok((provider, wire)) => oi_providers::list_models(&provider, wire)
                     .await
                     .map_err(CliError::from),

@@ -50,6 +50,15 @@ pub fn download_url(loaded: &Loaded, model: &KnownModel) -> String {
     model.url(mirror.as_deref())
 }
 
+/// The models the built-in engine can run without a download: those in
+/// the cache (known names, then other GGUF files there), for pickers.
+pub fn models(loaded: &Loaded) -> Result<Vec<String>, SetupError> {
+    Ok(oi_builtin::catalog::cached(&cache_dir(loaded)?)
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect())
+}
+
 /// The client that runs the configured weights.
 pub(super) fn client(loaded: &Loaded) -> Result<Arc<dyn ModelClient>, SetupError> {
     if !oi_builtin::AVAILABLE {
@@ -61,9 +70,12 @@ pub(super) fn client(loaded: &Loaded) -> Result<Arc<dyn ModelClient>, SetupError
             origin: origin_prefix(loaded, "harness"),
         });
     }
-    let (name, path) = match model_ref(loaded)? {
-        ModelRef::File(path) => (path.display().to_string(), path),
-        ModelRef::Cached(known, path) => (known.name.to_owned(), path),
+    let name = c
+        .model
+        .clone()
+        .unwrap_or_else(|| oi_config::BUILTIN_DEFAULT_MODEL.to_owned());
+    let path = match model_ref(loaded)? {
+        ModelRef::File(path) | ModelRef::Cached(_, path) => path,
         ModelRef::Missing(known, _) => {
             return Err(SetupError::BuiltinNotDownloaded {
                 name: known.name.to_owned(),
