@@ -160,6 +160,8 @@ struct MountPlan {
     protected: Vec<(CString, MsFlags)>,
     /// The process's own folders, writable even inside protected ones.
     private: Vec<(CString, MsFlags)>,
+    /// Files with `/dev/null` mounted over them.
+    hidden: Vec<CString>,
     /// Where the process works, entered again after the mounts.
     cwd: Option<CString>,
 }
@@ -208,14 +210,22 @@ impl Confinement {
             Some(network_filter()?)
         };
         let mounts = if support.namespaces {
-            Some(MountPlan::new(
+            let mut plan = MountPlan::new(
                 &mount_points(),
                 &policy.writable(),
                 &policy.protected(),
                 private,
                 shm.as_deref(),
                 cwd,
-            ))
+            );
+            plan.hidden = policy
+                .hidden_files
+                .iter()
+                .filter_map(|path| fs_err::canonicalize(path).ok())
+                .filter(|path| path.is_file())
+                .filter_map(|path| CString::new(path.as_os_str().as_bytes()).ok())
+                .collect();
+            Some(plan)
         } else {
             None
         };
@@ -359,6 +369,7 @@ impl MountPlan {
             writable: existing(writable),
             protected: existing(protected),
             private: existing(private),
+            hidden: Vec::new(),
             cwd: CString::new(cwd.as_os_str().as_bytes()).ok(),
         }
     }
@@ -402,6 +413,9 @@ impl MountPlan {
         }
         for (path, kept) in &self.private {
             bind(path, path, *kept, false)?;
+        }
+        for path in &self.hidden {
+            bind(c"/dev/null", path, MsFlags::empty(), true)?;
         }
         // The working directory was entered before the mounts: look it up
         // again, or relative paths would still reach the read-only view.

@@ -26,6 +26,10 @@ pub struct Policy {
     /// checkpoints, transcripts and trust list. Not enforced in
     /// full-access mode.
     pub protected_roots: Vec<PathBuf>,
+    /// Files code sees empty (`/dev/null` is mounted over them): the API
+    /// keys oi stores. Only where the mount namespace can be made; not in
+    /// full-access mode.
+    pub hidden_files: Vec<PathBuf>,
 }
 
 impl Policy {
@@ -39,6 +43,7 @@ impl Policy {
             network: true,
             temp_dir: std::env::temp_dir(),
             protected_roots: Vec::new(),
+            hidden_files: Vec::new(),
         }
     }
 

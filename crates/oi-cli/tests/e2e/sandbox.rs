@@ -473,3 +473,30 @@ async fn api_keys_are_kept_from_code_unless_passed_on_purpose() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.stdout, "none\n");
 }
+
+#[tokio::test]
+async fn keys_stored_at_set_up_read_as_empty_to_code() {
+    if !namespaces() {
+        return;
+    }
+    let env = TestEnv::new().await;
+    let keys = env.oi_home().join("keys.toml");
+    std::fs::write(&keys, "GROQ_API_KEY = \"gsk-stored-secret-6\"\n").unwrap();
+    let read = format!("print(repr(open({:?}).read()))", keys.display().to_string());
+    let shell = format!("cat '{}' | wc -c", keys.display());
+    env.server
+        .push(Reply::execute("python", &read))
+        .push(Reply::execute("shell", &shell))
+        .push(Reply::text("done"));
+    let out = env.exec(&["-y", "read the keys"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(last_message_text(&env.server, 1), "''\n");
+    assert_eq!(last_message_text(&env.server, 2).trim(), "0");
+    assert!(!format!("{out:?}").contains("gsk-stored-secret-6"));
+    // oi itself still reads it.
+    assert!(
+        std::fs::read_to_string(&keys)
+            .unwrap()
+            .contains("gsk-stored-secret-6")
+    );
+}

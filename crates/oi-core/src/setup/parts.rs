@@ -103,6 +103,10 @@ pub fn policy(loaded: &Loaded, request: &SessionRequest) -> Result<Policy, Setup
     // could lift the sandbox), checkpoints, transcripts and trust list.
     let home = fs_err::canonicalize(&loaded.home).unwrap_or_else(|_| loaded.home.clone());
     policy.protected_roots.push(home.clone());
+    // The API keys pasted at set-up: code sees the file empty.
+    policy
+        .hidden_files
+        .push(home.join(oi_config::keys::KEYS_FILE));
     let origin = match loaded.origins.get("writable_roots") {
         Some(origin) => format!("writable_roots ({origin})"),
         None => "writable_roots".to_owned(),
