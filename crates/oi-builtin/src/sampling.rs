@@ -1,8 +1,10 @@
 //! How the next token is picked.
 
 /// Sampling settings. The defaults suit small coding models writing code:
-/// a low temperature with a light repetition penalty (a 0.5B model at
-/// temperature 0 falls into loops; a high one writes broken code).
+/// the likeliest token (reproducible), with a light repetition penalty
+/// against the loops small models fall into. Measured on `evals/basic`
+/// with Qwen2.5-Coder 0.5B (docs/builtin.md): temperature 0 passed 17/36,
+/// 0.2 passed 15/36 — no difference beyond noise, so the reproducible one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sampling {
     /// 0 picks the likeliest token every time.
@@ -18,7 +20,7 @@ pub struct Sampling {
 impl Default for Sampling {
     fn default() -> Self {
         Self {
-            temperature: 0.2,
+            temperature: 0.0,
             top_k: 40,
             top_p: 0.9,
             repeat_penalty: 1.1,

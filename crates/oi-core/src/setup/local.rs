@@ -273,6 +273,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn with_no_server_the_choice_is_the_built_in_model() {
+        let choice = LocalChoice {
+            kind: "built-in".into(),
+            base_url: "looked for Ollama at http://127.0.0.1:11434".into(),
+            model: "qwen2.5-coder-0.5b".into(),
+            calls_tools: None,
+            from: "--local".into(),
+            builtin: true,
+        };
+        let settings = choice.settings();
+        assert_eq!(settings.len(), 2);
+        assert_eq!(settings[0].key, "model_provider");
+        assert_eq!(settings[0].value, serde_json::json!("builtin"));
+        assert_eq!(settings[1].value, serde_json::json!("qwen2.5-coder-0.5b"));
+        let said = choice.describe();
+        assert!(said.contains("no model server is running here"), "{said}");
+        assert!(said.contains("oi runs qwen2.5-coder-0.5b itself"), "{said}");
+    }
+
+    #[test]
     fn addresses_become_urls_to_reach() {
         assert_eq!(normalize("0.0.0.0:11434"), "http://127.0.0.1:11434");
         assert_eq!(normalize("http://gpu-box:11434/"), "http://gpu-box:11434");
