@@ -62,10 +62,6 @@ impl BuiltinClient {
 }
 
 impl Inner {
-    fn provider(&self) -> String {
-        format!("the built-in model ({})", self.options.name)
-    }
-
     /// Hands `job` to the worker, starting it first if need be.
     fn send(&self, job: Job) -> Result<(), String> {
         let Ok(mut worker) = self.worker.lock() else {
@@ -97,7 +93,7 @@ impl ModelClient for BuiltinClient {
         let inner = Arc::clone(&self.inner);
         if request.model != inner.options.name {
             let error = ProviderError::Engine {
-                provider: inner.provider(),
+                provider: inner.options.provider(),
                 message: format!(
                     "this session runs `{}` in oi's process and cannot switch to `{}`",
                     inner.options.name, request.model
@@ -124,7 +120,7 @@ impl ModelClient for BuiltinClient {
                 Ok(()) => replies.boxed(),
                 Err(message) => futures::stream::once(async move {
                     Err(ProviderError::Engine {
-                        provider: inner.provider(),
+                        provider: inner.options.provider(),
                         message,
                         hint: None,
                     })

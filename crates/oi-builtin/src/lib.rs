@@ -53,6 +53,13 @@ pub struct EngineOptions {
     pub sampling: Sampling,
 }
 
+impl EngineOptions {
+    /// How errors name the engine: `the built-in model (NAME)`.
+    pub fn provider(&self) -> String {
+        format!("the built-in model ({})", self.name)
+    }
+}
+
 /// The largest context allocated when none is configured: the KV cache
 /// of a bigger one costs memory most tasks never use.
 pub const DEFAULT_MAX_CONTEXT: u32 = 16_384;

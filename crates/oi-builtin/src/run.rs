@@ -10,7 +10,7 @@ use crate::engine::Job;
 
 fn engine_error(options: &EngineOptions, message: String, hint: Option<String>) -> ProviderError {
     ProviderError::Engine {
-        provider: format!("the built-in model ({})", options.name),
+        provider: options.provider(),
         message,
         hint,
     }
@@ -250,7 +250,7 @@ mod llama {
             let n_ctx = self.n_ctx as usize;
             if tokens.len() + 1 >= n_ctx {
                 return Err(ProviderError::ContextLength {
-                    provider: format!("the built-in model ({})", self.options.name),
+                    provider: self.options.provider(),
                     message: format!(
                         "the prompt has {} tokens and the context holds {n_ctx}",
                         tokens.len()
