@@ -315,7 +315,8 @@ pub async fn ensure_weights(
     if !setup::builtin::selected(&loaded) || !oi_builtin::AVAILABLE {
         return Ok(());
     }
-    let ModelRef::Missing(known, dest) = setup::builtin::model_ref(&loaded)? else {
+    let cwd = setup::current_dir(request)?;
+    let ModelRef::Missing(known, dest) = setup::builtin::model_ref(&loaded, &cwd)? else {
         return Ok(());
     };
     let url = setup::builtin::download_url(&loaded, known);

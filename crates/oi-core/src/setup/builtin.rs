@@ -1,7 +1,7 @@
 //! The built-in model (`model_provider = "builtin"`): which weights, where
 //! they are cached and downloaded from, and the client that runs them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use oi_builtin::{BuiltinClient, EngineOptions, KnownModel, ModelRef, Sampling};
@@ -27,15 +27,15 @@ pub fn cache_dir(loaded: &Loaded) -> Result<PathBuf, SetupError> {
     })
 }
 
-/// The weights the configuration names (cached, missing, or a file).
-pub fn model_ref(loaded: &Loaded) -> Result<ModelRef, SetupError> {
+/// The weights the configuration names (cached, missing, or a file; a
+/// relative path is read from `cwd`, the session's folder).
+pub fn model_ref(loaded: &Loaded, cwd: &Path) -> Result<ModelRef, SetupError> {
     let model = loaded
         .config
         .model
         .clone()
         .unwrap_or_else(|| oi_config::BUILTIN_DEFAULT_MODEL.to_owned());
-    let cwd = std::env::current_dir()?;
-    oi_builtin::catalog::resolve(&model, &cwd, &cache_dir(loaded)?).map_err(SetupError::Builtin)
+    oi_builtin::catalog::resolve(&model, cwd, &cache_dir(loaded)?).map_err(SetupError::Builtin)
 }
 
 /// Where `model` is downloaded from: `[builtin] mirror`, else
@@ -60,7 +60,7 @@ pub fn models(loaded: &Loaded) -> Result<Vec<String>, SetupError> {
 }
 
 /// The client that runs the configured weights.
-pub(super) fn client(loaded: &Loaded) -> Result<Arc<dyn ModelClient>, SetupError> {
+pub(super) fn client(loaded: &Loaded, cwd: &Path) -> Result<Arc<dyn ModelClient>, SetupError> {
     if !oi_builtin::AVAILABLE {
         return Err(SetupError::NoBuiltinEngine);
     }
@@ -74,7 +74,7 @@ pub(super) fn client(loaded: &Loaded) -> Result<Arc<dyn ModelClient>, SetupError
         .model
         .clone()
         .unwrap_or_else(|| oi_config::BUILTIN_DEFAULT_MODEL.to_owned());
-    let path = match model_ref(loaded)? {
+    let path = match model_ref(loaded, cwd)? {
         ModelRef::File(path) | ModelRef::Cached(_, path) => path,
         ModelRef::Missing(known, _) => {
             return Err(SetupError::BuiltinNotDownloaded {

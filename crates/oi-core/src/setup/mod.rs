@@ -174,7 +174,8 @@ fn environment() -> BTreeMap<String, String> {
     std::env::vars().collect()
 }
 
-fn current_dir(request: &SessionRequest) -> Result<PathBuf, SetupError> {
+/// The folder the request's relative paths are read from.
+pub fn current_dir(request: &SessionRequest) -> Result<PathBuf, SetupError> {
     match &request.cwd {
         Some(cwd) => Ok(cwd.clone()),
         None => Ok(std::env::current_dir()?),
@@ -244,7 +245,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
     }
     let (provider, wire) = provider(&loaded, request.api_key.as_deref())?;
     let client = if builtin::selected(&loaded) {
-        builtin::client(&loaded)?
+        builtin::client(&loaded, &current_dir(request)?)?
     } else {
         oi_providers::client(provider.clone(), wire)
     };
