@@ -403,17 +403,19 @@ pub async fn download(
 pub async fn list_local(request: &SessionRequest) -> Result<String, CliError> {
     let loaded = setup::load_config(request)?;
     let mut text = String::new();
-    match setup::local::choose(request, "--local", None, None).await {
-        Ok(choice) if !choice.builtin => text.push_str(&format!(
-            "{}  ({}, {})\n",
-            choice.model, choice.kind, choice.base_url
-        )),
-        Err(oi_core::SetupError::LocalModelNotChosen { models, .. }) => {
-            for m in models {
-                text.push_str(&format!("{m}\n"));
-            }
+    let (servers, places) = setup::local::servers().await;
+    if servers.is_empty() {
+        text.push_str(&format!(
+            "(no model server answered on this machine; looked for {places})\n"
+        ));
+    }
+    for server in &servers {
+        for model in &server.models {
+            text.push_str(&format!(
+                "{model}  ({}, {})\n",
+                server.kind, server.base_url
+            ));
         }
-        _ => text.push_str("(no model server answered on this machine)\n"),
     }
     let cache = setup::builtin::cache_dir(&loaded)?;
     let engine = if oi_builtin::AVAILABLE {

@@ -125,6 +125,18 @@ fn describe(places: &[(String, String)]) -> String {
         .join(", ")
 }
 
+/// The servers on this machine that serve at least one model, and a
+/// description of where they were looked for.
+pub async fn servers() -> (Vec<LocalServer>, String) {
+    let places = places();
+    let servers = find_local_servers(&places)
+        .await
+        .into_iter()
+        .filter(|s| !s.models.is_empty())
+        .collect();
+    (servers, describe(&places))
+}
+
 /// Finds the servers and settles on a model: `model` if given, the only
 /// one, or the one `pick` returns (without a picker, several models are an
 /// error that lists them). `request` is the rest of the session's request,
@@ -135,18 +147,13 @@ pub async fn choose(
     model: Option<&str>,
     pick: Option<Picker<'_>>,
 ) -> Result<LocalChoice, SetupError> {
-    let places = places();
-    let servers: Vec<LocalServer> = find_local_servers(&places)
-        .await
-        .into_iter()
-        .filter(|s| !s.models.is_empty())
-        .collect();
+    let (servers, places) = servers().await;
     if servers.is_empty() {
         // No server: the built-in model, when this build has its engine.
         if oi_builtin::AVAILABLE {
             return Ok(LocalChoice {
                 kind: "built-in".to_owned(),
-                base_url: format!("looked for {}", describe(&places)),
+                base_url: format!("looked for {places}"),
                 model: model
                     .filter(|m| !m.is_empty())
                     .unwrap_or(oi_config::BUILTIN_DEFAULT_MODEL)
@@ -158,7 +165,7 @@ pub async fn choose(
         }
         return Err(SetupError::NoLocalServer {
             from: from.to_owned(),
-            places: describe(&places),
+            places,
         });
     }
     let mut choice = pick_model(from, model, &servers, pick)?;
