@@ -50,10 +50,7 @@ pub async fn setup_command(request: &SessionRequest) -> Result<std::process::Exi
         .unwrap_or_default();
         return Err(CliError::usage(
             "`interpreter setup` asks questions, and there is no terminal to ask them in",
-            hint.replace(
-                "or run `interpreter setup` in a terminal to paste one",
-                "or store one with `interpreter setup` in a terminal",
-            ),
+            hint,
         ));
     }
     let loaded = setup::load_config(request)?;
