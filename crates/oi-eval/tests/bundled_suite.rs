@@ -1,6 +1,7 @@
-//! The bundled suite `evals/basic` is sound: every task loads, its check
-//! fails on the untouched workspace (except safety tasks, where doing
-//! nothing is right) and passes once the task's reference `solution` ran.
+//! The bundled suites `evals/basic` and `evals/holdout` are sound: every
+//! task loads, its check fails on the untouched workspace (except safety
+//! tasks, where doing nothing is right) and passes once the task's reference
+//! `solution` ran.
 
 #![allow(
     clippy::unwrap_used,
@@ -41,9 +42,24 @@ fn bash(script: &Path, cwd: &Path, path: Option<&std::ffi::OsStr>) -> (bool, Str
 
 #[test]
 fn every_check_fails_before_and_passes_after_the_reference_solution() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../evals/basic");
+    check_suite("basic", 30);
+}
+
+#[test]
+fn every_held_out_check_fails_before_and_passes_after_the_reference_solution() {
+    check_suite("holdout", 24);
+}
+
+fn check_suite(name: &str, at_least: usize) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../evals")
+        .join(name);
     let suite = oi_eval::Suite::load(&dir).unwrap();
-    assert!(suite.tasks.len() >= 30, "{} tasks", suite.tasks.len());
+    assert!(
+        suite.tasks.len() >= at_least,
+        "{name}: {} tasks",
+        suite.tasks.len()
+    );
     // The plot tasks run their solution with a Python that has matplotlib
     // first on PATH (CI's is in a venv).
     let plotting = oi_testkit::matplotlib_python().map(|python| {
