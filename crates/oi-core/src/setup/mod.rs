@@ -29,6 +29,14 @@ use tokio::sync::mpsc;
 
 use crate::{Agent, AgentConfig, transcript};
 
+/// The reply limit (`max_tokens`) of a small model served on this machine,
+/// unless one is configured: enough for a script and an answer.
+pub const SMALL_MODEL_MAX_TOKENS: u32 = 1024;
+
+/// The sampling temperature of a small model served on this machine,
+/// unless one is configured: greedy.
+pub const SMALL_MODEL_TEMPERATURE: f64 = 0.0;
+
 pub use error::SetupError;
 pub use local::LocalChoice;
 pub use parts::{checkpoints, config_notices, policy, provider};
@@ -338,6 +346,16 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
     config.system_message = c.system_message.clone();
     let info = parts::model_info(&loaded, &config.model)?;
     parts::model_limits(&loaded, &info, wire, &mut config);
+    if config.small_model && config.max_tokens.is_none() {
+        // A small model's useful reply is short; one that runs on (a loop,
+        // a wall of data) should not take minutes and the whole window.
+        config.max_tokens = Some(SMALL_MODEL_MAX_TOKENS);
+    }
+    if config.small_model && config.temperature.is_none() {
+        // Servers sample at their own default (llama.cpp: 0.8), which
+        // makes a small model's code sloppier; greedy is reproducible.
+        config.temperature = Some(SMALL_MODEL_TEMPERATURE);
+    }
     parts::pricing(&loaded, &info, &mut config, &mut notices)?;
     config.transcript = (!request.ephemeral).then(|| crate::TranscriptSetup {
         path: session_dir.join(transcript::FILE_NAME),
