@@ -1,8 +1,15 @@
-//! Stopping a task that repeats itself: the same error, or the same code,
-//! several times in a row. Small models in particular can rerun a failing
-//! snippet forever, each time paying for a request.
+//! Stopping a task that repeats itself: the same error, the same code, or
+//! small variations of one failing idea, several times in a row. Small
+//! models in particular can rerun a failing snippet forever, each time
+//! paying for a request.
+
+use std::collections::BTreeSet;
 
 use oi_protocol::RunStatus;
+
+/// How alike two pieces of code must be (shared words over all words) to
+/// count as variations of one idea.
+const NEAR_SIMILARITY: f64 = 0.75;
 
 /// What the guard has seen during one task.
 #[derive(Debug, Default)]
@@ -11,9 +18,34 @@ pub(crate) struct LoopGuard {
     code_repeats: u32,
     last_error: Option<String>,
     error_repeats: u32,
+    /// How the last run failed, as said (shortened), if it did.
+    last_failure_text: Option<String>,
+    /// The code proposed last, as words, until its run ends.
+    pending: Option<(String, BTreeSet<String>)>,
+    /// The last failed run: its language, words and kind of error.
+    last_failure: Option<Failure>,
+    near_repeats: u32,
+    /// Whether variations count (for small models, which need it).
+    near: bool,
+}
+
+#[derive(Debug)]
+struct Failure {
+    language: String,
+    words: BTreeSet<String>,
+    kind: String,
 }
 
 impl LoopGuard {
+    /// A guard for one task; `near` also counts failing variations of one
+    /// idea (small models), not only exact repeats.
+    pub(crate) fn new(near: bool) -> Self {
+        Self {
+            near,
+            ..Self::default()
+        }
+    }
+
     /// The model proposed `code`.
     pub(crate) fn proposed(&mut self, language: &str, code: &str) {
         let key = format!("{language}\n{}", normalize_code(code));
@@ -23,21 +55,51 @@ impl LoopGuard {
             self.last_code = Some(key);
             self.code_repeats = 1;
         }
+        self.pending = Some((language.to_owned(), words(code)));
     }
 
     /// A run ended with `status`, its output for the model being `output`.
     pub(crate) fn ran(&mut self, status: &RunStatus, output: &str) {
+        let pending = self.pending.take();
+        self.last_failure_text = raw_error(status, output).map(|raw| shorten(&raw));
         let Some(error) = error_signature(status, output) else {
             self.last_error = None;
             self.error_repeats = 0;
+            self.last_failure = None;
+            self.near_repeats = 0;
             return;
         };
+        if let Some((language, words)) = pending.filter(|_| self.near) {
+            let failure = Failure {
+                language,
+                words,
+                kind: error_kind(&error),
+            };
+            let near = self.last_failure.as_ref().is_some_and(|last| {
+                last.language == failure.language
+                    && last.kind == failure.kind
+                    && similarity(&last.words, &failure.words) >= NEAR_SIMILARITY
+            });
+            self.near_repeats = if near { self.near_repeats + 1 } else { 1 };
+            self.last_failure = Some(failure);
+        }
         if self.last_error.as_deref() == Some(error.as_str()) {
             self.error_repeats += 1;
         } else {
             self.last_error = Some(error);
             self.error_repeats = 1;
         }
+    }
+
+    /// How the last run failed (its error, shortened), if it did.
+    pub(crate) fn last_failure(&self) -> Option<&str> {
+        self.last_failure_text.as_deref()
+    }
+
+    /// Failing variations of one idea stop the task one repeat later than
+    /// exact repeats do: a variation may be the fix.
+    fn near_limit(max: u32) -> u32 {
+        max + 1
     }
 
     /// A word to the model one repeat before the guard stops the task:
@@ -56,6 +118,12 @@ impl LoopGuard {
             return Some(format!(
                 "[oi: the same error {} times in a row. Read it and do something different (another method, check your assumptions, inspect the data); one more repeat stops the task.]",
                 self.error_repeats
+            ));
+        }
+        if self.near_repeats == Self::near_limit(max) - 1 {
+            return Some(format!(
+                "[oi: {} small variations of the same code failed the same way. Stop guessing: look at the real input first (print its first lines, its keys or columns), then take another approach. One more such attempt stops the task.]",
+                self.near_repeats
             ));
         }
         None
@@ -78,6 +146,19 @@ impl LoopGuard {
                 ),
             ));
         }
+        if self.near_repeats >= Self::near_limit(max)
+            && let Some(failure) = &self.last_failure
+        {
+            return Some((
+                self.near_repeats,
+                format!(
+                    "{} variations of the same {} code failed the same way ({})",
+                    self.near_repeats,
+                    failure.language,
+                    shorten(&failure.kind)
+                ),
+            ));
+        }
         if self.code_repeats >= max
             && let Some(code) = &self.last_code
         {
@@ -95,6 +176,47 @@ impl LoopGuard {
     }
 }
 
+/// The words of some code (identifiers, numbers, words inside strings),
+/// lowercased, for comparing two attempts.
+fn words(code: &str) -> BTreeSet<String> {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Shared words over all words of the two (Jaccard); two empty sets are alike.
+fn similarity(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let all = a.union(b).count();
+    if all == 0 {
+        return 1.0;
+    }
+    a.intersection(b).count() as f64 / all as f64
+}
+
+/// The kind of a failure, from its signature: what precedes the first
+/// colon (`KeyError`, `FileNotFoundError`, `ls`), with quoted parts taken
+/// out; a signature without a colon stands for itself.
+fn error_kind(signature: &str) -> String {
+    let mut plain = String::with_capacity(signature.len());
+    let mut quote: Option<char> = None;
+    for c in signature.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                plain.push('…');
+            }
+            None => plain.push(c),
+        }
+    }
+    match plain.split_once(':') {
+        Some((head, _)) if !head.trim().is_empty() => head.trim().to_owned(),
+        _ => plain.trim().to_owned(),
+    }
+}
+
 fn normalize_code(code: &str) -> String {
     code.lines()
         .map(str::trim_end)
@@ -106,6 +228,11 @@ fn normalize_code(code: &str) -> String {
 /// The error a failed run ended with, with what varies between attempts
 /// (line numbers, addresses, other numbers, cell names) taken out.
 fn error_signature(status: &RunStatus, output: &str) -> Option<String> {
+    raw_error(status, output).map(|raw| normalize_error(&raw))
+}
+
+/// The error a failed run ended with, as it was said.
+fn raw_error(status: &RunStatus, output: &str) -> Option<String> {
     let raw = match status {
         RunStatus::Ok | RunStatus::Interrupted => return None,
         RunStatus::Failed {
@@ -127,7 +254,7 @@ fn error_signature(status: &RunStatus, output: &str) -> Option<String> {
         RunStatus::TimedOut { .. } => "the run timed out".to_owned(),
         RunStatus::WaitingForInput { .. } => "the program waited for input".to_owned(),
     };
-    Some(normalize_error(&raw))
+    Some(raw)
 }
 
 fn normalize_error(text: &str) -> String {
@@ -239,6 +366,76 @@ mod tests {
             summary.contains("No such file or directory (exit code #)"),
             "{summary}"
         );
+    }
+
+    #[test]
+    fn failing_variations_of_one_idea_are_warned_then_stopped_one_later() {
+        let mut guard = LoopGuard::new(true);
+        let attempt = |guard: &mut LoopGuard, column: &str| {
+            guard.proposed(
+                "python",
+                &format!(
+                    "import csv\nrows = list(csv.DictReader(open('data.csv')))\nprint(sum(float(r['{column}']) for r in rows))"
+                ),
+            );
+            guard.ran(&failed(&format!("KeyError: '{column}'")), "");
+        };
+        attempt(&mut guard, "Amount");
+        attempt(&mut guard, "amount");
+        // Different errors, so not the same error twice.
+        assert_eq!(guard.error_repeats, 1);
+        assert_eq!(guard.warning(3), None);
+        attempt(&mut guard, "AMOUNT");
+        let warning = guard.warning(3).unwrap();
+        assert!(warning.contains("3 small variations"), "{warning}");
+        assert_eq!(guard.tripped(3), None);
+        attempt(&mut guard, "amount ");
+        let (repeats, summary) = guard.tripped(3).unwrap();
+        assert_eq!(repeats, 4);
+        assert!(
+            summary
+                .starts_with("4 variations of the same python code failed the same way (KeyError)"),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn another_approach_or_a_success_is_not_a_near_repeat() {
+        let mut guard = LoopGuard::new(true);
+        guard.proposed(
+            "python",
+            "import csv\nrows = list(csv.DictReader(open('a.csv')))",
+        );
+        guard.ran(&failed("KeyError: 'x'"), "");
+        guard.proposed("shell", "cut -d, -f2 a.csv | paste -sd+ | bc");
+        guard.ran(&failed("KeyError: 'y'"), "");
+        guard.proposed(
+            "python",
+            "import json\nprint(json.load(open('a.json'))['data'][0]['x'])",
+        );
+        guard.ran(&failed("KeyError: 'z'"), "");
+        assert_eq!(guard.near_repeats, 1);
+        guard.proposed(
+            "python",
+            "import json\nprint(json.load(open('a.json'))['data'][0]['y'])",
+        );
+        assert_eq!(guard.last_failure(), Some("KeyError: 'z'"));
+        guard.ran(&RunStatus::Ok, "1");
+        assert_eq!(guard.near_repeats, 0);
+        assert_eq!(guard.last_failure(), None);
+        assert_eq!(error_kind("KeyError: 'a:b'"), "KeyError");
+        assert_eq!(
+            error_kind("cat: 'no such.txt': No such file or directory (exit code #)"),
+            "cat"
+        );
+        assert_eq!(error_kind("the run timed out"), "the run timed out");
+        // Off for other models.
+        let mut guard = LoopGuard::new(false);
+        for column in ["a", "b", "c", "d"] {
+            guard.proposed("python", &format!("print(rows['{column}'])"));
+            guard.ran(&failed(&format!("KeyError: '{column}'")), "");
+        }
+        assert_eq!(guard.tripped(3), None);
     }
 
     #[test]

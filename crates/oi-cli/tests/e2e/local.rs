@@ -435,3 +435,219 @@ async fn a_small_model_that_repeats_a_note_back_gets_no_more_notes() {
         out.stderr
     );
 }
+
+/// A session with the small model `model` on the mock server.
+fn small_model_env(env: &TestEnv, model: &str) {
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"{model}\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
+        env.server.base_url()
+    ));
+}
+
+#[tokio::test]
+async fn a_small_model_is_sent_greedy_sampling_and_a_reply_limit_unless_configured() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    env.server.push(Reply::text("Hi."));
+    let out = env.exec(&["-y", "What is 1 + 1?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = &env.server.chat_requests()[0].body;
+    assert_eq!(body["max_tokens"], 1024, "{body}");
+    assert_eq!(body["temperature"], 0.0, "{body}");
+    // Configured values win.
+    env.server.push(Reply::text("Hi."));
+    let out = env
+        .exec(&[
+            "-y",
+            "-c",
+            "temperature=0.7",
+            "-c",
+            "max_tokens=300",
+            "What is 1 + 1?",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = &env.server.chat_requests()[1].body;
+    assert_eq!(body["max_tokens"], 300, "{body}");
+    assert_eq!(body["temperature"], 0.7, "{body}");
+    // Other models get neither.
+    let big = TestEnv::new().await;
+    big.server.push(Reply::text("Hi."));
+    let out = big.exec(&["-y", "What is 1 + 1?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = &big.server.chat_requests()[0].body;
+    assert!(body.get("temperature").is_none(), "{body}");
+}
+
+#[tokio::test]
+async fn a_small_model_gets_a_first_look_at_the_folder_and_the_files_the_task_names() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    std::fs::write(
+        env.cwd.path().join("orders.json"),
+        r#"{"data": {"orders": [{"id": 1, "items": [{"qty": 2}]}]}}"#,
+    )
+    .unwrap();
+    std::fs::create_dir(env.cwd.path().join("in box")).unwrap();
+    std::fs::write(env.cwd.path().join("in box/A.TXT"), "x").unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\n_ = open('count.txt', 'w').write('2')\n```",
+        ))
+        .push(Reply::text("2 items."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Count the items in orders.json and write the count to count.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let first = env.server.chat_requests()[0].last_message_text();
+    assert!(
+        first.starts_with("Count the items in orders.json and write the count to count.txt."),
+        "{first}"
+    );
+    assert!(first.contains("- `in box/` (1 entry): `A.TXT`"), "{first}");
+    assert!(
+        first.contains("`orders.json` is a JSON document shaped like this:\n{\"data\": {\"orders\": [{\"id\": number, \"items\": [{\"qty\": number}, …] (1 item)}, …] (1 item)}}"),
+        "{first}"
+    );
+    // A later request of the task does not repeat it.
+    let second = env.server.chat_requests()[1].last_message_text();
+    assert!(!second.contains("first look"), "{second}");
+    // Other models get no look.
+    let big = TestEnv::new().await;
+    std::fs::write(big.cwd.path().join("orders.json"), "{}").unwrap();
+    big.server.push(Reply::text("Done."));
+    big.exec(&["-y", "Read orders.json"]).await;
+    let first = big.server.chat_requests()[0].last_message_text();
+    assert!(!first.contains("first look"), "{first}");
+}
+
+#[tokio::test]
+async fn a_script_a_small_models_reply_runs_but_never_wrote_is_saved_first() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    env.server
+        .push(Reply::text(
+            "Save this as `sum.py`:\n```python\nprint(sum(range(1, 101)))\n```\nThen run it:\n```bash\npython3 sum.py\n```",
+        ))
+        .push(Reply::text("The sum is 5050."));
+    let out = env
+        .exec(&["-y", "What is the sum of 1..100? Use a script."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("sum.py")).unwrap(),
+        "print(sum(range(1, 101)))\n"
+    );
+    let results = env.server.chat_requests()[1].last_message_text();
+    assert!(results.contains("saved sum.py"), "{results}");
+    assert!(results.contains("5050"), "{results}");
+    assert!(
+        out.stderr
+            .contains("the reply runs sum.py without writing it"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_ending_after_a_failed_run_is_told_once() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    env.server
+        .push(Reply::text("```python\nraise KeyError('amount')\n```"))
+        .push(Reply::text("The total is written."))
+        .push(Reply::text("It is done."));
+    let out = env.exec(&["-y", "Add up the amounts."]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 3, "told once, then it may end");
+    let told = requests[2].last_message_text();
+    assert!(
+        told.contains("[oi: before you finish: your last run failed (KeyError: 'amount')"),
+        "{told}"
+    );
+}
+
+#[tokio::test]
+async fn the_run_that_lacked_a_module_runs_again_once_it_is_installed() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    env.server
+        .push(Reply::text(
+            "```python\nimport sys\nsys.path.insert(0, '.')\nimport mymod\n```",
+        ))
+        // An "install" that makes the module and says so as pip does.
+        .push(Reply::text(
+            "```bash\necho 'print(\"mymod loaded\")' > mymod.py && echo 'Successfully installed mymod-1.0'\n```",
+        ))
+        .push(Reply::text("Installed."));
+    let out = env.exec(&["-y", "Use mymod."]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let results = env.server.chat_requests()[2].last_message_text();
+    assert!(
+        results.contains("Successfully installed mymod-1.0"),
+        "{results}"
+    );
+    assert!(
+        results.contains(
+            "[oi: the install worked, so oi ran again the code that had failed for lack of it:]"
+        ),
+        "{results}"
+    );
+    assert!(results.contains("mymod loaded"), "{results}");
+}
+
+#[tokio::test]
+async fn failing_variations_of_one_idea_stop_a_small_models_task() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    for column in ["Amount", "amount", "AMOUNT", "amount_usd", "never"] {
+        env.server.push(Reply::text(&format!(
+            "```python\nimport csv\nrows = [{{'total': 1, 'region': 'north'}}]\nfor row in rows:\n    print(row['{column}'])\n```"
+        )));
+    }
+    let out = env.exec(&["-y", "Print the amount."]).await;
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("4 variations of the same python code failed the same way (KeyError)"),
+        "{}",
+        out.stderr
+    );
+    let warned = env.server.chat_requests()[3].last_message_text();
+    assert!(
+        warned.contains("3 small variations of the same code failed the same way"),
+        "{warned}"
+    );
+    assert_eq!(env.server.chat_requests().len(), 4);
+}
+
+#[tokio::test]
+async fn a_reply_that_repeats_itself_is_stopped_cut_and_the_model_told() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    env.server
+        .push(Reply::text(&format!("The numbers are: {}", "0, ".repeat(2000))).chunk_chars(16))
+        .push(Reply::text("Done."));
+    let out = env.exec(&["-y", "What are the numbers?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("the model kept repeating itself"),
+        "{}",
+        out.stderr
+    );
+    let requests = env.server.chat_requests();
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let cut = messages[messages.len() - 2]["content"].as_str().unwrap();
+    assert_eq!(cut, "The numbers are: 0, 0,");
+    assert!(
+        requests[1]
+            .last_message_text()
+            .starts_with("[oi: your reply kept repeating `0,`"),
+        "{}",
+        requests[1].last_message_text()
+    );
+}

@@ -1,9 +1,12 @@
 //! Small models stop short in a few ways that a word from oi fixes: they
 //! describe code instead of running it, end without the file the task
-//! names, or say a task is done without having run anything. The coach
-//! tells them once each (as `[oi: …]` notes), and shows them what their
-//! runs made of the files the task names, so they can tell a wrong result
-//! from a right one. For other models it stays silent.
+//! names (or with it empty), say a task is done without having run
+//! anything or right after a run that failed, or stop once a missing
+//! package is installed without running again what needed it. The coach
+//! tells them once each (as `[oi: …]` notes), re-runs the step that lacked
+//! a package once it is installed, and shows them what their runs made of
+//! the files the task names, so they can tell a wrong result from a right
+//! one. For other models it stays silent.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,7 +14,7 @@ use std::time::SystemTime;
 
 use oi_protocol::HarnessKind;
 
-use crate::harness::Report;
+use crate::harness::{ProposedRun, Report};
 
 /// What the coach knows of the current task.
 pub(super) struct Coach {
@@ -32,6 +35,13 @@ pub(super) struct Coach {
     told_idle: bool,
     /// The files the task names, as last shown: size and change time.
     shown: HashMap<String, (u64, Option<SystemTime>)>,
+    /// Whether the model was stopped once before ending after a failed
+    /// run or with an empty result.
+    checked_completion: bool,
+    /// The last run that failed for lack of a package or program, until it
+    /// runs again; and whether it was re-run for the model already.
+    lacking: Option<ProposedRun>,
+    reran: bool,
 }
 
 impl Coach {
@@ -54,6 +64,9 @@ impl Coach {
             ran_any: false,
             told_idle: false,
             shown: HashMap::new(),
+            checked_completion: false,
+            lacking: None,
+            reran: false,
         }
     }
 
@@ -64,16 +77,19 @@ impl Coach {
             self.told_to_run = true;
             self.checked_outputs = true;
             self.told_idle = true;
+            self.checked_completion = true;
         }
     }
 
     /// A reply that proposed nothing to run: the note to send the model
     /// before the task may end, if any (each is sent once per task).
+    /// `last_failure` is how the task's last run failed, if it did.
     pub(super) fn note_before_ending(
         &mut self,
         reply: &str,
         harness: HarnessKind,
         cwd: &Path,
+        last_failure: Option<&str>,
     ) -> Option<String> {
         if !self.small_model {
             return None;
@@ -112,7 +128,67 @@ impl Coach {
                 "[oi: you have not run any code for this task, so nothing has been done yet. Do the task now by running code, then answer.]".to_owned(),
             );
         }
+        if !self.checked_completion {
+            let empty: Vec<String> = self
+                .expected
+                .iter()
+                .filter(|name| {
+                    fs_err::metadata(cwd.join(name.as_str()))
+                        .is_ok_and(|m| m.is_file() && m.len() == 0)
+                })
+                .map(|name| format!("`{name}`"))
+                .collect();
+            let mut problems = Vec::new();
+            if let Some(error) = last_failure {
+                problems.push(format!("your last run failed ({error})"));
+            }
+            if !empty.is_empty() {
+                problems.push(format!("{} is empty", empty.join(", ")));
+            }
+            if !problems.is_empty() {
+                self.checked_completion = true;
+                return Some(format!(
+                    "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again; if the task is really done, say so in one sentence.]",
+                    problems.join(", and ")
+                ));
+            }
+        }
         None
+    }
+
+    /// After a batch of `runs` (the proposed code of each action, in order)
+    /// with these `reports`: the run to do again, once, when the batch ended
+    /// by installing what an earlier run lacked (a package, a program) —
+    /// small models tend to report the install and stop.
+    pub(super) fn rerun_after_install(
+        &mut self,
+        runs: &[Option<ProposedRun>],
+        reports: &[Report],
+    ) -> Option<ProposedRun> {
+        if !self.small_model {
+            return None;
+        }
+        for (run, report) in runs.iter().zip(reports) {
+            if let Some(run) = run {
+                if lacks_something(&report.text) {
+                    self.lacking = Some(run.clone());
+                } else if self.lacking.as_ref().is_some_and(|l| l.code == run.code) {
+                    // It ran again by itself.
+                    self.lacking = None;
+                }
+            }
+        }
+        let installed = runs.len() == reports.len()
+            && reports.last().is_some_and(|r| installed_something(&r.text));
+        if !installed || self.reran {
+            return None;
+        }
+        let run = self.lacking.take()?;
+        self.reran = true;
+        Some(ProposedRun {
+            call_id: None,
+            ..run
+        })
     }
 
     /// After a batch of runs: what they made of the files the task names
@@ -161,6 +237,32 @@ fn describes_code(text: &str) -> bool {
     ]
     .iter()
     .any(|p| lower.contains(p))
+}
+
+/// Whether a run's output says it lacked a module, package or program.
+fn lacks_something(output: &str) -> bool {
+    [
+        "ModuleNotFoundError",
+        "No module named",
+        "command not found",
+        "Cannot find module",
+        "cannot find package",
+    ]
+    .iter()
+    .any(|p| output.contains(p))
+}
+
+/// Whether a run's output says a package manager installed what it was
+/// asked for (pip, apt, npm).
+fn installed_something(output: &str) -> bool {
+    let failed = ["ERROR:", "E: ", "npm ERR!", "error:"]
+        .iter()
+        .any(|p| output.contains(p));
+    !failed
+        && (output.contains("Successfully installed")
+            || output.contains("Requirement already satisfied")
+            || output.contains("Setting up ")
+            || (output.contains("added ") && output.contains(" package")))
 }
 
 /// Whether a task asks a question (which a model may answer without code)
@@ -261,10 +363,11 @@ fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
 }
 
 /// File names a task mentions (`count.txt`, `out/sum.txt`, `chart.png` …).
-fn named_files(text: &str) -> Vec<String> {
+pub(super) fn named_files(text: &str) -> Vec<String> {
     const EXTENSIONS: &[&str] = &[
         "txt", "csv", "json", "md", "png", "jpg", "jpeg", "svg", "pdf", "zip", "tar", "gz", "py",
-        "sh", "js", "html", "xml", "yaml", "yml", "log", "ini", "toml", "db", "xlsx",
+        "sh", "js", "html", "xml", "yaml", "yml", "log", "ini", "toml", "db", "xlsx", "jsonl",
+        "tsv", "sql", "sqlite", "cfg", "conf",
     ];
     let mut found: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
@@ -368,7 +471,7 @@ mod tests {
         let task = "Write the squares of 1..5 to squares.txt";
         let mut big = Coach::new(false, task, cwd);
         assert_eq!(
-            big.note_before_ending("You can run this.", HarnessKind::Native, cwd),
+            big.note_before_ending("You can run this.", HarnessKind::Native, cwd, None),
             None
         );
 
@@ -377,21 +480,131 @@ mod tests {
             "You can run the following code.",
             HarnessKind::Markdown,
             cwd,
+            None,
         );
         assert!(first.unwrap().contains("fenced code block"));
         let second = coach
-            .note_before_ending("Done!", HarnessKind::Markdown, cwd)
+            .note_before_ending("Done!", HarnessKind::Markdown, cwd, None)
             .unwrap();
         assert!(
             second.contains("`squares.txt`, which does not exist yet"),
             "{second}"
         );
         let third = coach
-            .note_before_ending("Done!", HarnessKind::Markdown, cwd)
+            .note_before_ending("Done!", HarnessKind::Markdown, cwd, None)
             .unwrap();
         assert!(third.contains("you have not run any code"), "{third}");
         assert_eq!(
-            coach.note_before_ending("Done!", HarnessKind::Markdown, cwd),
+            coach.note_before_ending("Done!", HarnessKind::Markdown, cwd, None),
+            None
+        );
+    }
+
+    #[test]
+    fn ending_after_a_failed_run_or_with_an_empty_result_is_questioned_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let mut coach = Coach::new(true, "Write the total to total.txt", cwd);
+        let ran = [Report {
+            call_id: None,
+            language: "python".to_owned(),
+            text: String::new(),
+            images: Vec::new(),
+        }];
+        fs_err::write(cwd.join("total.txt"), "").unwrap();
+        coach.after_runs(&ran, cwd);
+        let note = coach
+            .note_before_ending(
+                "Done.",
+                HarnessKind::Markdown,
+                cwd,
+                Some("KeyError: 'amount'"),
+            )
+            .unwrap();
+        assert_eq!(
+            note,
+            "[oi: before you finish: your last run failed (KeyError: 'amount'), and `total.txt` is empty, so the task is probably not done. Fix the cause and run the step again; if the task is really done, say so in one sentence.]"
+        );
+        assert_eq!(
+            coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, Some("KeyError")),
+            None
+        );
+        // A run that worked and a full file: nothing to say.
+        let mut coach_fine = Coach::new(true, "Write the total to total.txt", dir.path());
+        fs_err::write(cwd.join("total.txt"), "42\n").unwrap();
+        coach_fine.after_runs(&ran, cwd);
+        assert_eq!(
+            coach_fine.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
+            None
+        );
+        // Other models are never questioned.
+        let mut big = Coach::new(false, "Write the total to total.txt", cwd);
+        assert_eq!(
+            big.note_before_ending("Done.", HarnessKind::Markdown, cwd, Some("boom")),
+            None
+        );
+    }
+
+    #[test]
+    fn the_run_that_lacked_a_package_runs_again_once_it_is_installed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut coach = Coach::new(true, "Plot data.csv to chart.png", dir.path());
+        let run = |code: &str| {
+            Some(ProposedRun {
+                call_id: Some("call_1".to_owned()),
+                language: Some("python".to_owned()),
+                code: code.to_owned(),
+            })
+        };
+        let report = |text: &str| Report {
+            call_id: None,
+            language: "python".to_owned(),
+            text: text.to_owned(),
+            images: Vec::new(),
+        };
+        let plot = run("import matplotlib");
+        assert_eq!(
+            coach.rerun_after_install(
+                std::slice::from_ref(&plot),
+                &[report("ModuleNotFoundError: No module named 'matplotlib'")]
+            ),
+            None
+        );
+        // A failed install re-runs nothing.
+        let install = run("%pip install matplotlib");
+        assert_eq!(
+            coach.rerun_after_install(
+                std::slice::from_ref(&install),
+                &[report("ERROR: No matching distribution")]
+            ),
+            None
+        );
+        let again = coach
+            .rerun_after_install(
+                std::slice::from_ref(&install),
+                &[report("Successfully installed matplotlib-3.9")],
+            )
+            .unwrap();
+        assert_eq!(again.code, "import matplotlib");
+        // Re-run without the call it once answered.
+        assert_eq!(again.call_id, None);
+        // Once per task.
+        coach.rerun_after_install(
+            &[plot],
+            &[report("ModuleNotFoundError: No module named 'x'")],
+        );
+        assert_eq!(
+            coach.rerun_after_install(&[install], &[report("Successfully installed x")]),
+            None
+        );
+        // Not for other models.
+        let mut big = Coach::new(false, "Plot", dir.path());
+        big.rerun_after_install(&[run("import x")], &[report("No module named 'x'")]);
+        assert_eq!(
+            big.rerun_after_install(
+                &[run("pip install x")],
+                &[report("Successfully installed x")]
+            ),
             None
         );
     }
@@ -402,7 +615,7 @@ mod tests {
         let mut coach = Coach::new(true, "Write hello to out.txt", dir.path());
         coach.heard("[oi: you have not run any code for this task]");
         assert_eq!(
-            coach.note_before_ending("Done.", HarnessKind::Native, dir.path()),
+            coach.note_before_ending("Done.", HarnessKind::Native, dir.path(), None),
             None
         );
     }
@@ -428,7 +641,7 @@ mod tests {
         assert!(coach.after_runs(&ran, dir.path()).is_empty());
         // Code ran, so an answer now ends the task.
         assert_eq!(
-            coach.note_before_ending("Done.", HarnessKind::Native, dir.path()),
+            coach.note_before_ending("Done.", HarnessKind::Native, dir.path(), None),
             None
         );
     }

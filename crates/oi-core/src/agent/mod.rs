@@ -10,6 +10,9 @@
 //!   run and result; `screen`: OS mode's screen actions, the same way;
 //! - `approval`: the rule for when the user is asked, and waiting for them;
 //! - `coach`: what small models are told when they stop short;
+//! - `first_look`: what a small model is shown of the folder with a task;
+//! - `runaway`: noticing a reply that repeats itself without end;
+//! - `save_as`: writing the script a small model's reply runs but never saved;
 //! - `context_fit`: keeping the conversation within the context window;
 //! - `history`: the user's message, images in the conversation;
 //! - `control`: the ops handled between tasks (undo, save, load …).
@@ -19,7 +22,10 @@ mod coach;
 mod context_fit;
 mod control;
 mod execute;
+mod first_look;
 mod history;
+mod runaway;
+mod save_as;
 mod screen;
 mod task;
 

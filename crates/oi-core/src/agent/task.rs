@@ -1,14 +1,18 @@
 //! A task: the turn loop (ask the model, run what it proposes, send back
 //! the results, repeat) and the one place where a task ends.
 
+use crate::harness::{Action, ProposedRun};
 use futures::StreamExt;
 use oi_protocol::{ContentPart, Event, Message, StopReason, ToolCall, Usage};
 use oi_providers::{FinishReason, ModelRequest, ProviderError, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
-use super::coach::Coach;
+use super::coach::{Coach, named_files};
 use super::execute::Halt;
+use super::first_look::first_look;
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
+use super::runaway::{self, Runaway};
+use super::save_as::save_named_scripts;
 use super::{Session, sleep_until};
 use crate::context::estimate_tokens;
 use crate::loop_guard::LoopGuard;
@@ -19,6 +23,8 @@ pub(super) struct Reply {
     pub(super) tool_calls: Vec<ToolCall>,
     pub(super) reasoning: Vec<serde_json::Value>,
     pub(super) finish_reason: FinishReason,
+    /// The reply fell into repeating itself and was cut (small models).
+    pub(super) runaway: Option<Runaway>,
 }
 
 /// Why a reply did not complete.
@@ -76,7 +82,7 @@ impl Session {
         let message = self.user_message(text, &images);
         self.task_index = Some(self.history.len());
         self.history.push(message);
-        self.guard = LoopGuard::default();
+        self.guard = LoopGuard::new(self.config.small_model);
         self.task_started = std::time::Instant::now();
         let end = self.turns(&cancel).await;
         if let Some((message, hint)) = end.error {
@@ -92,6 +98,9 @@ impl Session {
     async fn turns(&mut self, cancel: &CancellationToken) -> TaskEnd {
         let task = text_of_task(&self.history, self.task_index);
         let mut coach = Coach::new(self.config.small_model, &task, self.kernels.cwd());
+        if self.config.small_model {
+            self.add_first_look(&task);
+        }
         let mut turn = 0;
         let mut retried_overflow = false;
         loop {
@@ -131,21 +140,50 @@ impl Session {
             self.emit(Event::AssistantMessage {
                 text: reply.text.clone(),
             });
-            if reply.finish_reason == FinishReason::Length {
+            if reply.finish_reason == FinishReason::Length && reply.runaway.is_none() {
                 self.emit(Event::Warning {
                     message: "the model's reply was cut off at its output token limit".to_owned(),
                 });
             }
+            if let Some(found) = &reply.runaway {
+                // What came before the repetition stays; nothing of a cut
+                // reply is run (its code is likely cut too).
+                self.history.push(Message::Assistant {
+                    text: reply.text.clone(),
+                    tool_calls: Vec::new(),
+                    reasoning: reply.reasoning.clone(),
+                });
+                self.history.push(Message::user(runaway::note(found)));
+                continue;
+            }
             let answer = reply.text.clone();
             self.adapt_harness(&reply);
-            let (message, actions) =
+            let (message, mut actions) =
                 self.harness
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
+            if self.config.small_model {
+                let saved;
+                (actions, saved) = save_named_scripts(actions, &answer, self.kernels.cwd());
+                if !saved.is_empty() {
+                    self.emit(Event::Warning {
+                        message: format!(
+                            "the reply runs {} without writing it; oi saves the code block before it as that file",
+                            saved.join(", ")
+                        ),
+                    });
+                }
+            }
             self.history.push(message);
             coach.heard(&answer);
             if actions.is_empty() {
                 let cwd = self.kernels.cwd().to_path_buf();
-                match coach.note_before_ending(&answer, self.harness.kind(), &cwd) {
+                let failure = self.guard.last_failure().map(str::to_owned);
+                match coach.note_before_ending(
+                    &answer,
+                    self.harness.kind(),
+                    &cwd,
+                    failure.as_deref(),
+                ) {
                     Some(note) => {
                         self.history.push(Message::user(note));
                         continue;
@@ -153,9 +191,38 @@ impl Session {
                     None => return TaskEnd::done(answer),
                 }
             }
-            let (reports, halt) = self.execute(actions, cancel).await;
-            let previews = coach.after_runs(&reports, self.kernels.cwd());
+            let runs: Vec<Option<ProposedRun>> = actions
+                .iter()
+                .map(|action| match action {
+                    Action::Run(run) => Some(run.clone()),
+                    _ => None,
+                })
+                .collect();
+            let (mut reports, mut halt) = self.execute(actions, cancel).await;
+            let mut previews = coach.after_runs(&reports, self.kernels.cwd());
+            let mut rerun_results = Vec::new();
+            if halt.is_none()
+                && let Some(run) = coach.rerun_after_install(&runs, &reports)
+            {
+                let (mut again, stop) = self.execute(vec![Action::Run(run)], cancel).await;
+                halt = stop;
+                if let Some(first) = again.first_mut() {
+                    first.text = format!(
+                        "[oi: the install worked, so oi ran again the code that had failed for lack of it:]\n{}",
+                        first.text
+                    );
+                }
+                // Results of tool calls stay tool messages; this run
+                // answers none, so it goes after them.
+                previews.extend(coach.after_runs(&again, self.kernels.cwd()));
+                if reports.iter().all(|r| r.call_id.is_some()) {
+                    rerun_results = self.harness.results(again);
+                } else {
+                    reports.extend(again);
+                }
+            }
             let mut results = self.harness.results(reports);
+            results.extend(rerun_results);
             // What the model should read with the last result: what its
             // runs made of the task's files, and a loop-guard warning.
             let notes = [
@@ -190,6 +257,19 @@ impl Session {
             {
                 return TaskEnd::stop(StopReason::LoopGuard { repeats, summary });
             }
+        }
+    }
+
+    /// Gives a small model a first look at the working folder and the files
+    /// the task names, with the task's message.
+    fn add_first_look(&mut self, task: &str) {
+        let Some(look) = first_look(self.kernels.cwd(), &named_files(task)) else {
+            return;
+        };
+        if let Some(Message::User { content }) =
+            self.task_index.and_then(|i| self.history.get_mut(i))
+        {
+            content.push(ContentPart::text(look));
         }
     }
 
@@ -311,11 +391,47 @@ impl Session {
         });
     }
 
+    /// A reply that fell into repeating itself: cut after its first
+    /// repeats, counted with estimated usage (the server reports none for
+    /// a stream that was dropped), and said so.
+    fn cut_runaway(
+        &mut self,
+        mut text: String,
+        tool_calls: Vec<ToolCall>,
+        reasoning: Vec<serde_json::Value>,
+        found: Runaway,
+        input_estimate: u64,
+    ) -> Reply {
+        let output_estimate = (text.len() as u64).div_ceil(4);
+        self.request_completed(Some(Usage {
+            input_tokens: input_estimate,
+            output_tokens: output_estimate,
+            ..Usage::default()
+        }));
+        text.truncate(found.cut_at);
+        self.emit(Event::Warning {
+            message: format!(
+                "the model kept repeating itself ({} times); its reply was stopped and cut",
+                found.repeats
+            ),
+        });
+        Reply {
+            text,
+            tool_calls,
+            reasoning,
+            finish_reason: FinishReason::Length,
+            runaway: Some(found),
+        }
+    }
+
     async fn stream_reply(
         &mut self,
         request: ModelRequest,
         cancel: &CancellationToken,
     ) -> Result<Reply, ReplyError> {
+        // For a reply cut short by oi, whose usage the server never reports.
+        let input_estimate = estimate_tokens(&request);
+        let mut watch = self.config.small_model.then(runaway::Watch::default);
         let mut stream = self.client.stream(request);
         let mut text = String::new();
         let mut tool_calls = Vec::new();
@@ -334,6 +450,17 @@ impl Session {
                 Some(Ok(StreamEvent::TextDelta(delta))) => {
                     text.push_str(&delta);
                     self.emit(Event::TextDelta { delta });
+                    if let Some(found) = watch.as_mut().and_then(|w| w.check(&text)) {
+                        // Dropping the stream stops the generation.
+                        drop(stream);
+                        return Ok(self.cut_runaway(
+                            text,
+                            tool_calls,
+                            reasoning,
+                            found,
+                            input_estimate,
+                        ));
+                    }
                 }
                 Some(Ok(StreamEvent::ReasoningDelta(delta))) => {
                     thought.push_str(&delta);
@@ -372,6 +499,7 @@ impl Session {
                         tool_calls,
                         reasoning,
                         finish_reason,
+                        runaway: None,
                     });
                 }
                 Some(Err(error)) => return Err(ReplyError::Failed(error)),

@@ -1,0 +1,284 @@
+//! "Save this as `X` and run it": small models often write a script and
+//! then shell steps that run a file that was never written (`python3
+//! main.py`, `chmod +x run.sh && ./run.sh`). When a reply's shell code runs
+//! a script that does not exist, the reply's words name that script too
+//! ("save this as `main.py`"), and an earlier block of the same reply is
+//! code in that script's language, the earlier block is saved as that file
+//! instead of being run on its own — what the reply asked the user to do.
+
+use std::path::Path;
+
+use crate::harness::{Action, ProposedRun};
+
+/// The script extensions recognised, with the languages (kernel names and
+/// aliases) whose code they hold.
+const SCRIPTS: &[(&str, &[&str])] = &[
+    ("py", &["python", "py", "python3"]),
+    ("sh", &["shell", "bash", "sh", "zsh"]),
+    ("bash", &["shell", "bash", "sh"]),
+    ("js", &["javascript", "js", "node", "nodejs"]),
+    ("mjs", &["javascript", "js", "node", "nodejs"]),
+    ("rb", &["ruby", "rb"]),
+    ("pl", &["perl", "pl"]),
+    ("r", &["r", "rscript"]),
+    ("lua", &["lua"]),
+    ("php", &["php"]),
+];
+
+/// Programs that run a script named after them.
+const RUNNERS: &[&str] = &[
+    "python", "python3", "bash", "sh", "zsh", "node", "ruby", "perl", "Rscript", "lua", "php",
+    "source", ".",
+];
+
+/// The actions of a reply (`text`), with any block that the reply's shell
+/// code runs as a missing script turned into writing that script; `cwd` is
+/// where the shell runs. The second value names the files so saved.
+pub(super) fn save_named_scripts(
+    mut actions: Vec<Action>,
+    text: &str,
+    cwd: &Path,
+) -> (Vec<Action>, Vec<String>) {
+    let mut saved = Vec::new();
+    for i in 0..actions.len() {
+        let Action::Run(run) = &actions[i] else {
+            continue;
+        };
+        if !is_shell(run.language.as_deref()) {
+            continue;
+        }
+        for name in scripts_run(&run.code) {
+            if saved.contains(&name) || cwd.join(&name).exists() {
+                continue;
+            }
+            // The reply's words (outside its code) name the script.
+            let in_code: usize = actions
+                .iter()
+                .map(|a| match a {
+                    Action::Run(r) => r.code.matches(name.as_str()).count(),
+                    _ => 0,
+                })
+                .sum();
+            if text.matches(name.as_str()).count() <= in_code {
+                continue;
+            }
+            // Written by an earlier block already (`cat > x.py`, `open("x.py", "w")`).
+            let written = actions[..i].iter().any(|a| match a {
+                Action::Run(r) => r.code.contains(name.as_str()),
+                _ => false,
+            });
+            if written {
+                continue;
+            }
+            let Some(ext) = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()) else {
+                continue;
+            };
+            let Some((_, languages)) = SCRIPTS.iter().find(|(e, _)| *e == ext) else {
+                continue;
+            };
+            // The nearest earlier block of the script's language.
+            let source = (0..i).rev().find(|&j| match &actions[j] {
+                Action::Run(r) => r
+                    .language
+                    .as_deref()
+                    .is_some_and(|l| languages.contains(&l.to_ascii_lowercase().as_str())),
+                _ => false,
+            });
+            let Some(j) = source else { continue };
+            let Action::Run(script) = &actions[j] else {
+                continue;
+            };
+            actions[j] = Action::Run(ProposedRun {
+                call_id: script.call_id.clone(),
+                language: Some("shell".to_owned()),
+                code: writing(&name, &script.code),
+            });
+            saved.push(name);
+        }
+    }
+    (actions, saved)
+}
+
+fn is_shell(language: Option<&str>) -> bool {
+    language.is_some_and(|l| {
+        matches!(
+            l.to_ascii_lowercase().as_str(),
+            "shell" | "bash" | "sh" | "zsh" | "console" | "terminal"
+        )
+    })
+}
+
+/// The scripts a piece of shell code runs: `python3 x.py`, `bash run.sh`,
+/// `./run.sh`, `chmod +x run.sh` — relative paths only.
+fn scripts_run(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in code.lines() {
+        let words: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for (k, word) in words.iter().enumerate() {
+            let word = word.trim_matches(|c| c == '"' || c == '\'');
+            let candidate = if let Some(rest) = word.strip_prefix("./") {
+                Some(rest)
+            } else if k > 0 {
+                let before = words[k - 1];
+                let run_by = RUNNERS.contains(&before)
+                    || (before == "+x" && k > 1 && words[k - 2] == "chmod");
+                run_by.then_some(word)
+            } else {
+                None
+            };
+            let Some(name) = candidate else { continue };
+            let plain = !name.is_empty()
+                && !name.starts_with(['/', '-', '~', '$'])
+                && !name.contains("..")
+                && name.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty() && SCRIPTS.iter().any(|(e, _)| e.eq_ignore_ascii_case(ext))
+                })
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+            if plain && !found.iter().any(|f| f == name) {
+                found.push(name.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// Shell code that writes `code` to `name`, exactly.
+fn writing(name: &str, code: &str) -> String {
+    let mut end = String::from("OI_SCRIPT_END");
+    while code.lines().any(|l| l.trim() == end) {
+        end.push('_');
+    }
+    let mut body = code.to_owned();
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
+    format!(
+        "# oi: the reply runs {name} below, so its code is saved as that file\ncat > '{name}' <<'{end}'\n{body}{end}\necho \"saved {name}\"\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn run(language: &str, code: &str) -> Action {
+        Action::Run(ProposedRun {
+            call_id: None,
+            language: Some(language.to_owned()),
+            code: code.to_owned(),
+        })
+    }
+
+    #[test]
+    fn a_script_the_shell_runs_but_nobody_wrote_is_saved_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let actions = vec![
+            run("python", "print('hi')"),
+            run("bash", "chmod +x main.py\npython3 main.py data.csv"),
+        ];
+        let text = "Save this as `main.py`:\n```python\nprint('hi')\n```\nThen run:\n```bash\nchmod +x main.py\npython3 main.py data.csv\n```";
+        // Without the name in the reply's words, nothing changes.
+        let (same, saved) = save_named_scripts(actions.clone(), "", dir.path());
+        assert!(saved.is_empty());
+        assert_eq!(same, actions);
+        let (actions, saved) = save_named_scripts(actions, text, dir.path());
+        assert_eq!(saved, ["main.py"]);
+        let Action::Run(first) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert_eq!(first.language.as_deref(), Some("shell"));
+        assert_eq!(
+            first.code,
+            "# oi: the reply runs main.py below, so its code is saved as that file\ncat > 'main.py' <<'OI_SCRIPT_END'\nprint('hi')\nOI_SCRIPT_END\necho \"saved main.py\"\n"
+        );
+        // The code written by the heredoc is the block, exactly.
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&first.code)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(
+            fs_err::read_to_string(dir.path().join("main.py")).unwrap(),
+            "print('hi')\n"
+        );
+        assert_eq!(
+            actions[1],
+            run("bash", "chmod +x main.py\npython3 main.py data.csv")
+        );
+    }
+
+    #[test]
+    fn shell_scripts_run_with_a_dot_slash_take_the_nearest_shell_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let actions = vec![
+            run("bash", "echo one"),
+            run("shell", "echo two\nOI_SCRIPT_END"),
+            run("sh", "./run.sh && echo done"),
+        ];
+        let text = "Put it in run.sh:\n```shell\necho two\n```\n```sh\n./run.sh && echo done\n```";
+        let (actions, saved) = save_named_scripts(actions, text, dir.path());
+        assert_eq!(saved, ["run.sh"]);
+        assert_eq!(actions[0], run("bash", "echo one"));
+        let Action::Run(second) = &actions[1] else {
+            panic!()
+        };
+        assert!(
+            second
+                .code
+                .contains("<<'OI_SCRIPT_END_'\necho two\nOI_SCRIPT_END\nOI_SCRIPT_END_\n"),
+            "{}",
+            second.code
+        );
+    }
+
+    #[test]
+    fn existing_or_written_scripts_and_other_languages_are_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(dir.path().join("stats.py"), "").unwrap();
+        let text = "Save it as stats.py, gen.py, other.py or abs.py.";
+        for untouched in [
+            // The script exists.
+            vec![
+                run("python", "print(1)"),
+                run("bash", "python3 stats.py data.txt"),
+            ],
+            // An earlier block writes it.
+            vec![
+                run("python", "open('gen.py', 'w').write('print(2)')"),
+                run("bash", "python3 gen.py"),
+            ],
+            // No block of its language.
+            vec![
+                run("javascript", "console.log(1)"),
+                run("bash", "python3 other.py"),
+            ],
+            // Absolute paths and options are not scripts of the reply.
+            vec![
+                run("python", "print(1)"),
+                run("bash", "python3 /tmp/abs.py; python3 -m venv x"),
+            ],
+        ] {
+            let (actions, saved) = save_named_scripts(untouched.clone(), text, dir.path());
+            assert!(saved.is_empty(), "{saved:?}");
+            assert_eq!(actions, untouched);
+        }
+    }
+
+    #[test]
+    fn the_scripts_shell_code_runs_are_found() {
+        assert_eq!(
+            scripts_run(
+                "cd . && python script.py --x 1\nbash 'build.sh'; node app.js | tee log\n./go.sh\nchmod +x tool.rb\nls x.py"
+            ),
+            ["script.py", "build.sh", "app.js", "go.sh", "tool.rb"]
+        );
+    }
+}
