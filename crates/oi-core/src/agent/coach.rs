@@ -342,24 +342,29 @@ fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
         }
     }
     let count = breaks + usize::from(last.is_some_and(|b| b != b'\n'));
-    let shown: Vec<String> = text
-        .lines()
-        .take(LINES)
-        .map(|line| {
-            let cut: String = line.chars().take(WIDTH).collect();
-            if cut.len() < line.len() {
-                format!("{cut}…")
-            } else {
-                cut
-            }
-        })
-        .collect();
+    let shown = first_lines(text, LINES, WIDTH);
     let more = if count > LINES { "\n…" } else { "" };
     let lines = if count == 1 { "line" } else { "lines" };
     Some(format!(
         "[oi: `{name}` now has {count} {lines}:\n{}{more}\nCheck that it holds exactly what the task asks for.]",
         shown.join("\n")
     ))
+}
+
+/// The first `count` lines of `text`, each cut to `width` characters (with
+/// `…` where it was cut).
+pub(super) fn first_lines(text: &str, count: usize, width: usize) -> Vec<String> {
+    text.lines()
+        .take(count)
+        .map(|line| {
+            let cut: String = line.chars().take(width).collect();
+            if cut.len() < line.len() {
+                format!("{cut}…")
+            } else {
+                cut
+            }
+        })
+        .collect()
 }
 
 /// File names a task mentions (`count.txt`, `out/sum.txt`, `chart.png` …).

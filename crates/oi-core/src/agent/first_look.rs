@@ -11,6 +11,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::coach::first_lines;
+
 /// The whole look, at most (about 500 tokens).
 const MAX_CHARS: usize = 2000;
 /// Entries of the working folder listed, at most.
@@ -185,18 +187,7 @@ fn preview(name: &str, path: &Path) -> Option<String> {
         ));
     }
     let count = text.lines().count();
-    let shown: Vec<String> = text
-        .lines()
-        .take(LINES)
-        .map(|line| {
-            let cut: String = line.chars().take(WIDTH).collect();
-            if cut.len() < line.len() {
-                format!("{cut}…")
-            } else {
-                cut
-            }
-        })
-        .collect();
+    let shown = first_lines(text, LINES, WIDTH);
     let more = if count > LINES { "\n…" } else { "" };
     let lines = if count == 1 { "line" } else { "lines" };
     let counted = if len > READ {
