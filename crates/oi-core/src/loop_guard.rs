@@ -55,7 +55,8 @@ impl LoopGuard {
             self.last_code = Some(key);
             self.code_repeats = 1;
         }
-        self.pending = Some((language.to_owned(), words(code)));
+        // Words are only needed to compare failing variations.
+        self.pending = self.near.then(|| (language.to_owned(), words(code)));
     }
 
     /// A run ended with `status`, its output for the model being `output`.
@@ -69,7 +70,7 @@ impl LoopGuard {
             self.near_repeats = 0;
             return;
         };
-        if let Some((language, words)) = pending.filter(|_| self.near) {
+        if let Some((language, words)) = pending {
             let failure = Failure {
                 language,
                 words,

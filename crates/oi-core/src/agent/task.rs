@@ -191,13 +191,19 @@ impl Session {
                     None => return TaskEnd::done(answer),
                 }
             }
-            let runs: Vec<Option<ProposedRun>> = actions
-                .iter()
-                .map(|action| match action {
-                    Action::Run(run) => Some(run.clone()),
-                    _ => None,
-                })
-                .collect();
+            // The code of each action, for the coach to re-run after an
+            // install (small models only; others need no copy).
+            let runs: Vec<Option<ProposedRun>> = if self.config.small_model {
+                actions
+                    .iter()
+                    .map(|action| match action {
+                        Action::Run(run) => Some(run.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let (mut reports, mut halt) = self.execute(actions, cancel).await;
             let mut previews = coach.after_runs(&reports, self.kernels.cwd());
             let mut rerun_results = Vec::new();
