@@ -134,10 +134,7 @@ async fn local_without_a_server_says_what_it_looked_for() {
 #[tokio::test]
 async fn a_local_model_writing_code_as_text_gets_the_markdown_harness() {
     let env = TestEnv::new().await;
-    env.write_config(&format!(
-        "model_provider = \"mock\"\nmodel = \"big-local-model\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
-        env.server.base_url()
-    ));
+    small_model_env(&env, "big-local-model");
     env.server
         .push(Reply::text("Here:\n```python\nprint(2 ** 10)\n```"))
         .push(Reply::text("It is 1024."));
@@ -203,10 +200,7 @@ async fn offline_code_cannot_reach_the_network_but_the_model_can() {
 #[tokio::test]
 async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
     let env = TestEnv::new().await;
-    env.write_config(&format!(
-        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
-        env.server.base_url()
-    ));
+    small_model_env(&env, "qwen2.5-coder:1.5b");
     env.server
         // Describes instead of running: asked once to run it itself.
         .push(Reply::text(
@@ -314,10 +308,7 @@ async fn local_asks_a_model_once_whether_it_calls_tools() {
 #[tokio::test]
 async fn a_small_model_that_ends_without_the_file_the_task_names_is_told() {
     let env = TestEnv::new().await;
-    env.write_config(&format!(
-        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
-        env.server.base_url()
-    ));
+    small_model_env(&env, "qwen2.5-coder:1.5b");
     std::fs::write(env.cwd.path().join("data.csv"), "a\nb\nc\n").unwrap();
     env.server
         // Counts, prints, and calls it done: count.txt was never written.
@@ -351,10 +342,7 @@ async fn a_small_model_that_ends_without_the_file_the_task_names_is_told() {
 #[tokio::test]
 async fn a_small_model_that_claims_a_task_done_without_running_code_is_told_once() {
     let env = TestEnv::new().await;
-    env.write_config(&format!(
-        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
-        env.server.base_url()
-    ));
+    small_model_env(&env, "qwen2.5-coder:1.5b");
     std::fs::create_dir(env.cwd.path().join("cache")).unwrap();
     std::fs::write(env.cwd.path().join("cache/tmp1"), "x").unwrap();
     env.server
@@ -381,10 +369,7 @@ async fn a_small_model_that_claims_a_task_done_without_running_code_is_told_once
 #[tokio::test]
 async fn a_small_model_sees_what_its_code_wrote_to_the_file_the_task_names() {
     let env = TestEnv::new().await;
-    env.write_config(&format!(
-        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
-        env.server.base_url()
-    ));
+    small_model_env(&env, "qwen2.5-coder:1.5b");
     std::fs::write(
         env.cwd.path().join("contacts.txt"),
         "Ann Lee <ann@example.org>\nBob <bob@example.org>\n",
@@ -416,10 +401,7 @@ async fn a_small_model_sees_what_its_code_wrote_to_the_file_the_task_names() {
 #[tokio::test]
 async fn a_small_model_that_repeats_a_note_back_gets_no_more_notes() {
     let env = TestEnv::new().await;
-    env.write_config(&format!(
-        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:0.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n",
-        env.server.base_url()
-    ));
+    small_model_env(&env, "qwen2.5-coder:0.5b");
     env.server
         .push(Reply::text("Sure, it is done."))
         .push(Reply::text(
