@@ -113,12 +113,29 @@ async fn two_sessions() {
 fn leftovers_of_dead_owners_are_ended_once_per_process() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let leftover = || {
-        std::process::Command::new("sleep")
+        let child = std::process::Command::new("sleep")
             .arg("30")
             // An owner that is gone: no process has this start time.
             .env("OI_KERNEL_OWNER", format!("{}:1", std::process::id()))
             .spawn()
-            .unwrap()
+            .unwrap();
+        // `spawn` returns while the kernel may still be setting up the new
+        // program, before its environment can be read from /proc (a scan
+        // then would rightly not see the mark): wait until it can.
+        let environ = format!("/proc/{}/environ", child.id());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !fs_err::read(&environ)
+            .unwrap_or_default()
+            .windows(b"OI_KERNEL_OWNER=".len())
+            .any(|w| w == b"OI_KERNEL_OWNER=")
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the leftover never showed its mark"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        child
     };
     let mut first = leftover();
     assert!(oi_kernels::kill_leftovers_once() >= 1);
