@@ -266,8 +266,8 @@ impl Session {
         }
     }
 
-    /// Gives a small model a first look at the working folder and the files
-    /// the task names, with the task's message.
+    /// Gives a small model a first look at the files the task names, with
+    /// the task's message.
     fn add_first_look(&mut self, task: &str) {
         let Some(look) = first_look(self.kernels.cwd(), &named_files(task)) else {
             return;
