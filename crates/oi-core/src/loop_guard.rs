@@ -92,6 +92,15 @@ impl LoopGuard {
         }
     }
 
+    /// Whether `code` is the code proposed last in this task, line for
+    /// line (whatever language it was named in).
+    pub(crate) fn is_last_code(&self, code: &str) -> bool {
+        self.last_code
+            .as_deref()
+            .and_then(|key| key.split_once('\n'))
+            .is_some_and(|(_, last)| last == normalize_code(code))
+    }
+
     /// How the last run failed (its error, shortened), if it did.
     pub(crate) fn last_failure(&self) -> Option<&str> {
         self.last_failure_text.as_deref()
@@ -298,6 +307,18 @@ mod tests {
             exit_code: None,
             error: Some(error.to_owned()),
         }
+    }
+
+    #[test]
+    fn the_code_proposed_last_is_recognised_line_for_line() {
+        let mut guard = LoopGuard::default();
+        assert!(!guard.is_last_code("print(1)"), "nothing proposed yet");
+        guard.proposed("python", "x = 1\n\nprint(x)");
+        assert!(guard.is_last_code("x = 1\nprint(x)   \n"));
+        assert!(!guard.is_last_code("x = 2\nprint(x)"));
+        guard.proposed("shell", "ls");
+        assert!(guard.is_last_code("ls"));
+        assert!(!guard.is_last_code("x = 1\nprint(x)"), "only the last one");
     }
 
     #[test]

@@ -210,7 +210,14 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
         .push(Reply::text(
             "```\nimport os\nprint(len(os.listdir('.')))\n```",
         ))
-        // The same code again: warned before the guard stops it.
+        // The same code again, also when asked twice more with freer
+        // sampling: run, and warned before the guard stops it.
+        .push(Reply::text(
+            "```python\nimport os\nprint(len(os.listdir('.')))\n```",
+        ))
+        .push(Reply::text(
+            "```python\nimport os\nprint(len(os.listdir('.')))\n```",
+        ))
         .push(Reply::text(
             "```python\nimport os\nprint(len(os.listdir('.')))\n```",
         ))
@@ -235,11 +242,68 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
         "{}",
         last_message(&requests[2])
     );
-    assert!(
-        last_message(&requests[3]).contains("you ran exactly this code 2 times"),
-        "{}",
-        last_message(&requests[3])
+    let temperatures: Vec<_> = requests
+        .iter()
+        .map(|r| r.body["temperature"].as_f64())
+        .collect();
+    assert_eq!(
+        temperatures,
+        [0.0, 0.0, 0.0, 0.7, 1.0, 0.0].map(Some),
+        "{temperatures:?}"
     );
+    assert_eq!(requests[3].body["messages"], requests[2].body["messages"]);
+    assert!(
+        last_message(&requests[5]).contains("you ran exactly this code 2 times"),
+        "{}",
+        last_message(&requests[5])
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_repeating_the_last_code_is_asked_again_more_freely() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    let failing = "```python\nprint(totl)\n```";
+    env.server
+        .push(Reply::text(failing))
+        .push(Reply::text(failing))
+        .push(Reply::text("```python\ntotal = 6\nprint(total)\n```"))
+        .push(Reply::text("The total is 6."));
+    let out = env.exec(&["-y", "What is the total?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "The total is 6.\n");
+    assert!(
+        out.stderr
+            .contains("asking once more, sampling more freely (temperature 0.7)"),
+        "{}",
+        out.stderr
+    );
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 4);
+    assert_eq!(requests[2].body["temperature"], 0.7);
+    assert_eq!(requests[3].body["temperature"], 0.0);
+    // The repeat was neither run nor kept: the model saw one failure.
+    assert_eq!(requests[2].body["messages"], requests[1].body["messages"]);
+    let last = requests[3].body["messages"].to_string();
+    assert_eq!(last.matches("NameError").count(), 1, "{last}");
+    let repeats = requests[3].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant" && m["content"] == failing)
+        .count();
+    assert_eq!(repeats, 1, "{last}");
+    assert!(last_message(&requests[3]).contains("6"), "{last}");
+    // Other models run what they propose.
+    let big = TestEnv::new().await;
+    big.server
+        .push(Reply::execute("python", "print(totl)"))
+        .push(Reply::execute("python", "print(totl)"))
+        .push(Reply::text("It fails."));
+    let out = big.exec(&["-y", "What is the total?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(big.server.chat_requests().len(), 3);
+    assert!(!out.stderr.contains("asking once more"), "{}", out.stderr);
 }
 
 fn last_message(request: &oi_testkit::RecordedRequest) -> String {

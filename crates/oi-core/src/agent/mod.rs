@@ -12,6 +12,7 @@
 //! - `coach`: what small models are told when they stop short;
 //! - `first_look`: what a small model is shown of the folder with a task;
 //! - `runaway`: noticing a reply that repeats itself without end;
+//! - `resample`: asking again when a small model's reply repeats the last code;
 //! - `save_as`: writing the script a small model's reply runs but never saved;
 //! - `context_fit`: keeping the conversation within the context window;
 //! - `history`: the user's message, images in the conversation;
@@ -24,6 +25,7 @@ mod control;
 mod execute;
 mod first_look;
 mod history;
+mod resample;
 mod runaway;
 mod save_as;
 mod screen;

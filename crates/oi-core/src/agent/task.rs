@@ -11,6 +11,7 @@ use super::coach::{Coach, named_files};
 use super::execute::Halt;
 use super::first_look::first_look;
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
+use super::resample::Resample;
 use super::runaway::{self, Runaway};
 use super::save_as::save_named_scripts;
 use super::{Session, sleep_until};
@@ -103,6 +104,9 @@ impl Session {
         }
         let mut turn = 0;
         let mut retried_overflow = false;
+        let mut resample = Resample::default();
+        // Set for the next request only, when it asks again (small models).
+        let mut temperature = None;
         loop {
             if let Some(end) = self.limit_reached(turn) {
                 return end;
@@ -112,7 +116,10 @@ impl Session {
             }
             turn += 1;
             self.emit(Event::ModelRequest { turn });
-            let request = self.request();
+            let mut request = self.request();
+            if let Some(t) = temperature.take() {
+                request.temperature = Some(t);
+            }
             if self.verbose {
                 self.emit(Event::RawRequest {
                     body: self.client.request_body(&request),
@@ -161,6 +168,18 @@ impl Session {
             let (message, mut actions) =
                 self.harness
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
+            if self.config.small_model
+                && let Some(t) = resample.again(&actions, &self.guard, self.config.temperature)
+            {
+                // Not run, not kept: the same request goes again.
+                self.emit(Event::Warning {
+                    message: format!(
+                        "the reply would run again the code that just ran; asking once more, sampling more freely (temperature {t})"
+                    ),
+                });
+                temperature = Some(t);
+                continue;
+            }
             if self.config.small_model {
                 let saved;
                 (actions, saved) = save_named_scripts(actions, &answer, self.kernels.cwd());

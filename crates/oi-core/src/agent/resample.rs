@@ -1,0 +1,100 @@
+//! Asking a small model again when its reply would run, unchanged, the code
+//! that ran last. Sampled greedily (the default for small local models), the
+//! same conversation brings the same reply: the repeat is not run, and the
+//! request is sent once more with freer sampling. Only when those replies
+//! repeat too is the code run again (and counted by the loop guard).
+
+use crate::harness::Action;
+use crate::loop_guard::LoopGuard;
+
+/// The temperatures of the further requests for one repeat, in order.
+const TEMPERATURES: [f64; 2] = [0.7, 1.0];
+
+/// The further requests made for the current repeat.
+#[derive(Debug, Default)]
+pub(super) struct Resample {
+    tries: usize,
+}
+
+impl Resample {
+    /// The temperature to ask again with when the last code `actions`
+    /// would run is the code proposed last (`guard`), while tries remain;
+    /// `configured` (the session's temperature) is never lowered. `None`:
+    /// run the actions.
+    pub(super) fn again(
+        &mut self,
+        actions: &[Action],
+        guard: &LoopGuard,
+        configured: Option<f64>,
+    ) -> Option<f64> {
+        let last_run = actions.iter().rev().find_map(|action| match action {
+            Action::Run(run) => Some(run),
+            _ => None,
+        });
+        if !last_run.is_some_and(|run| guard.is_last_code(&run.code)) {
+            self.tries = 0;
+            return None;
+        }
+        let temperature = *TEMPERATURES.get(self.tries)?;
+        self.tries += 1;
+        Some(temperature.max(configured.unwrap_or(0.0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::ProposedRun;
+
+    fn run(code: &str) -> Action {
+        Action::Run(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+        })
+    }
+
+    #[test]
+    fn a_repeat_of_the_last_code_is_asked_again_twice_with_freer_sampling() {
+        let mut guard = LoopGuard::default();
+        let mut resample = Resample::default();
+        assert_eq!(resample.again(&[run("print(1)")], &guard, None), None);
+        guard.proposed("python", "print(1)");
+        assert_eq!(
+            resample.again(&[run("print(1)\n")], &guard, None),
+            Some(0.7)
+        );
+        assert_eq!(resample.again(&[run("print(1)")], &guard, None), Some(1.0));
+        assert_eq!(
+            resample.again(&[run("print(1)")], &guard, None),
+            None,
+            "then the repeat runs"
+        );
+        // A new reply starts the count again.
+        assert_eq!(resample.again(&[run("print(2)")], &guard, None), None);
+        assert_eq!(
+            resample.again(&[run("print(1)")], &guard, Some(0.9)),
+            Some(0.9)
+        );
+    }
+
+    #[test]
+    fn only_the_code_that_would_run_last_is_compared() {
+        let mut guard = LoopGuard::default();
+        let mut resample = Resample::default();
+        guard.proposed("python", "b()");
+        assert_eq!(
+            resample.again(&[run("b()"), run("c()")], &guard, None),
+            None
+        );
+        assert_eq!(
+            resample.again(&[run("a()"), run("b()")], &guard, None),
+            Some(0.7)
+        );
+        assert_eq!(
+            resample.again(&[], &guard, None),
+            None,
+            "an answer is not a repeat"
+        );
+    }
+}
