@@ -561,14 +561,20 @@ async fn a_small_model_gets_a_first_look_at_the_files_the_task_names() {
     );
     // A later request of the task does not repeat it.
     let second = env.server.chat_requests()[1].last_message_text();
-    assert!(!second.contains("how the files the task names begin"), "{second}");
+    assert!(
+        !second.contains("how the files the task names begin"),
+        "{second}"
+    );
     // Other models get no look.
     let big = TestEnv::new().await;
     std::fs::write(big.cwd.path().join("orders.json"), "{}").unwrap();
     big.server.push(Reply::text("Done."));
     big.exec(&["-y", "Read orders.json"]).await;
     let first = big.server.chat_requests()[0].last_message_text();
-    assert!(!first.contains("how the files the task names begin"), "{first}");
+    assert!(
+        !first.contains("how the files the task names begin"),
+        "{first}"
+    );
 }
 
 #[tokio::test]
