@@ -38,16 +38,17 @@ pub(super) fn first_look(cwd: &Path, named: &[String]) -> Option<String> {
         .take(MAX_FILES)
         .filter_map(|name| preview(name, &cwd.join(name.as_str())))
         .collect();
+    if previews.is_empty() {
+        return None;
+    }
     let mut look = String::from("[oi: how the files the task names begin, so you need not guess:");
-    for preview in previews {
-        if look.len() + preview.len() + 2 > MAX_CHARS && look.contains('\n') {
+    for (i, preview) in previews.iter().enumerate() {
+        // The first is always shown (cut below if it is too long).
+        if i > 0 && look.len() + preview.len() + 2 > MAX_CHARS {
             break;
         }
         look.push('\n');
-        look.push_str(&preview);
-    }
-    if !look.contains('\n') {
-        return None;
+        look.push_str(preview);
     }
     if look.len() > MAX_CHARS {
         let mut cut = MAX_CHARS;

@@ -27,10 +27,7 @@ impl Resample {
         guard: &LoopGuard,
         configured: Option<f64>,
     ) -> Option<f64> {
-        let last_run = actions.iter().rev().find_map(|action| match action {
-            Action::Run(run) => Some(run),
-            _ => None,
-        });
+        let last_run = actions.iter().rev().find_map(Action::run);
         if !last_run.is_some_and(|run| guard.is_last_code(&run.code)) {
             self.tries = 0;
             return None;

@@ -213,13 +213,7 @@ impl Session {
             // The code of each action, for the coach to re-run after an
             // install (small models only; others need no copy).
             let runs: Vec<Option<ProposedRun>> = if self.config.small_model {
-                actions
-                    .iter()
-                    .map(|action| match action {
-                        Action::Run(run) => Some(run.clone()),
-                        _ => None,
-                    })
-                    .collect()
+                actions.iter().map(|a| a.run().cloned()).collect()
             } else {
                 Vec::new()
             };

@@ -49,6 +49,16 @@ pub(crate) enum Action {
     },
 }
 
+impl Action {
+    /// The code this action runs, if it is a run.
+    pub(crate) fn run(&self) -> Option<&ProposedRun> {
+        match self {
+            Self::Run(run) => Some(run),
+            _ => None,
+        }
+    }
+}
+
 /// The result of one action, for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Report {
