@@ -54,6 +54,7 @@ async fn engine_run(client: &BuiltinClient, run: usize) -> Run {
         max_tokens: Some(TOKENS),
         temperature: Some(0.0),
         cache_key: None,
+        form: None,
     };
     let start = Instant::now();
     let mut first = None;

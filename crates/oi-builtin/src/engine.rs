@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex, mpsc as std_mpsc};
 
 use futures::StreamExt;
-use oi_providers::{EventStream, ModelClient, ModelRequest, ProviderError, StreamEvent};
+use oi_providers::{EventStream, ModelClient, ModelRequest, ProviderError, ReplyForm, StreamEvent};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::{EngineOptions, Sampling, prompt};
@@ -31,6 +31,8 @@ pub(crate) enum Job {
         chat: Vec<(String, String)>,
         max_tokens: u32,
         sampling: Sampling,
+        /// The form the reply is held to, token by token.
+        form: Option<ReplyForm>,
         events: Events,
     },
     ContextWindow {
@@ -111,6 +113,7 @@ impl ModelClient for BuiltinClient {
                 chat: prompt::chat_messages(&request),
                 max_tokens: request.max_tokens.unwrap_or(DEFAULT_REPLY_TOKENS).max(1),
                 sampling: inner.options.sampling.with_temperature(request.temperature),
+                form: request.form,
                 events,
             };
             let replies = futures::stream::unfold(receiver, |mut r| async move {
@@ -134,7 +137,7 @@ impl ModelClient for BuiltinClient {
 
     fn request_body(&self, request: &ModelRequest) -> serde_json::Value {
         let options = &self.inner.options;
-        serde_json::json!({
+        let mut body = serde_json::json!({
             "engine": "llama.cpp, in oi's process",
             "model": options.path.display().to_string(),
             "threads": options.threads,
@@ -144,7 +147,11 @@ impl ModelClient for BuiltinClient {
                 .collect::<Vec<_>>(),
             "max_tokens": request.max_tokens.unwrap_or(DEFAULT_REPLY_TOKENS),
             "temperature": options.sampling.with_temperature(request.temperature).temperature,
-        })
+        });
+        if let Some(form) = request.form {
+            body["grammar"] = serde_json::json!(form.gbnf());
+        }
+        body
     }
 
     fn context_window<'a>(

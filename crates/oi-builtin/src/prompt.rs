@@ -84,6 +84,7 @@ mod tests {
             max_tokens: None,
             temperature: None,
             cache_key: None,
+            form: None,
         };
         let chat = chat_messages(&request);
         assert_eq!(chat.len(), 4);

@@ -67,8 +67,10 @@ mod llama {
     use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
     use llama_cpp_2::sampling::LlamaSampler;
     use llama_cpp_2::token::LlamaToken;
+    use llama_cpp_2::token::data::LlamaTokenData;
+    use llama_cpp_2::token::data_array::LlamaTokenDataArray;
     use oi_protocol::Usage;
-    use oi_providers::{FinishReason, ProviderError, StreamEvent};
+    use oi_providers::{FinishReason, ProviderError, ReplyForm, StreamEvent};
 
     use super::{engine_error, refuse_all};
     use crate::engine::{Events, Job};
@@ -159,9 +161,11 @@ mod llama {
                     chat,
                     max_tokens,
                     sampling,
+                    form,
                     events,
                 } => {
-                    let result = engine.generate(&mut ctx, &chat, max_tokens, sampling, &events);
+                    let result =
+                        engine.generate(&mut ctx, &chat, max_tokens, sampling, form, &events);
                     if let Err(error) = result {
                         // The cache may hold a half-evaluated prompt.
                         engine.cached.clear();
@@ -239,6 +243,7 @@ mod llama {
             chat: &[(String, String)],
             max_tokens: u32,
             sampling: Sampling,
+            form: Option<ReplyForm>,
             events: &Events,
         ) -> Result<(), ProviderError> {
             let send = |event| events.send(event).is_ok();
@@ -280,7 +285,8 @@ mod llama {
             if !self.evaluate(ctx, &tokens, keep, events)? {
                 return Ok(());
             }
-            let mut sampler = sampler(self.model, sampling);
+            let mut sampler =
+                Sampler::new(self.model, sampling, form).map_err(|message| self.error(message))?;
             let vocab = self.model.vocab();
             let mut pending: Vec<u8> = Vec::new();
             let mut produced = 0u32;
@@ -295,10 +301,13 @@ mod llama {
                 if self.cached.len() >= n_ctx {
                     break FinishReason::Length;
                 }
-                let token = sampler.sample(ctx, logits_at);
+                let token = sampler
+                    .sample(ctx, logits_at)
+                    .map_err(|message| self.error(message))?;
                 if vocab.is_eog(token) {
                     break FinishReason::Stop;
                 }
+                sampler.accept(token);
                 produced += 1;
                 pending.extend(vocab.token_to_piece(token, false, None));
                 let text = take_text(&mut pending);
@@ -333,19 +342,82 @@ mod llama {
         }
     }
 
-    fn sampler(model: &LlamaModel, s: Sampling) -> LlamaSampler {
-        let penalties =
-            LlamaSampler::penalties(model.n_vocab(), s.repeat_last_n, s.repeat_penalty, 0.0, 0.0);
-        if s.temperature <= 0.0 {
-            return LlamaSampler::chain_simple([penalties, LlamaSampler::greedy()]);
+    /// Picks each token: the sampling chain, and the grammar of the
+    /// reply's form when it has one.
+    struct Sampler {
+        chain: LlamaSampler,
+        grammar: Option<LlamaSampler>,
+    }
+
+    impl Sampler {
+        fn new(model: &LlamaModel, s: Sampling, form: Option<ReplyForm>) -> Result<Self, String> {
+            let penalties = LlamaSampler::penalties(
+                model.n_vocab(),
+                s.repeat_last_n,
+                s.repeat_penalty,
+                0.0,
+                0.0,
+            );
+            let chain = if s.temperature <= 0.0 {
+                LlamaSampler::chain_simple([penalties, LlamaSampler::greedy()])
+            } else {
+                LlamaSampler::chain_simple([
+                    penalties,
+                    LlamaSampler::top_k(s.top_k),
+                    LlamaSampler::top_p(s.top_p, 1),
+                    LlamaSampler::temp(s.temperature),
+                    LlamaSampler::dist(s.seed),
+                ])
+            };
+            let grammar = form
+                .map(|form| {
+                    LlamaSampler::grammar(model, form.gbnf(), "root")
+                        .map_err(|e| format!("the grammar of the reply's form is refused ({e})"))
+                })
+                .transpose()?;
+            Ok(Self { chain, grammar })
         }
-        LlamaSampler::chain_simple([
-            penalties,
-            LlamaSampler::top_k(s.top_k),
-            LlamaSampler::top_p(s.top_p, 1),
-            LlamaSampler::temp(s.temperature),
-            LlamaSampler::dist(s.seed),
-        ])
+
+        /// The next token, from the logits of output `at`. With a grammar,
+        /// the chain's choice is taken when the grammar allows it, and the
+        /// chain chooses again among the allowed tokens only when it does
+        /// not: checking one token is far cheaper than the whole
+        /// vocabulary, and most tokens of a well-formed reply pass.
+        fn sample(&mut self, ctx: &LlamaContext<'_>, at: i32) -> Result<LlamaToken, String> {
+            let mut candidates = ctx.token_data_array_ith(at);
+            candidates.apply_sampler(&mut self.chain);
+            let first = candidates.selected_token();
+            let Some(grammar) = self.grammar.as_mut() else {
+                return first.ok_or_else(|| "the sampler chose no token".to_owned());
+            };
+            if let Some(token) = first
+                && allowed(grammar, token)
+            {
+                return Ok(token);
+            }
+            let mut candidates = ctx.token_data_array_ith(at);
+            candidates.apply_sampler(grammar);
+            candidates.apply_sampler(&mut self.chain);
+            match candidates.selected_token() {
+                Some(token) if allowed(grammar, token) => Ok(token),
+                _ => Err("the reply's form left no token to choose".to_owned()),
+            }
+        }
+
+        /// Records `token` (not an end-of-generation token) as chosen.
+        fn accept(&mut self, token: LlamaToken) {
+            self.chain.accept(token);
+            if let Some(grammar) = self.grammar.as_mut() {
+                grammar.accept(token);
+            }
+        }
+    }
+
+    /// Whether `grammar`, in its present state, allows `token` next.
+    fn allowed(grammar: &mut LlamaSampler, token: LlamaToken) -> bool {
+        let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 0.0, 0.0)], false);
+        one.apply_sampler(grammar);
+        one.data.first().is_some_and(|d| d.logit().is_finite())
     }
 
     /// The longest valid UTF-8 text at the start of `bytes` (taken out),

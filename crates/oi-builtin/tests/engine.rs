@@ -35,6 +35,7 @@ fn request(messages: Vec<Message>, max_tokens: Option<u32>) -> ModelRequest {
         max_tokens,
         temperature: None,
         cache_key: None,
+        form: None,
     }
 }
 
@@ -132,4 +133,26 @@ async fn a_file_that_is_not_a_model_is_a_clear_error() {
         "{text}"
     );
     assert!(error.hint().is_some());
+}
+
+#[tokio::test]
+async fn a_reply_held_to_one_code_block_ends_with_the_block() {
+    let Some(client) = client() else { return };
+    // A question small models answer with code and then an explanation.
+    let ask = vec![Message::user(
+        "Write a Python script that prints the squares of 1 to 5, and explain how it works.",
+    )];
+    let mut held = request(ask, Some(400));
+    held.system = "To run code, write it in one fenced block with its language.".into();
+    held.form = Some(oi_providers::ReplyForm::OneCodeBlock);
+    let (text, finish, _) = answer(&client, held).await;
+    assert_eq!(finish, FinishReason::Stop, "ended on its own: {text:?}");
+    assert!(
+        oi_providers::ReplyForm::OneCodeBlock.admits(&text),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("```") && text.trim_end().ends_with("```"),
+        "{text:?}"
+    );
 }

@@ -226,6 +226,7 @@ pub fn summary_request(model: &str, text: &str, max_tokens: u32) -> ModelRequest
         max_tokens: Some(max_tokens),
         temperature: Some(0.0),
         cache_key: None,
+        form: None,
     }
 }
 

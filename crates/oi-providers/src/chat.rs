@@ -165,6 +165,11 @@ fn request_body(request: &ModelRequest) -> Value {
     if let Some(key) = &request.cache_key {
         body["prompt_cache_key"] = json!(key);
     }
+    // llama.cpp's server reads `grammar`; the others this is sent to
+    // (local servers, for small models) leave a field they do not know.
+    if let Some(form) = request.form {
+        body["grammar"] = json!(form.gbnf());
+    }
     body
 }
 
@@ -599,6 +604,7 @@ mod tests {
             max_tokens: None,
             temperature: None,
             cache_key: None,
+            form: None,
         };
         let body = request_body(&request);
         assert_eq!(
@@ -641,6 +647,7 @@ mod tests {
             max_tokens: Some(100),
             temperature: None,
             cache_key: Some("session-1".into()),
+            form: None,
         };
         assert_eq!(
             request_body(&request),
@@ -660,6 +667,32 @@ mod tests {
                 "max_tokens": 100,
                 "prompt_cache_key": "session-1",
             })
+        );
+    }
+
+    #[test]
+    fn a_reply_form_is_sent_as_llama_cpp_grammar() {
+        let mut request = ModelRequest {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![Message::user("hi")],
+            tools: Vec::new(),
+            max_tokens: None,
+            temperature: None,
+            cache_key: None,
+            form: None,
+        };
+        assert!(request_body(&request).get("grammar").is_none());
+        request.form = Some(crate::ReplyForm::OneCodeBlock);
+        let body = request_body(&request);
+        assert_eq!(
+            body["grammar"],
+            json!(crate::ReplyForm::OneCodeBlock.gbnf())
+        );
+        assert!(
+            body["grammar"]
+                .as_str()
+                .is_some_and(|g| g.starts_with("root ::= "))
         );
     }
 }

@@ -11,6 +11,7 @@ mod catalog;
 mod chat;
 pub mod discover;
 mod error;
+mod form;
 mod messages;
 mod models;
 mod responses;
@@ -27,6 +28,7 @@ use serde::Serialize;
 pub use catalog::{Catalog, ModelInfo, Pricing};
 pub use chat::{ChatClient, replay_chat_stream};
 pub use error::ProviderError;
+pub use form::ReplyForm;
 pub use messages::{DEFAULT_MAX_TOKENS, MessagesClient};
 pub use models::list_models;
 pub use responses::ResponsesClient;
@@ -45,6 +47,10 @@ pub struct ModelRequest {
     /// A key that stays the same for a whole session, so the provider can
     /// route requests to the same prompt cache (OpenAI `prompt_cache_key`).
     pub cache_key: Option<String>,
+    /// The form the reply must take, where the server can hold the model
+    /// to it (llama.cpp's `grammar` on the chat wire, the built-in engine);
+    /// other servers are not asked.
+    pub form: Option<ReplyForm>,
 }
 
 /// A function tool offered to the model.

@@ -558,6 +558,7 @@ mod tests {
             max_tokens: None,
             temperature: None,
             cache_key: None,
+            form: None,
         };
         let claude = request("claude-sonnet-4-5");
         assert_eq!(
@@ -621,6 +622,7 @@ mod tests {
             max_tokens: None,
             temperature: Some(0.2),
             cache_key: Some("ignored".into()),
+            form: None,
         };
         assert_eq!(
             request_body(&request),

@@ -543,6 +543,7 @@ mod tests {
             max_tokens: Some(500),
             temperature: None,
             cache_key: Some("k".into()),
+            form: None,
         };
         assert_eq!(
             request_body(&request),

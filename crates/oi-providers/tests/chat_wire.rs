@@ -45,6 +45,7 @@ fn request() -> ModelRequest {
         max_tokens: None,
         temperature: None,
         cache_key: None,
+        form: None,
     }
 }
 

@@ -52,6 +52,7 @@ fn request() -> ModelRequest {
         max_tokens: None,
         temperature: None,
         cache_key: Some("session".into()),
+        form: None,
     }
 }
 
