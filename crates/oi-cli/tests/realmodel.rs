@@ -59,6 +59,32 @@ impl Outcome {
             .collect()
     }
 
+    /// The model's replies that break the one-step form small models are
+    /// held to (prose, then at most one code block ending the reply),
+    /// leaving out replies cut off at the token limit.
+    fn replies_off_form(&self) -> Vec<String> {
+        let mut off = Vec::new();
+        for (i, event) in self.events.iter().enumerate() {
+            let Some(text) = event["text"]
+                .as_str()
+                .filter(|_| event["type"] == "assistant_message")
+            else {
+                continue;
+            };
+            let cut = self.events[i + 1..]
+                .iter()
+                .take_while(|e| e["type"] != "assistant_message")
+                .any(|e| {
+                    e["type"] == "warning"
+                        && e["message"].as_str().is_some_and(|m| m.contains("cut off"))
+                });
+            if !cut && !oi_providers::ReplyForm::OneCodeBlock.admits(text) {
+                off.push(text.to_owned());
+            }
+        }
+        off
+    }
+
     fn describe(&self) -> String {
         format!(
             "exit {}; run output:\n{}\nstderr:\n{}",
@@ -150,6 +176,25 @@ async fn sum_of_one_to_a_hundred() {
         )
         .await;
     assert!(outcome.output().contains("5050"), "{}", outcome.describe());
+    // The server held each reply to one step (llama.cpp's `grammar`).
+    assert_eq!(outcome.replies_off_form(), Vec::<String>::new());
+}
+
+/// Asked to explain, the model writes prose after its code unless held to
+/// one step (it does with `reply_grammar = false`); the server's grammar
+/// ends the reply at the block, which runs.
+#[tokio::test]
+async fn a_reply_asked_to_explain_is_held_to_one_step() {
+    let Some(server) = server() else { return };
+    let task = Task::new();
+    let outcome = task
+        .run(
+            &server,
+            "Write a Python script that prints the squares of 1 to 5, and explain how it works.",
+        )
+        .await;
+    assert!(outcome.output().contains("25"), "{}", outcome.describe());
+    assert_eq!(outcome.replies_off_form(), Vec::<String>::new());
 }
 
 #[tokio::test]
@@ -214,6 +259,8 @@ async fn builtin_sums_one_to_a_hundred() {
         )
         .await;
     assert!(outcome.output().contains("5050"), "{}", outcome.describe());
+    // The engine held each reply to one step.
+    assert_eq!(outcome.replies_off_form(), Vec::<String>::new());
 }
 
 #[tokio::test]

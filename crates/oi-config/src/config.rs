@@ -94,6 +94,10 @@ pub struct Config {
     pub builtin: BuiltinSettings,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
+    /// Whether the model is held to one step per reply (prose, then at
+    /// most one code block) where the server can constrain sampling; `None`:
+    /// for small models on this machine with the markdown harness.
+    pub reply_grammar: Option<bool>,
     pub custom_instructions: Option<String>,
     /// Replaces oi's own system prompt (custom instructions are still
     /// added after it).

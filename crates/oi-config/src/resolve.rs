@@ -157,6 +157,7 @@ pub(crate) fn resolve(
         },
         max_tokens: v.u32("max_tokens"),
         temperature: v.f64("temperature"),
+        reply_grammar: v.bool("reply_grammar"),
         custom_instructions: v.string("custom_instructions"),
         system_message: v.string("system_message"),
         max_budget: v.f64("max_budget"),

@@ -128,6 +128,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("context_window", Kind::Positive),
     ("max_tokens", Kind::Positive),
     ("temperature", Kind::Number(0.0, 2.0)),
+    ("reply_grammar", Kind::Bool),
     ("custom_instructions", Kind::Str),
     ("system_message", Kind::Str),
     ("max_budget", Kind::Number(0.0, 1e9)),

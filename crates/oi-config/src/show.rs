@@ -185,6 +185,11 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
     );
     top(
         &mut lines,
+        "reply_grammar",
+        c.reply_grammar.map(|b| b.to_string()),
+    );
+    top(
+        &mut lines,
         "custom_instructions",
         c.custom_instructions.as_deref().map(toml_string),
     );

@@ -58,6 +58,9 @@ pub struct AgentConfig {
     /// A small model (a few billion parameters): a short system prompt, and
     /// a nudge when it describes code instead of running it.
     pub small_model: bool,
+    /// Whether each reply of the markdown harness is held to one step
+    /// (prose, then at most one code block) by the server's sampling.
+    pub reply_grammar: bool,
     /// Where the session's transcript is written; `None`: nowhere.
     pub transcript: Option<TranscriptSetup>,
     /// OS mode: the screen, mouse and keyboard the model may use.
@@ -188,6 +191,7 @@ impl AgentConfig {
             transcript: None,
             harness_auto: false,
             small_model: false,
+            reply_grammar: false,
             os: None,
         }
     }

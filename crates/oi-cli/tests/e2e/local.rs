@@ -526,6 +526,74 @@ async fn a_small_model_is_sent_greedy_sampling_and_a_reply_limit_unless_configur
 }
 
 #[tokio::test]
+async fn a_small_model_is_held_to_one_step_per_reply_unless_configured_off() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    env.server.push(Reply::text("Hi."));
+    let out = env.exec(&["-y", "What is 1 + 1?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = &env.server.chat_requests()[0].body;
+    let grammar = body["grammar"].as_str().unwrap_or_default();
+    assert!(
+        grammar.starts_with("root ::= ") && grammar.contains("block ::= \"```\""),
+        "{body}"
+    );
+    // Turned off.
+    env.server.push(Reply::text("Hi."));
+    let out = env
+        .exec(&["-y", "-c", "reply_grammar=false", "What is 1 + 1?"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = &env.server.chat_requests()[1].body;
+    assert!(body.get("grammar").is_none(), "{body}");
+    // Asked for where it cannot be kept: the native harness writes no
+    // code blocks.
+    let out = env
+        .exec(&[
+            "-y",
+            "-c",
+            "reply_grammar=true",
+            "-c",
+            "harness=native",
+            "What is 1 + 1?",
+        ])
+        .await;
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("reply_grammar = true cannot be kept")
+            && out.stderr.contains("native harness"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.server.chat_requests().len(), 2, "nothing was sent");
+    // Other models are not constrained.
+    let big = TestEnv::new().await;
+    big.server.push(Reply::text("Hi."));
+    let out = big.exec(&["-y", "What is 1 + 1?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = &big.server.chat_requests()[0].body;
+    assert!(body.get("grammar").is_none(), "{body}");
+}
+
+#[tokio::test]
+async fn reply_grammar_on_a_wire_without_one_is_refused() {
+    let env = TestEnv::new().await;
+    env.write_config(&format!(
+        "model_provider = \"m\"\nmodel = \"claude-sonnet-4-5\"\nreply_grammar = true\nharness = \"markdown\"\n\n[model_providers.m]\nbase_url = \"{}\"\nwire_api = \"messages\"\n",
+        env.server.base_url()
+    ));
+    let out = env.exec(&["-y", "What is 1 + 1?"]).await;
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr
+            .contains("config.toml:3: reply_grammar = true cannot be kept")
+            && out.stderr.contains("messages wire"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_gets_a_first_look_at_the_files_the_task_names() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:0.5b");

@@ -38,7 +38,7 @@ use std::time::Instant;
 
 use oi_kernels::KernelManager;
 use oi_protocol::{Event, HarnessKind, Message, Op, ReviewDecision, RunId, Usage};
-use oi_providers::{ModelClient, ModelRequest};
+use oi_providers::{ModelClient, ModelRequest, ReplyForm};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -355,6 +355,8 @@ impl Session {
             max_tokens: self.config.max_tokens,
             temperature: self.config.temperature,
             cache_key: Some(self.session_id.clone()),
+            form: (self.config.reply_grammar && self.harness.kind() == HarnessKind::Markdown)
+                .then_some(ReplyForm::OneCodeBlock),
         }
     }
 

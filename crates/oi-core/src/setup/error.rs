@@ -62,6 +62,8 @@ pub enum SetupError {
         "{origin}approval = \"never\" runs even risky code without asking, so it is only accepted when the session is opened for it on purpose"
     )]
     ApprovalNeverNotAllowed { origin: String },
+    #[error("{origin}reply_grammar = true cannot be kept: {problem}")]
+    ReplyGrammarUnusable { origin: String, problem: String },
     #[error("{origin}max_budget = {budget} cannot be kept: the price of `{model}` is unknown")]
     BudgetWithoutPrice {
         origin: String,
@@ -151,6 +153,7 @@ impl SetupError {
             }
             Self::SandboxRequired { .. } => "run where the sandbox works (Linux 5.13+ with Landlock), or set `sandbox_required = false` to run with a warning".to_owned(),
             Self::ApprovalNeverNotAllowed { .. } => "pass `--dangerously-allow-all` for this run, or use `approval = \"auto\"` (risky code still asks)".to_owned(),
+            Self::ReplyGrammarUnusable { .. } => "remove `reply_grammar = true`, or use it with the markdown harness and a llama.cpp server on the chat wire or the built-in model".to_owned(),
             Self::BudgetWithoutPrice { model, .. } => format!(
                 "tell oi the price (USD per million tokens): `[models.\"{model}\"] input_price = …, output_price = …`"
             ),

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use oi_config::{FlagSetting, LoadOptions, Loaded};
 use oi_kernels::KernelManager;
-use oi_protocol::{ApprovalPolicy, Event, Op, SandboxMode};
+use oi_protocol::{ApprovalPolicy, Event, HarnessKind, Op, SandboxMode, WireApi};
 use oi_providers::ModelClient;
 use tokio::sync::mpsc;
 
@@ -342,6 +342,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
     config.max_output = c.max_output;
     config.max_tokens = c.max_tokens;
     config.temperature = c.temperature;
+    config.reply_grammar = reply_grammar(&loaded, wire, config.small_model)?;
     config.custom_instructions = c.custom_instructions.clone();
     config.system_message = c.system_message.clone();
     let info = parts::model_info(&loaded, &config.model)?;
@@ -394,6 +395,32 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
 }
 
 /// `FILE:LINE: ` (or `--flag: `) where `key` was set, or nothing.
+/// Whether replies are held to one step (`reply_grammar`): by default for
+/// small models on this machine; asked for explicitly, only where it can be
+/// kept.
+fn reply_grammar(loaded: &Loaded, wire: WireApi, small_model: bool) -> Result<bool, SetupError> {
+    let c = &loaded.config;
+    if c.reply_grammar != Some(true) {
+        return Ok(c.reply_grammar.unwrap_or(small_model));
+    }
+    let problem = if c.harness == HarnessKind::Native {
+        Some("the native harness's replies are tool calls, not code blocks".to_owned())
+    } else if wire != WireApi::Chat && !builtin::selected(loaded) {
+        Some(format!(
+            "the {wire} wire has no way to constrain a reply (llama.cpp's `grammar` is sent on the chat wire)"
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(SetupError::ReplyGrammarUnusable {
+            origin: origin_prefix(loaded, "reply_grammar"),
+            problem,
+        }),
+        None => Ok(true),
+    }
+}
+
 fn origin_prefix(loaded: &Loaded, key: &str) -> String {
     loaded
         .origins
