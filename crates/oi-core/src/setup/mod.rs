@@ -394,7 +394,6 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
     })
 }
 
-/// `FILE:LINE: ` (or `--flag: `) where `key` was set, or nothing.
 /// Whether replies are held to one step (`reply_grammar`): by default for
 /// small models on this machine; asked for explicitly, only where it can be
 /// kept.
@@ -404,23 +403,21 @@ fn reply_grammar(loaded: &Loaded, wire: WireApi, small_model: bool) -> Result<bo
         return Ok(c.reply_grammar.unwrap_or(small_model));
     }
     let problem = if c.harness == HarnessKind::Native {
-        Some("the native harness's replies are tool calls, not code blocks".to_owned())
+        "the native harness's replies are tool calls, not code blocks".to_owned()
     } else if wire != WireApi::Chat && !builtin::selected(loaded) {
-        Some(format!(
+        format!(
             "the {wire} wire has no way to constrain a reply (llama.cpp's `grammar` is sent on the chat wire)"
-        ))
+        )
     } else {
-        None
+        return Ok(true);
     };
-    match problem {
-        Some(problem) => Err(SetupError::ReplyGrammarUnusable {
-            origin: origin_prefix(loaded, "reply_grammar"),
-            problem,
-        }),
-        None => Ok(true),
-    }
+    Err(SetupError::ReplyGrammarUnusable {
+        origin: origin_prefix(loaded, "reply_grammar"),
+        problem,
+    })
 }
 
+/// `FILE:LINE: ` (or `--flag: `) where `key` was set, or nothing.
 fn origin_prefix(loaded: &Loaded, key: &str) -> String {
     loaded
         .origins
