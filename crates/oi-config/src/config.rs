@@ -102,6 +102,11 @@ pub struct Config {
     /// Replaces oi's own system prompt (custom instructions are still
     /// added after it).
     pub system_message: Option<String>,
+    /// The most bytes of `AGENTS.md` instructions the model gets; 0 reads none.
+    pub project_doc_max_bytes: u64,
+    /// More file names read, after `AGENTS.override.md` and `AGENTS.md`, in
+    /// each folder that has neither.
+    pub project_doc_fallback_filenames: Vec<String>,
     /// The most a session may spend, in USD.
     pub max_budget: Option<f64>,
     /// Model id → what the configuration says about it.

@@ -9,6 +9,7 @@ mod config;
 mod credentials;
 pub mod edit;
 mod error;
+pub mod instructions;
 pub mod keys;
 mod layers;
 mod load;
@@ -21,6 +22,7 @@ mod show;
 pub use config::{BuiltinSettings, Config, ModelSettings, ProviderInfo, TrustLevel};
 pub use credentials::Credentials;
 pub use error::ConfigError;
+pub use instructions::{InstructionFile, Instructions};
 pub use load::{
     FlagSetting, LoadOptions, Loaded, UntrustedProject, home_dir, is_small_model, load,
     project_root,

@@ -31,6 +31,7 @@ use serde_json::Value;
 
 use crate::config::{Config, TrustLevel};
 use crate::error::ConfigError;
+use crate::instructions::Instructions;
 use crate::layers::{Entry, Layer, parse_override, parse_toml};
 use crate::origin::Origin;
 use crate::schema::{self, Problem, Scope};
@@ -91,6 +92,8 @@ pub struct Loaded {
     /// Things the user should know (ignored keys, unenforced settings).
     pub warnings: Vec<String>,
     pub untrusted: Option<UntrustedProject>,
+    /// The `AGENTS.md` files the model gets (see [`crate::instructions`]).
+    pub instructions: Instructions,
     pub home: PathBuf,
     pub user_file: PathBuf,
     pub env: BTreeMap<String, String>,
@@ -149,11 +152,19 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         &[&user, &profile],
         options.api_base.as_deref(),
     )?;
+    let instructions = crate::instructions::discover(
+        &options.home,
+        &options.cwd,
+        &config.project_doc_fallback_filenames,
+        config.project_doc_max_bytes,
+        &mut warnings,
+    );
     Ok(Loaded {
         config,
         origins,
         warnings,
         untrusted,
+        instructions,
         home: options.home.clone(),
         user_file,
         env: environment,

@@ -160,6 +160,10 @@ pub(crate) fn resolve(
         reply_grammar: v.bool("reply_grammar"),
         custom_instructions: v.string("custom_instructions"),
         system_message: v.string("system_message"),
+        project_doc_max_bytes: v
+            .u64("project_doc_max_bytes")
+            .unwrap_or(crate::instructions::DEFAULT_PROJECT_DOC_MAX_BYTES),
+        project_doc_fallback_filenames: v.strings("project_doc_fallback_filenames"),
         max_budget: v.f64("max_budget"),
         models,
         languages,

@@ -131,6 +131,8 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("reply_grammar", Kind::Bool),
     ("custom_instructions", Kind::Str),
     ("system_message", Kind::Str),
+    ("project_doc_max_bytes", Kind::NonNegative),
+    ("project_doc_fallback_filenames", Kind::StrList),
     ("max_budget", Kind::Number(0.0, 1e9)),
     ("model_providers", Kind::Table),
     ("models", Kind::Table),
@@ -286,6 +288,22 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
             }),
             _ => check(&path[2..], value, Scope::Profile).map_err(|p| prefix(p, &path[..2])),
         },
+        "project_doc_fallback_filenames" => {
+            leaf(path, 1, *kind, value)?;
+            let bare = |name: &Value| {
+                name.as_str().is_some_and(|n| {
+                    !n.is_empty() && n != "." && n != ".." && !n.contains(['/', '\\'])
+                })
+            };
+            match value.as_array() {
+                Some(names) if !names.iter().all(bare) => Err(Problem::Invalid {
+                    key: path.join("."),
+                    expected: "an array of file names without a folder, e.g. [\"CLAUDE.md\"]"
+                        .to_owned(),
+                }),
+                _ => Ok(()),
+            }
+        }
         _ => leaf(path, 1, *kind, value),
     }
 }
@@ -472,6 +490,11 @@ mod tests {
             ),
             ("projects./home/u/p.trust_level", json!("trusted")),
             ("profiles.cheap.model", json!("small")),
+            ("project_doc_max_bytes", json!(0)),
+            (
+                "project_doc_fallback_filenames",
+                json!(["CLAUDE.md", ".rules"]),
+            ),
             (
                 "profiles.cheap.model_providers.x.base_url",
                 json!("http://h/v1"),
@@ -496,6 +519,18 @@ mod tests {
                 json!(0),
                 "max_turns",
                 "a whole number of at least 1",
+            ),
+            (
+                "project_doc_fallback_filenames",
+                json!(["docs/AGENTS.md"]),
+                "project_doc_fallback_filenames",
+                "an array of file names without a folder, e.g. [\"CLAUDE.md\"]",
+            ),
+            (
+                "project_doc_fallback_filenames",
+                json!([".."]),
+                "project_doc_fallback_filenames",
+                "an array of file names without a folder, e.g. [\"CLAUDE.md\"]",
             ),
             (
                 "max_turns",

@@ -64,6 +64,34 @@ fn origin_of(loaded: &Loaded, key: &str, fallback: Origin) -> String {
         .to_string()
 }
 
+/// Lists the `AGENTS.md` files the model gets, as comments.
+fn show_instructions(loaded: &Loaded, lines: &mut Lines) {
+    let found = &loaded.instructions;
+    if found.files.is_empty() && found.left_out.is_empty() {
+        lines.text(if found.max_bytes == 0 {
+            "# Project instructions: none read (project_doc_max_bytes = 0)."
+        } else {
+            "# Project instructions: no AGENTS.md here, in the folders above it up to the project root, or in oi's folder."
+        });
+        return;
+    }
+    lines.text("# Project instructions the model gets, in this order (the nearest last):");
+    for file in &found.files {
+        let size = if file.is_cut() {
+            format!("the first {} of {} bytes", file.kept, file.size)
+        } else {
+            format!("{} bytes", file.size)
+        };
+        lines.text(&format!("#   {} ({size})", display_path(&file.path)));
+    }
+    for path in &found.left_out {
+        lines.text(&format!(
+            "#   not read: {} (see the warning above)",
+            display_path(path)
+        ));
+    }
+}
+
 /// Renders the effective configuration as annotated TOML; `key_from_flag`
 /// when `--api-key` gives the key (which is never shown).
 pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
@@ -198,6 +226,24 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
         "system_message",
         c.system_message.as_deref().map(toml_string),
     );
+    top(
+        &mut lines,
+        "project_doc_max_bytes",
+        Some(c.project_doc_max_bytes.to_string()),
+    );
+    top(
+        &mut lines,
+        "project_doc_fallback_filenames",
+        Some(format!(
+            "[{}]",
+            c.project_doc_fallback_filenames
+                .iter()
+                .map(|r| toml_string(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    );
+    show_instructions(loaded, &mut lines);
     top(
         &mut lines,
         "max_budget",

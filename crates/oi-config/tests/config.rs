@@ -939,3 +939,56 @@ fn a_stored_key_stands_in_for_an_unset_variable() {
     // Never in config.toml.
     assert!(!f.home().join("config.toml").exists());
 }
+
+#[test]
+fn agents_md_files_are_found_capped_by_the_trusted_project_and_listed_by_config_show() {
+    let f = Fixture::new();
+    f.user(&format!(
+        "{SEED}\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        f.repo().display()
+    ));
+    f.write(
+        &f.repo().join("AGENTS.md"),
+        &"Use uv, never pip.\n".repeat(10),
+    );
+    f.write(&f.cwd().join("CLAUDE.md"), "Tests live in tests/.\n");
+    f.project(
+        &f.repo(),
+        "project_doc_max_bytes = 100\nproject_doc_fallback_filenames = [\"CLAUDE.md\"]\n",
+    );
+    let loaded = f.load();
+    let files = &loaded.instructions.files;
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files[0].path, f.repo().join("AGENTS.md"));
+    assert_eq!((files[0].size, files[0].kept), (190, 78));
+    assert_eq!(files[1].path, f.cwd().join("CLAUDE.md"));
+    assert!(!files[1].is_cut());
+    let text =
+        oi_config::show(&loaded, false).replace(&f.dir.path().display().to_string(), "[TMP]");
+    assert!(text.contains("project_doc_max_bytes = 100"), "{text}");
+    assert!(
+        text.contains("#   [TMP]/repo/AGENTS.md (the first 78 of 190 bytes)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("#   [TMP]/repo/sub/CLAUDE.md (22 bytes)"),
+        "{text}"
+    );
+    let block = loaded.instructions.prompt_block().unwrap();
+    assert!(block.find("Use uv").unwrap() < block.find("Tests live").unwrap());
+}
+
+#[test]
+fn a_fallback_name_with_a_folder_is_refused_where_it_was_set() {
+    let f = Fixture::new();
+    f.user(&format!(
+        "project_doc_fallback_filenames = [\"../secrets.md\"]\n{SEED}"
+    ));
+    let error = f.load_with(|_| {}).unwrap_err();
+    let text = f.error_text(&error);
+    assert!(
+        text.contains("config.toml:1: `project_doc_fallback_filenames` = [\"../secrets.md\"]"),
+        "{text}"
+    );
+    assert!(text.contains("file names without a folder"), "{text}");
+}
