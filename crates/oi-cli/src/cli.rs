@@ -385,6 +385,25 @@ pub struct SessionOptions {
     )]
     pub max_budget: Option<f64>,
 
+    /// Replace oi's system prompt with TEXT (`system_message`); project
+    /// instructions and custom instructions still follow it.
+    #[arg(
+        long = "system-message",
+        visible_alias = "system_message",
+        global = true,
+        value_name = "TEXT"
+    )]
+    pub system_message: Option<String>,
+
+    /// Add TEXT to the end of the system prompt (`custom_instructions`).
+    #[arg(
+        long = "custom-instructions",
+        visible_alias = "custom_instructions",
+        global = true,
+        value_name = "TEXT"
+    )]
+    pub custom_instructions: Option<String>,
+
     /// Characters of each run's output sent to the model (head and tail are kept).
     #[arg(
         long = "max-output",

@@ -96,6 +96,20 @@ fn settings(options: &SessionOptions) -> Vec<FlagSetting> {
     if let Some(mode) = options.sandbox {
         flags.push(FlagSetting::new("--sandbox", "sandbox", mode.as_str()));
     }
+    if let Some(text) = &options.system_message {
+        flags.push(FlagSetting::new(
+            "--system-message",
+            "system_message",
+            text.as_str(),
+        ));
+    }
+    if let Some(text) = &options.custom_instructions {
+        flags.push(FlagSetting::new(
+            "--custom-instructions",
+            "custom_instructions",
+            text.as_str(),
+        ));
+    }
     if let Some(usd) = options.max_budget {
         flags.push(FlagSetting::new("--max-budget", "max_budget", usd));
     }

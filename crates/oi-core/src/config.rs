@@ -25,6 +25,9 @@ pub struct AgentConfig {
     /// catalog.
     pub ask_server_window: bool,
     pub temperature: Option<f64>,
+    /// The project's `AGENTS.md` files as one block, added to the system
+    /// prompt before the custom instructions.
+    pub project_instructions: Option<String>,
     /// Added to the end of the system prompt.
     pub custom_instructions: Option<String>,
     /// Replaces the harness's own system prompt.
@@ -178,6 +181,7 @@ impl AgentConfig {
             catalog_window: None,
             ask_server_window: true,
             temperature: None,
+            project_instructions: None,
             custom_instructions: None,
             system_message: None,
             pricing: None,

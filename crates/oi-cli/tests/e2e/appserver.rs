@@ -607,3 +607,41 @@ async fn stdin_closing_during_a_thread_start_still_ends_the_server() {
     assert_eq!(closed["params"]["threadId"], thread);
     assert_eq!(client.close().await, 0);
 }
+
+#[tokio::test]
+async fn a_thread_gets_the_agents_md_files_of_its_own_cwd() {
+    let env = TestEnv::new().await;
+    let root = env.cwd.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    std::fs::create_dir(root.join("pkg")).unwrap();
+    std::fs::write(root.join("AGENTS.md"), "Root rule: use uv.\n").unwrap();
+    std::fs::write(root.join("pkg/AGENTS.md"), "Package rule: tests in t/.\n").unwrap();
+    let mut client = Client::start(&env, &[]);
+    client
+        .request("initialize", json!({ "clientInfo": { "name": "t" } }))
+        .await;
+    for (i, dir) in [root.join("pkg"), root.to_owned()].iter().enumerate() {
+        let started = client
+            .request("thread/start", json!({ "cwd": dir.display().to_string() }))
+            .await;
+        let thread = started["result"]["thread"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        env.server.push(Reply::text("ok"));
+        client
+            .request(
+                "turn/start",
+                json!({ "threadId": thread, "input": text_input("hi") }),
+            )
+            .await;
+        client.until("turn/completed").await;
+        let system = env.server.chat_requests()[i].messages()[0]["content"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(system.contains("Root rule: use uv."), "{system}");
+        assert_eq!(system.contains("Package rule"), i == 0, "{system}");
+    }
+    assert_eq!(client.close().await, 0);
+}

@@ -447,3 +447,84 @@ async fn a_local_model_missing_from_the_catalog_costs_nothing_and_needs_no_note(
         out.stderr
     );
 }
+
+#[tokio::test]
+async fn agents_md_files_reach_the_model_nearest_last_and_config_show_lists_them() {
+    let env = TestEnv::new().await;
+    let root = env.cwd.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let pkg = root.join("pkg");
+    std::fs::create_dir(&pkg).unwrap();
+    std::fs::write(root.join("AGENTS.md"), "Root rule: use uv, never pip.\n").unwrap();
+    std::fs::write(pkg.join("AGENTS.md"), "Package rule: tests live in t/.\n").unwrap();
+    std::fs::write(
+        env.oi_home().join("AGENTS.md"),
+        "User rule: answer briefly.\n",
+    )
+    .unwrap();
+    env.server.repeat(Reply::text("ok"));
+
+    // `-C pkg`: the workspace decides which files apply.
+    let out = env
+        .exec(&[
+            "-C",
+            "pkg",
+            "--custom-instructions",
+            "Custom rule: be kind.",
+            "hi",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let system = env.server.chat_requests()[0].messages()[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let at = |text: &str| {
+        system
+            .find(text)
+            .unwrap_or_else(|| panic!("{text} not in {system}"))
+    };
+    assert!(at("User rule") < at("Root rule"), "{system}");
+    assert!(at("Root rule") < at("Package rule"), "{system}");
+    assert!(at("Package rule") < at("Custom rule"), "{system}");
+
+    // From the root, the package's file does not apply.
+    let out = env.exec(&["hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let system = env.server.chat_requests()[1].messages()[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(system.contains("Root rule") && !system.contains("Package rule"));
+
+    // A system message replaces oi's prompt; the project's rules still follow.
+    let out = env
+        .exec(&["--system-message", "You are a terse robot.", "hi"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let system = env.server.chat_requests()[2].messages()[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(system.starts_with("You are a terse robot.\n"), "{system}");
+    assert!(system.contains("Root rule") && !system.contains("Open Interpreter"));
+
+    let out = env.run(&["-C", "pkg", "config", "show"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let listed: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("AGENTS.md ("))
+        .collect();
+    assert_eq!(listed.len(), 3, "{}", out.stdout);
+    assert!(listed[2].contains("pkg/AGENTS.md (32 bytes)"), "{listed:?}");
+
+    // Off: nothing is read, and `config show` says so.
+    let out = env.exec(&["-c", "project_doc_max_bytes=0", "hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let system = env.server.chat_requests()[3].messages()[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!system.contains("rule"), "{system}");
+}

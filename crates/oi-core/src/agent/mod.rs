@@ -92,6 +92,7 @@ impl Agent {
             cwd: kernels.cwd().display().to_string(),
             languages: languages.clone(),
             date: environment::today(),
+            project_instructions: config.project_instructions.clone(),
             custom_instructions: config.custom_instructions.clone(),
             system_message: config.system_message.clone(),
             compact: config.small_model,

@@ -76,6 +76,8 @@ pub(crate) struct PromptEnv {
     pub cwd: String,
     pub languages: Vec<String>,
     pub date: String,
+    /// The project's `AGENTS.md` files, as one block.
+    pub project_instructions: Option<String>,
     pub custom_instructions: Option<String>,
     /// Replaces the prompt below (what the user configured as
     /// `system_message`).
@@ -124,8 +126,14 @@ pub(crate) struct Harness {
     os: Option<oi_computer::Size>,
 }
 
-/// Adds the user's custom instructions at the end of a prompt.
+/// Adds the project's instructions, then the user's custom instructions,
+/// at the end of a prompt.
 fn push_instructions(prompt: &mut String, env: &PromptEnv) {
+    if let Some(project) = env.project_instructions.as_deref() {
+        prompt.push('\n');
+        prompt.push_str(project.trim_end());
+        prompt.push('\n');
+    }
     if let Some(extra) = env
         .custom_instructions
         .as_deref()
@@ -253,6 +261,10 @@ impl Harness {
         });
         if let Some(shown) = self.os {
             prompt.push_str(&self.os_prompt(shown));
+        }
+        if let Some(project) = env.project_instructions.as_deref() {
+            prompt.push_str(project.trim_end());
+            prompt.push('\n');
         }
         if let Some(extra) = env
             .custom_instructions
@@ -759,6 +771,7 @@ mod tests {
             cwd: "/w".into(),
             languages: vec!["python".into()],
             date: "2026-11-30".into(),
+            project_instructions: None,
             custom_instructions: None,
             system_message: None,
             compact: false,
@@ -1007,6 +1020,7 @@ mod tests {
             cwd: "/home/u/proj".into(),
             languages: vec!["python".into(), "shell".into()],
             date: "2026-11-30".into(),
+            project_instructions: None,
             custom_instructions: Some("Answer in French.".into()),
             system_message: None,
             compact: false,
@@ -1030,6 +1044,7 @@ mod tests {
             cwd: "/w".into(),
             languages: vec!["python".into()],
             date: "2026-12-02".into(),
+            project_instructions: Some("Project: use uv.\n".into()),
             custom_instructions: Some("Answer in French.".into()),
             system_message: Some("You are a pirate who runs code.\n".into()),
             compact: true,
@@ -1037,7 +1052,35 @@ mod tests {
         let prompt = Harness::new(HarnessKind::Native).system_prompt(&env);
         assert_eq!(
             prompt,
-            "You are a pirate who runs code.\n\nAnswer in French.\n"
+            "You are a pirate who runs code.\n\nProject: use uv.\n\nAnswer in French.\n"
         );
+    }
+
+    #[test]
+    fn project_instructions_come_after_the_prompt_and_before_custom_instructions() {
+        for compact in [false, true] {
+            for kind in [HarnessKind::Native, HarnessKind::Markdown] {
+                let env = PromptEnv {
+                    os: "Linux".into(),
+                    cwd: "/w".into(),
+                    languages: vec!["python".into()],
+                    date: "2026-12-02".into(),
+                    project_instructions: Some("Project: use uv.\n".into()),
+                    custom_instructions: Some("Answer in French.".into()),
+                    system_message: None,
+                    compact,
+                };
+                let prompt = Harness::new(kind).system_prompt(&env);
+                let project = prompt.find("Project: use uv.").unwrap();
+                assert!(
+                    prompt.find("Working directory").unwrap() < project,
+                    "{prompt}"
+                );
+                assert!(
+                    project < prompt.find("Answer in French.").unwrap(),
+                    "{prompt}"
+                );
+            }
+        }
     }
 }

@@ -190,6 +190,21 @@ pub fn current_dir(request: &SessionRequest) -> Result<PathBuf, SetupError> {
     }
 }
 
+/// The folder the session works in, as far as the configuration is
+/// concerned: the workspace when one is given (its project files and
+/// `AGENTS.md` apply), else the current folder. A workspace that does not
+/// exist is reported by [`parts::policy`]; until then the current folder
+/// stands in.
+fn config_dir(request: &SessionRequest) -> Result<PathBuf, SetupError> {
+    let cwd = current_dir(request)?;
+    Ok(request
+        .workspace
+        .as_ref()
+        .and_then(|given| fs_err::canonicalize(cwd.join(&given.value)).ok())
+        .filter(|dir| dir.is_dir())
+        .unwrap_or(cwd))
+}
+
 /// Loads the configuration with every layer, the request's settings on
 /// top (and those `offline` and `local` imply).
 pub fn load_config(request: &SessionRequest) -> Result<Loaded, SetupError> {
@@ -210,7 +225,7 @@ pub fn load_config(request: &SessionRequest) -> Result<Loaded, SetupError> {
     let (overrides, notices) = oi_codex::config::translate_all(&request.overrides);
     let mut loaded = oi_config::load(&LoadOptions {
         home,
-        cwd: current_dir(request)?,
+        cwd: config_dir(request)?,
         profile: request.profile.clone(),
         overrides,
         flags: settings,
@@ -343,6 +358,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
     config.max_tokens = c.max_tokens;
     config.temperature = c.temperature;
     config.reply_grammar = reply_grammar(&loaded, wire, config.small_model)?;
+    config.project_instructions = loaded.instructions.prompt_block();
     config.custom_instructions = c.custom_instructions.clone();
     config.system_message = c.system_message.clone();
     let info = parts::model_info(&loaded, &config.model)?;
