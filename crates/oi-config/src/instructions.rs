@@ -85,7 +85,10 @@ impl Instructions {
 /// A file found in one folder, before the budget is applied.
 struct Found {
     path: PathBuf,
+    /// At most the whole budget's worth of the file.
     text: String,
+    /// The file's whole size.
+    size: usize,
 }
 
 /// Finds and reads the instructions for `cwd`. Problems with single files
@@ -115,13 +118,21 @@ pub(crate) fn discover(
     }
     let mut found: Vec<Found> = folders
         .into_iter()
-        .filter_map(|dir| first_in(dir, fallbacks, warnings, &mut instructions.left_out))
+        .filter_map(|dir| {
+            first_in(
+                dir,
+                fallbacks,
+                max_bytes,
+                warnings,
+                &mut instructions.left_out,
+            )
+        })
         .collect();
 
     let mut budget = usize::try_from(max_bytes).unwrap_or(usize::MAX);
     let mut kept = Vec::new();
     for file in found.drain(..) {
-        let size = file.text.len();
+        let size = file.size;
         if budget == 0 {
             warnings.push(format!(
                 "{} was not read: the project instructions already take project_doc_max_bytes ({max_bytes} bytes)",
@@ -130,7 +141,7 @@ pub(crate) fn discover(
             instructions.left_out.push(file.path);
             continue;
         }
-        let mut end = size.min(budget);
+        let mut end = file.text.len().min(budget);
         while !file.text.is_char_boundary(end) {
             end -= 1;
         }
@@ -155,10 +166,12 @@ pub(crate) fn discover(
     instructions
 }
 
-/// The first non-empty instruction file in `dir`.
+/// The first non-empty instruction file in `dir`, of which at most `limit`
+/// bytes are read (a huge file costs no more than the budget).
 fn first_in(
     dir: &Path,
     fallbacks: &[String],
+    limit: u64,
     warnings: &mut Vec<String>,
     left_out: &mut Vec<PathBuf>,
 ) -> Option<Found> {
@@ -171,11 +184,11 @@ fn first_in(
         if !path.is_file() {
             continue;
         }
-        match fs_err::read(&path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
+        match read_start(&path, limit) {
+            Ok((bytes, size)) => match utf8_start(bytes, size) {
                 Ok(text) if text.trim().is_empty() => continue,
-                Ok(text) => return Some(Found { path, text }),
-                Err(_) => {
+                Ok(text) => return Some(Found { path, text, size }),
+                Err(()) => {
                     warnings.push(format!(
                         "{} was not read: it is not UTF-8 text; save it as UTF-8 to give it to the model",
                         crate::display_path(&path)
@@ -190,6 +203,35 @@ fn first_in(
         }
     }
     None
+}
+
+/// The first `limit` bytes of the file at `path`, and its whole size.
+fn read_start(path: &Path, limit: u64) -> std::io::Result<(Vec<u8>, usize)> {
+    use std::io::Read;
+    let file = fs_err::File::open(path)?;
+    let size = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok((bytes, size))
+}
+
+/// `bytes` as text; when they are only the start of the file, a character
+/// cut in two at their end is dropped.
+fn utf8_start(bytes: Vec<u8>, size: usize) -> Result<String, ()> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(error) if bytes_cut_in_a_character(&error, size) => {
+            let valid = error.utf8_error().valid_up_to();
+            let mut bytes = error.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).map_err(|_| ())
+        }
+        Err(_) => Err(()),
+    }
+}
+
+fn bytes_cut_in_a_character(error: &std::string::FromUtf8Error, size: usize) -> bool {
+    error.as_bytes().len() < size && error.utf8_error().error_len().is_none()
 }
 
 #[cfg(test)]
@@ -318,6 +360,17 @@ mod tests {
             found.files[0]
         );
         assert_eq!(found.files[0].kept, 2);
+    }
+
+    #[test]
+    fn a_huge_file_is_read_only_as_far_as_the_budget() {
+        let t = tree();
+        // 3 MB of a two-byte character: read is 11 bytes, cut at 10.
+        write(&t.repo.join("AGENTS.md"), &"é".repeat(1_500_000));
+        let found = discover(&t.home, &t.repo, &[], 11, &mut Vec::new());
+        let file = &found.files[0];
+        assert_eq!((file.size, file.kept), (3_000_000, 10));
+        assert!(file.text.starts_with(&"é".repeat(5)) && file.text.len() < 200);
     }
 
     #[test]
