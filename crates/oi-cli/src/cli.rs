@@ -38,6 +38,12 @@ pub enum Command {
     /// editors such as Zed: sessions are oi sessions, prompts are tasks,
     /// runs of code are tool calls (docs/integrations.md).
     Acp,
+    /// Serve the Model Context Protocol on stdin/stdout with oi as a tool:
+    /// `interpreter` runs a task on this machine, `interpreter-reply`
+    /// continues its session — for other agents and desktop apps
+    /// (docs/integrations.md).
+    #[command(name = "mcp-server")]
+    McpServer,
     /// Serve oi over HTTP and WebSocket: Open Interpreter's endpoints and
     /// an OpenAI-compatible chat completions endpoint; every conversation
     /// its own session; the key in INTERPRETER_API_KEY, or one generated

@@ -406,6 +406,14 @@ pub async fn lmc(request: SessionRequest) -> Result<ExitCode, CliError> {
     }
 }
 
+/// `interpreter mcp-server`
+pub async fn mcp_server(request: SessionRequest) -> Result<ExitCode, CliError> {
+    oi_mcp::serve_stdio(request)
+        .await
+        .map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
+    Ok(ExitCode::from(exit::OK))
+}
+
 /// `interpreter acp`
 pub async fn acp(request: SessionRequest) -> Result<ExitCode, CliError> {
     oi_acp::serve(request)

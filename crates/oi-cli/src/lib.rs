@@ -59,6 +59,7 @@ pub fn main() -> ExitCode {
         match cli.command {
             Some(Command::Exec(args)) => exec::run(args, session(false, true).await?).await,
             Some(Command::Acp) => commands::acp(session(false, false).await?).await,
+            Some(Command::McpServer) => commands::mcp_server(session(false, false).await?).await,
             Some(Command::Lmc) => commands::lmc(session(false, false).await?).await,
             Some(Command::Server(args)) => {
                 commands::server(args, session(false, false).await?).await

@@ -23,6 +23,8 @@ mod first_run;
 mod interactive;
 mod kernels;
 mod local;
+mod mcp;
+mod mcp_sdk;
 mod os;
 mod pty;
 mod python_api;
