@@ -261,3 +261,58 @@ async fn bad_input_gets_errors_and_the_server_keeps_serving() {
     assert!(tools["result"]["tools"].is_array());
     assert_eq!(client.close().await, 0);
 }
+
+#[tokio::test]
+async fn a_cancelled_call_interrupts_its_task() {
+    let env = TestEnv::new().await;
+    let work = env.cwd.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let mut client = Client::start(&env).await;
+    env.server
+        .push(Reply::execute(
+            "python",
+            "import time\nprint('started', flush=True)\ntime.sleep(8)\nopen('finished.txt', 'w').write('x')",
+        ))
+        .push(Reply::text("unused"));
+    client.next_id += 1;
+    let id = client.next_id;
+    client
+        .send(
+            &json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "interpreter", "arguments": {
+                    "prompt": "wait a while", "cwd": work.display().to_string() } }
+            })
+            .to_string(),
+        )
+        .await;
+    // The run is under way once the model was asked and a moment passed.
+    for _ in 0..100 {
+        if !env.server.chat_requests().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    client
+        .send(
+            &json!({
+                "jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": { "requestId": id, "reason": "the user changed their mind" }
+            })
+            .to_string(),
+        )
+        .await;
+    // The server goes on serving at once; the run stopped: past the time
+    // it would have taken, its file was never written and the model was
+    // not asked again.
+    let tools = client.request("tools/list", json!({})).await;
+    assert!(tools["result"]["tools"].is_array(), "{tools}");
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert!(
+        !work.join("finished.txt").exists(),
+        "the run was interrupted"
+    );
+    assert_eq!(env.server.chat_requests().len(), 1, "the task ended");
+    assert_eq!(client.close().await, 0);
+}
