@@ -114,8 +114,64 @@ pub struct Config {
     /// Language name → the interpreter command that runs it.
     pub languages: BTreeMap<String, Vec<String>>,
     pub providers: BTreeMap<String, ProviderInfo>,
+    /// `[mcp_servers.NAME]`: MCP servers whose tools the model gets.
+    pub mcp_servers: BTreeMap<String, McpServerSettings>,
     /// Project root → trust.
     pub projects: BTreeMap<String, TrustLevel>,
+}
+
+/// One MCP server (`[mcp_servers.NAME]`, the keys Codex uses).
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpServerSettings {
+    pub name: String,
+    pub transport: McpTransport,
+    /// `false` keeps the server configured but not started.
+    pub enabled: bool,
+    /// How long the server may take to start and list its tools.
+    pub startup_timeout_sec: f64,
+    /// How long one tool call may take.
+    pub tool_timeout_sec: f64,
+    /// Only these tools are offered (all when `None`).
+    pub enabled_tools: Option<Vec<String>>,
+    /// These tools are never offered.
+    pub disabled_tools: Vec<String>,
+}
+
+/// How oi reaches an MCP server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpTransport {
+    /// A program oi starts, spoken to on its standard input and output.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        /// Variables set for the server.
+        env: BTreeMap<String, String>,
+        /// Variables passed on from oi's environment.
+        env_vars: Vec<String>,
+        cwd: Option<String>,
+    },
+    /// A server at a URL (streamable HTTP).
+    Http {
+        url: String,
+        /// The NAME of the variable holding a bearer token.
+        bearer_token_env_var: Option<String>,
+        http_headers: BTreeMap<String, String>,
+        /// Header name → NAME of the variable holding its value.
+        env_http_headers: BTreeMap<String, String>,
+    },
+}
+
+impl McpServerSettings {
+    pub const DEFAULT_STARTUP_TIMEOUT_SEC: f64 = 10.0;
+    pub const DEFAULT_TOOL_TIMEOUT_SEC: f64 = 60.0;
+
+    /// Whether the model may be offered the tool `name` of this server.
+    pub fn offers(&self, name: &str) -> bool {
+        self.enabled_tools
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|t| t == name))
+            && !self.disabled_tools.iter().any(|t| t == name)
+    }
 }
 
 /// `[builtin]`: how oi runs a model in its own process.

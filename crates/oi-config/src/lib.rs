@@ -19,7 +19,10 @@ mod resolve;
 mod schema;
 mod show;
 
-pub use config::{BuiltinSettings, Config, ModelSettings, ProviderInfo, TrustLevel};
+pub use config::{
+    BuiltinSettings, Config, McpServerSettings, McpTransport, ModelSettings, ProviderInfo,
+    TrustLevel,
+};
 pub use credentials::Credentials;
 pub use error::ConfigError;
 pub use instructions::{InstructionFile, Instructions};

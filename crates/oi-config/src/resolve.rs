@@ -3,12 +3,14 @@
 //! providers (built-ins, replaced by definitions in files, then changed
 //! field by field), and the [`Origin`] of every value.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use oi_protocol::{HarnessKind, WireApi};
 use serde_json::Value;
 
-use crate::config::{Config, ModelSettings, ProviderInfo, TrustLevel};
+use crate::config::{
+    Config, McpServerSettings, McpTransport, ModelSettings, ProviderInfo, TrustLevel,
+};
 use crate::error::ConfigError;
 use crate::layers::Layer;
 use crate::load::is_small_model;
@@ -123,6 +125,7 @@ pub(crate) fn resolve(
         }
     };
     let (models, languages, projects) = tables(&mut values);
+    let mcp_servers = mcp_servers(&mut values)?;
     let v = &mut values;
     let config = Config {
         model_provider,
@@ -168,6 +171,7 @@ pub(crate) fn resolve(
         models,
         languages,
         providers,
+        mcp_servers,
         projects,
     };
     Ok((config, values.origins))
@@ -394,6 +398,92 @@ fn tables(
         }
     }
     (models, languages, projects)
+}
+
+/// `[mcp_servers.NAME]`: each server with a `command` or a `url` (not
+/// both, not neither).
+fn mcp_servers(values: &mut Values) -> Result<BTreeMap<String, McpServerSettings>, ConfigError> {
+    let names: BTreeSet<String> = values
+        .merged
+        .keys()
+        .filter(|p| p.len() >= 2 && p[0] == "mcp_servers")
+        .map(|p| p[1].clone())
+        .collect();
+    let mut servers = BTreeMap::new();
+    for name in names {
+        let key = |field: &str| format!("mcp_servers.{name}.{field}");
+        let map = |values: &mut Values, field: &str| -> BTreeMap<String, String> {
+            let prefix = ["mcp_servers".to_owned(), name.clone(), field.to_owned()];
+            let found: Vec<(String, String, Origin)> = values
+                .merged
+                .iter()
+                .filter(|(p, _)| p.len() == 4 && p.starts_with(&prefix))
+                .map(|(p, (v, o))| (p[3].clone(), as_string(v), o.clone()))
+                .collect();
+            let mut out = BTreeMap::new();
+            for (k, v, origin) in found {
+                values
+                    .origins
+                    .insert(format!("mcp_servers.{name}.{field}.{k}"), origin);
+                out.insert(k, v);
+            }
+            out
+        };
+        let command = values.string(&key("command"));
+        let url = values.string(&key("url"));
+        let transport = match (command, url) {
+            (Some(command), None) => McpTransport::Stdio {
+                command,
+                args: values.strings(&key("args")),
+                env: map(values, "env"),
+                env_vars: values.strings(&key("env_vars")),
+                cwd: values.string(&key("cwd")),
+            },
+            (None, Some(url)) => McpTransport::Http {
+                url,
+                bearer_token_env_var: values.string(&key("bearer_token_env_var")),
+                http_headers: map(values, "http_headers"),
+                env_http_headers: map(values, "env_http_headers"),
+            },
+            (command, _) => {
+                let origin = values
+                    .merged
+                    .iter()
+                    .find(|(p, _)| p.len() >= 2 && p[0] == "mcp_servers" && p[1] == name)
+                    .map(|(_, (_, o))| o.clone())
+                    .unwrap_or(Origin::Default);
+                return Err(ConfigError::InvalidValue {
+                    origin: Box::new(origin),
+                    key: format!("mcp_servers.{name}"),
+                    value: if command.is_some() {
+                        "a table with both `command` and `url`".to_owned()
+                    } else {
+                        "a table with neither `command` nor `url`".to_owned()
+                    },
+                    expected: "either `command` (a program oi starts, e.g. command = \"npx\") or `url` (a streamable HTTP server, e.g. url = \"https://…/mcp\")".to_owned(),
+                });
+            }
+        };
+        let settings = McpServerSettings {
+            name: name.clone(),
+            transport,
+            enabled: values.bool(&key("enabled")).unwrap_or(true),
+            startup_timeout_sec: values
+                .f64(&key("startup_timeout_sec"))
+                .unwrap_or(McpServerSettings::DEFAULT_STARTUP_TIMEOUT_SEC),
+            tool_timeout_sec: values
+                .f64(&key("tool_timeout_sec"))
+                .unwrap_or(McpServerSettings::DEFAULT_TOOL_TIMEOUT_SEC),
+            enabled_tools: values.get(&key("enabled_tools")).map(|(v, _)| {
+                v.as_array()
+                    .map(|a| a.iter().map(as_string).collect())
+                    .unwrap_or_default()
+            }),
+            disabled_tools: values.strings(&key("disabled_tools")),
+        };
+        servers.insert(name, settings);
+    }
+    Ok(servers)
 }
 
 fn user_defined(id: &str) -> ProviderInfo {

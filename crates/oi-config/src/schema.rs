@@ -135,6 +135,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("project_doc_fallback_filenames", Kind::StrList),
     ("max_budget", Kind::Number(0.0, 1e9)),
     ("model_providers", Kind::Table),
+    ("mcp_servers", Kind::Table),
     ("models", Kind::Table),
     ("languages", Kind::Table),
     ("profiles", Kind::Table),
@@ -161,6 +162,33 @@ pub(crate) const PROVIDER: &[(&str, Kind)] = &[
     ("stream_idle_timeout_ms", Kind::Positive),
     ("stream_max_duration_ms", Kind::Positive),
 ];
+
+/// Keys of `[mcp_servers.<name>]`: an MCP server whose tools the model
+/// gets (`command` for one started on stdio, `url` for streamable HTTP).
+pub(crate) const MCP_SERVER: &[(&str, Kind)] = &[
+    ("command", Kind::Str),
+    ("args", Kind::StrList),
+    ("env", Kind::StrMap),
+    ("env_vars", Kind::StrList),
+    ("cwd", Kind::Str),
+    ("url", Kind::Url),
+    ("bearer_token_env_var", Kind::VarName),
+    ("http_headers", Kind::StrMap),
+    ("env_http_headers", Kind::StrMap),
+    ("enabled", Kind::Bool),
+    ("startup_timeout_sec", Kind::Number(0.0, 86400.0)),
+    ("tool_timeout_sec", Kind::Number(0.0, 86400.0)),
+    ("enabled_tools", Kind::StrList),
+    ("disabled_tools", Kind::StrList),
+];
+
+/// Whether `name` can name an MCP server (it becomes part of tool names).
+pub(crate) fn is_mcp_server_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
 
 /// Keys of `[models."<id>"]`: what oi should know about a model.
 pub(crate) const MODEL: &[(&str, Kind)] = &[
@@ -261,6 +289,7 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
     }
     match first.as_str() {
         "model_providers" => check_provider(path, value),
+        "mcp_servers" => check_mcp_server(path, value),
         "languages" => check_nested(
             path,
             value,
@@ -339,6 +368,49 @@ fn check_provider(path: &[String], value: &Value) -> Result<(), Problem> {
                 expected: "a string".to_owned(),
             }),
         };
+    }
+    leaf(path, 3, *kind, value)
+}
+
+fn check_mcp_server(path: &[String], value: &Value) -> Result<(), Problem> {
+    if path.len() < 3 {
+        return Err(Problem::Invalid {
+            key: path.join("."),
+            expected: "a table of server settings, e.g. [mcp_servers.NAME] with command = \"…\" or url = \"…\"".to_owned(),
+        });
+    }
+    if !is_mcp_server_name(&path[1]) {
+        return Err(Problem::Invalid {
+            key: path[..2].join("."),
+            expected: "a server name of letters, digits, `_` and `-` (it becomes part of the tools' names)".to_owned(),
+        });
+    }
+    let field = &path[2];
+    let Some((_, kind)) = MCP_SERVER.iter().find(|(k, _)| k == field) else {
+        let valid: Vec<&str> = MCP_SERVER.iter().map(|(k, _)| *k).collect();
+        return Err(unknown(&path[..3].join("."), field, &valid));
+    };
+    if let Kind::StrMap = kind {
+        return match path.len() {
+            3 => Err(Problem::Invalid {
+                key: path.join("."),
+                expected: kind.describe(),
+            }),
+            4 if field == "env_http_headers" => leaf(path, 4, Kind::VarName, value),
+            _ => leaf(path, 4, Kind::Str, value),
+        };
+    }
+    if field == "env_vars" {
+        leaf(path, 3, *kind, value)?;
+        let names = value.as_array().map(Vec::as_slice).unwrap_or_default();
+        if !names.iter().all(|n| n.as_str().is_some_and(is_var_name)) {
+            return Err(Problem::Invalid {
+                key: path.join("."),
+                expected: "a list of environment variable NAMES, e.g. [\"GITHUB_TOKEN\"]"
+                    .to_owned(),
+            });
+        }
+        return Ok(());
     }
     leaf(path, 3, *kind, value)
 }
@@ -451,6 +523,11 @@ pub(crate) fn expects_string(path: &[String]) -> bool {
             .find(|(k, _)| k == field)
             .map(|(_, kind)| *kind),
         [p, _, _, _] if p == "model_providers" => Some(Kind::Str),
+        [p, _, field] if p == "mcp_servers" => MCP_SERVER
+            .iter()
+            .find(|(k, _)| k == field)
+            .map(|(_, kind)| *kind),
+        [p, _, _, _] if p == "mcp_servers" => Some(Kind::Str),
         [p, _, rest @ ..] if p == "profiles" => {
             return expects_string(rest);
         }

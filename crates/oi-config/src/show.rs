@@ -2,6 +2,8 @@
 //! the place it came from. Secrets are never printed: API keys only ever live
 //! in environment variables, shown by name with whether they are set.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use crate::config::ProviderInfo;
@@ -273,6 +275,9 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
             ),
         );
     }
+    for server in c.mcp_servers.values() {
+        show_mcp_server(loaded, server, &mut lines);
+    }
     for (id, settings) in &c.models {
         lines.text("");
         lines.text(&format!("[models.{}]", toml_string(id)));
@@ -455,4 +460,102 @@ fn looks_secret(name: &str) -> bool {
     ["auth", "key", "token", "secret", "cookie", "password"]
         .iter()
         .any(|w| lower.contains(w))
+}
+
+/// `[mcp_servers.NAME]`, values of `env` and headers hidden (they are
+/// often secrets).
+fn show_mcp_server(loaded: &Loaded, server: &crate::McpServerSettings, lines: &mut Lines) {
+    use crate::McpTransport;
+    let name = &server.name;
+    lines.text("");
+    lines.text(&format!("[mcp_servers.{name}]"));
+    let list = |items: &[String]| {
+        format!(
+            "[{}]",
+            items
+                .iter()
+                .map(|r| toml_string(r))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let hidden = |map: &BTreeMap<String, String>| {
+        format!(
+            "{{ {} }}",
+            map.keys()
+                .map(|k| format!("{} = \"…\"", toml_string(k)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let mut fields: Vec<(&str, Option<String>)> = Vec::new();
+    match &server.transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            env_vars,
+            cwd,
+        } => {
+            fields.push(("command", Some(toml_string(command))));
+            fields.push(("args", (!args.is_empty()).then(|| list(args))));
+            fields.push(("env", (!env.is_empty()).then(|| hidden(env))));
+            fields.push(("env_vars", (!env_vars.is_empty()).then(|| list(env_vars))));
+            fields.push(("cwd", cwd.as_deref().map(toml_string)));
+        }
+        McpTransport::Http {
+            url,
+            bearer_token_env_var,
+            http_headers,
+            env_http_headers,
+        } => {
+            fields.push(("url", Some(toml_string(url))));
+            fields.push((
+                "bearer_token_env_var",
+                bearer_token_env_var.as_deref().map(toml_string),
+            ));
+            fields.push((
+                "http_headers",
+                (!http_headers.is_empty()).then(|| hidden(http_headers)),
+            ));
+            fields.push((
+                "env_http_headers",
+                (!env_http_headers.is_empty()).then(|| {
+                    format!(
+                        "{{ {} }}",
+                        env_http_headers
+                            .iter()
+                            .map(|(k, v)| format!("{} = {}", toml_string(k), toml_string(v)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }),
+            ));
+        }
+    }
+    fields.push(("enabled", Some(server.enabled.to_string())));
+    fields.push((
+        "startup_timeout_sec",
+        Some(server.startup_timeout_sec.to_string()),
+    ));
+    fields.push((
+        "tool_timeout_sec",
+        Some(server.tool_timeout_sec.to_string()),
+    ));
+    fields.push(("enabled_tools", server.enabled_tools.as_deref().map(list)));
+    fields.push((
+        "disabled_tools",
+        (!server.disabled_tools.is_empty()).then(|| list(&server.disabled_tools)),
+    ));
+    for (field, value) in fields {
+        let Some(value) = value else { continue };
+        let key = format!("mcp_servers.{name}.{field}");
+        let origin = loaded
+            .origins
+            .iter()
+            .find(|(k, _)| **k == key || k.starts_with(&format!("{key}.")))
+            .map(|(_, o)| o.clone())
+            .unwrap_or(Origin::Default);
+        lines.row(format!("{field} = {value}"), origin.to_string());
+    }
 }

@@ -992,3 +992,105 @@ fn a_fallback_name_with_a_folder_is_refused_where_it_was_set() {
     );
     assert!(text.contains("file names without a folder"), "{text}");
 }
+
+#[test]
+fn mcp_servers_are_read_with_codex_keys_checked_and_shown_without_secrets() {
+    let f = Fixture::new();
+    f.user(
+        r#"[mcp_servers.docs]
+command = "python3"
+args = ["server.py", "--quiet"]
+env = { DOCS_TOKEN = "tok-secret-1" }
+env_vars = ["HOME"]
+cwd = "/srv/docs"
+tool_timeout_sec = 5
+disabled_tools = ["delete_page"]
+
+[mcp_servers.remote]
+url = "https://mcp.example.com/mcp"
+bearer_token_env_var = "REMOTE_TOKEN"
+http_headers = { X-Team = "hdr-secret-2" }
+enabled = false
+enabled_tools = ["search"]
+startup_timeout_sec = 2.5
+"#,
+    );
+    let loaded = f.load();
+    let servers = &loaded.config.mcp_servers;
+    let docs = &servers["docs"];
+    assert_eq!(
+        docs.transport,
+        oi_config::McpTransport::Stdio {
+            command: "python3".into(),
+            args: vec!["server.py".into(), "--quiet".into()],
+            env: BTreeMap::from([("DOCS_TOKEN".into(), "tok-secret-1".into())]),
+            env_vars: vec!["HOME".into()],
+            cwd: Some("/srv/docs".into()),
+        }
+    );
+    assert!(docs.enabled);
+    assert_eq!(docs.tool_timeout_sec, 5.0);
+    assert_eq!(
+        docs.startup_timeout_sec,
+        oi_config::McpServerSettings::DEFAULT_STARTUP_TIMEOUT_SEC
+    );
+    assert!(docs.offers("search") && !docs.offers("delete_page"));
+    let remote = &servers["remote"];
+    assert!(!remote.enabled);
+    assert_eq!(remote.startup_timeout_sec, 2.5);
+    assert!(remote.offers("search") && !remote.offers("fetch"));
+    assert!(matches!(
+        &remote.transport,
+        oi_config::McpTransport::Http { url, bearer_token_env_var: Some(var), .. }
+            if url == "https://mcp.example.com/mcp" && var == "REMOTE_TOKEN"
+    ));
+    assert_eq!(
+        file_origin(&loaded, "mcp_servers.docs.command"),
+        ("config.toml".into(), 2)
+    );
+
+    let text = oi_config::show(&loaded, false);
+    assert!(text.contains("[mcp_servers.docs]"), "{text}");
+    assert!(text.contains("command = \"python3\""), "{text}");
+    assert!(
+        text.contains("url = \"https://mcp.example.com/mcp\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("disabled_tools = [\"delete_page\"]"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("tok-secret-1") && !text.contains("hdr-secret-2"),
+        "{text}"
+    );
+
+    // Neither a command nor a URL; an unknown key; a bad name: each refused
+    // with the place and the fix.
+    f.user("[mcp_servers.empty]\nenabled = true\n");
+    let err = f.load_with(|_| {}).unwrap_err();
+    let text = f.error_text(&err);
+    assert!(
+        text.contains("config.toml:2") && text.contains("mcp_servers.empty"),
+        "{text}"
+    );
+    assert!(
+        text.contains("either `command`") && text.contains("or `url`"),
+        "{text}"
+    );
+    f.user("[mcp_servers.both]\ncommand = \"x\"\nurl = \"http://127.0.0.1:1/mcp\"\n");
+    let text = f.error_text(&f.load_with(|_| {}).unwrap_err());
+    assert!(text.contains("both `command` and `url`"), "{text}");
+    f.user("[mcp_servers.docs]\ncommand = \"x\"\nstartup_timeout = 3\n");
+    let text = f.error_text(&f.load_with(|_| {}).unwrap_err());
+    assert!(
+        text.contains("mcp_servers.docs.startup_timeout_sec"),
+        "{text}"
+    );
+    f.user("[mcp_servers.\"my server\"]\ncommand = \"x\"\n");
+    let text = f.error_text(&f.load_with(|_| {}).unwrap_err());
+    assert!(text.contains("letters, digits"), "{text}");
+    f.user("[mcp_servers.docs]\ncommand = \"x\"\nenv_vars = [\"sk-abc\"]\n");
+    let text = f.error_text(&f.load_with(|_| {}).unwrap_err());
+    assert!(text.contains("NAMES"), "{text}");
+}
