@@ -41,6 +41,7 @@ pub async fn request(options: &SessionOptions) -> Result<SessionRequest, CliErro
         allow_all: options.dangerously_allow_all,
         user_input: false,
         ephemeral: false,
+        mcp_servers: Vec::new(),
     };
     if options.local {
         let interactive =

@@ -87,8 +87,42 @@ pub enum ItemDetails {
         changes: Vec<FileUpdateChange>,
         status: PatchStatus,
     },
+    /// A call of an MCP server's tool.
+    McpToolCall(McpToolCall),
     /// Something the user should know that did not stop the turn.
     Error { message: String },
+}
+
+/// A call of an MCP server's tool, from when it starts to its end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct McpToolCall {
+    pub server: String,
+    pub tool: String,
+    pub arguments: serde_json::Value,
+    /// What the tool gave back, once it has (its text as one text block).
+    pub result: Option<McpToolCallResult>,
+    pub error: Option<ErrorMessage>,
+    pub status: McpToolCallStatus,
+    /// oi: how long it took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// oi: the checkpoint of the workspace taken before the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct McpToolCallResult {
+    pub content: Vec<serde_json::Value>,
+    pub structured_content: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum McpToolCallStatus {
+    InProgress,
+    Completed,
+    Failed,
 }
 
 /// One file a run changed.

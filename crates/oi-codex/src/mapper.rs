@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use oi_protocol::{Event, FileChangeKind, RunId, RunStatus, SkipReason, StopReason};
 
 use crate::exec_events::{
-    CommandExecution, CommandStatus, ErrorMessage, FileUpdateChange, ItemDetails, PatchChangeKind,
-    PatchStatus, ThreadEvent, ThreadItem, Usage,
+    CommandExecution, CommandStatus, ErrorMessage, FileUpdateChange, ItemDetails, McpToolCall,
+    McpToolCallResult, McpToolCallStatus, PatchChangeKind, PatchStatus, ThreadEvent, ThreadItem,
+    Usage,
 };
 
 /// How often a running command's item is updated with its output so far.
@@ -101,6 +102,8 @@ pub struct ExecMapper {
     proposed: HashMap<RunId, (String, String)>,
     /// Runs under way.
     running: HashMap<RunId, Running>,
+    /// MCP tool calls under way: their item id, the item, their output.
+    calls: HashMap<RunId, (String, McpToolCall, String)>,
     /// Checkpoints taken before runs that have not started yet.
     checkpoints: HashMap<RunId, String>,
     /// The model's last reply, held until it is clear whether it is the
@@ -135,6 +138,7 @@ impl ExecMapper {
             next_item: 0,
             proposed: HashMap::new(),
             running: HashMap::new(),
+            calls: HashMap::new(),
             checkpoints: HashMap::new(),
             pending_message: None,
             answer: None,
@@ -234,6 +238,27 @@ impl ExecMapper {
             Event::CheckpointSaved { id, checkpoint, .. } => {
                 self.checkpoints.insert(*id, checkpoint.clone());
             }
+            Event::RunStarted { id, language, code }
+                if language == oi_protocol::MCP_LANGUAGE
+                    && oi_protocol::parse_mcp_call_text(code).is_some() =>
+            {
+                self.proposed.remove(id);
+                let (server, tool, arguments) =
+                    oi_protocol::parse_mcp_call_text(code).unwrap_or_default();
+                let call = McpToolCall {
+                    server,
+                    tool,
+                    arguments,
+                    result: None,
+                    error: None,
+                    status: McpToolCallStatus::InProgress,
+                    duration_ms: None,
+                    checkpoint: self.checkpoints.remove(id),
+                };
+                let item = self.item(ItemDetails::McpToolCall(call.clone()));
+                out.push(ThreadEvent::ItemStarted { item: item.clone() });
+                self.calls.insert(*id, (item.id, call, String::new()));
+            }
             Event::RunStarted { id, language, code } => {
                 self.proposed.remove(id);
                 let run = CommandExecution {
@@ -264,6 +289,9 @@ impl ExecMapper {
                 if let Some(running) = self.running.get_mut(id) {
                     running.push(text);
                 }
+                if let Some((_, _, output)) = self.calls.get_mut(id) {
+                    output.push_str(text);
+                }
                 out.extend(self.tick());
             }
             Event::OutputSkipped { id, bytes } => {
@@ -287,6 +315,32 @@ impl ExecMapper {
                 duration_ms,
                 ..
             } => {
+                if let Some((item_id, mut call, output)) = self.calls.remove(id) {
+                    let output = output.trim_end().to_owned();
+                    call.duration_ms = Some(*duration_ms);
+                    if *status == RunStatus::Ok {
+                        call.status = McpToolCallStatus::Completed;
+                        call.result = Some(McpToolCallResult {
+                            content: vec![serde_json::json!({"type": "text", "text": output})],
+                            structured_content: None,
+                        });
+                    } else {
+                        call.status = McpToolCallStatus::Failed;
+                        call.error = Some(ErrorMessage {
+                            message: if output.is_empty() {
+                                format!("{status:?}")
+                            } else {
+                                output
+                            },
+                        });
+                    }
+                    out.push(ThreadEvent::ItemCompleted {
+                        item: ThreadItem {
+                            id: item_id,
+                            details: ItemDetails::McpToolCall(call),
+                        },
+                    });
+                }
                 if let Some(mut running) = self.running.remove(id) {
                     let (exit_code, ok) = exit_code(status);
                     running.run.exit_code = exit_code;
@@ -311,6 +365,23 @@ impl ExecMapper {
                         }
                         SkipReason::Unavailable { message } => message.clone(),
                     };
+                    if language == oi_protocol::MCP_LANGUAGE
+                        && let Some((server, tool, arguments)) =
+                            oi_protocol::parse_mcp_call_text(&code)
+                    {
+                        let item = self.item(ItemDetails::McpToolCall(McpToolCall {
+                            server,
+                            tool,
+                            arguments,
+                            result: None,
+                            error: Some(ErrorMessage { message: note }),
+                            status: McpToolCallStatus::Failed,
+                            duration_ms: None,
+                            checkpoint: None,
+                        }));
+                        out.push(ThreadEvent::ItemCompleted { item });
+                        return out;
+                    }
                     let item = self.item(ItemDetails::CommandExecution(CommandExecution {
                         command: code,
                         aggregated_output: String::new(),
@@ -720,5 +791,54 @@ mod tests {
             got[1],
             r#"{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"{\"n\":42}"}}"#
         );
+    }
+
+    #[test]
+    fn mcp_tool_calls_are_mcp_tool_call_items() {
+        let mut m = ExecMapper::new();
+        let code = r#"docs.search {"q":"x"}"#.to_owned();
+        let started = m.event(&Event::RunStarted {
+            id: RunId(1),
+            language: "mcp".into(),
+            code: code.clone(),
+        });
+        let started = serde_json::to_value(&started[0]).unwrap();
+        assert_eq!(started["type"], "item.started");
+        assert_eq!(started["item"]["type"], "mcp_tool_call");
+        assert_eq!(started["item"]["server"], "docs");
+        assert_eq!(started["item"]["tool"], "search");
+        assert_eq!(started["item"]["arguments"], serde_json::json!({"q": "x"}));
+        assert_eq!(started["item"]["status"], "in_progress");
+        m.event(&Event::OutputDelta {
+            id: RunId(1),
+            stream: oi_protocol::OutputStream::Stdout,
+            text: "found\n".into(),
+        });
+        let done = m.event(&Event::RunFinished {
+            id: RunId(1),
+            status: RunStatus::Ok,
+            duration_ms: 4,
+            output_bytes: 6,
+        });
+        let done = serde_json::to_value(&done[0]).unwrap();
+        assert_eq!(done["item"]["status"], "completed");
+        assert_eq!(
+            done["item"]["result"]["content"],
+            serde_json::json!([{"type": "text", "text": "found"}])
+        );
+        assert_eq!(done["item"]["error"], serde_json::Value::Null);
+        // Not approved: a failed call, saying why.
+        m.event(&Event::CodeProposed {
+            id: RunId(2),
+            language: "mcp".into(),
+            code: code.clone(),
+        });
+        let skipped = m.event(&Event::RunSkipped {
+            id: RunId(2),
+            reason: SkipReason::Declined,
+        });
+        let skipped = serde_json::to_value(&skipped[0]).unwrap();
+        assert_eq!(skipped["item"]["status"], "failed");
+        assert_eq!(skipped["item"]["error"]["message"], "declined by the user");
     }
 }

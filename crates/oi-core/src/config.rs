@@ -68,6 +68,8 @@ pub struct AgentConfig {
     pub transcript: Option<TranscriptSetup>,
     /// OS mode: the screen, mouse and keyboard the model may use.
     pub os: Option<OsMode>,
+    /// The MCP servers whose tools the model gets; `None`: none.
+    pub mcp: Option<crate::mcp::McpSetup>,
 }
 
 /// The desktop of OS mode, shared by the agent's `computer` tool and the
@@ -197,6 +199,7 @@ impl AgentConfig {
             small_model: false,
             reply_grammar: false,
             os: None,
+            mcp: None,
         }
     }
 }

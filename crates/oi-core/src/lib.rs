@@ -19,6 +19,7 @@ pub mod context;
 mod environment;
 mod harness;
 mod loop_guard;
+pub mod mcp;
 mod output;
 pub mod setup;
 pub mod transcript;

@@ -37,6 +37,7 @@ use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
+use tokio_util::sync::CancellationToken;
 
 use crate::output::{MarkerScanner, Utf8Decoder};
 use crate::process::{cloexec_pipe, describe_exit, prepare_child, waiting_for_input};
@@ -124,6 +125,26 @@ impl KernelKind {
     }
 }
 
+/// Asks `handler` (on a blocking thread: it may block) to answer a
+/// request of the running code, or says why nobody can.
+async fn ask_handler(
+    handler: Option<&crate::ComputerHandler>,
+    request: serde_json::Value,
+    cancel: &CancellationToken,
+    missing: &str,
+) -> serde_json::Value {
+    match handler {
+        Some(handler) => {
+            let handler = std::sync::Arc::clone(handler);
+            let cancel = cancel.clone();
+            tokio::task::spawn_blocking(move || handler(request, cancel))
+                .await
+                .unwrap_or_else(|e| serde_json::json!({"ok": false, "error": e.to_string()}))
+        }
+        None => serde_json::json!({"ok": false, "error": missing}),
+    }
+}
+
 /// A message of the driver on fd 4 (one JSON line each).
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -140,6 +161,8 @@ enum DriverMessage {
     },
     /// Run `id` asks something of the screen (OS mode's `computer` module).
     Computer { id: u64, request: serde_json::Value },
+    /// Run `id` calls a tool of an MCP server (the `mcp_tools` module).
+    Tool { id: u64, request: serde_json::Value },
     /// Run `id` has ended.
     Done {
         id: u64,
@@ -410,12 +433,22 @@ impl Kernel {
     /// ends. Cancelling `control.cancel` interrupts the run (SIGINT to the
     /// kernel's process group) and so does reaching `control.timeout`; code
     /// that ignores the interrupt is killed with its kernel.
+    /// Answers a request of the running code (`computer_result`,
+    /// `tool_result`) on the request channel.
+    async fn answer(&mut self, kind: &str, reply: serde_json::Value) {
+        let mut line = serde_json::json!({"type": kind, "reply": reply}).to_string();
+        line.push('\n');
+        if let Some(requests) = self.requests.as_mut() {
+            let _ = requests.write_all(line.as_bytes()).await;
+        }
+    }
+
     pub(crate) async fn run(
         &mut self,
         code: &str,
         sink: &mut (dyn FnMut(RunEvent) + Send),
         control: RunControl<'_>,
-        computer: Option<&crate::ComputerHandler>,
+        handlers: &crate::Handlers,
     ) -> RunOutcome {
         let RunControl {
             cancel,
@@ -502,7 +535,8 @@ impl Kernel {
                             // Messages of an earlier run (its late reply).
                             DriverMessage::Started { id: run }
                             | DriverMessage::Done { id: run, .. }
-                            | DriverMessage::Computer { id: run, .. } if run != id => {}
+                            | DriverMessage::Computer { id: run, .. }
+                            | DriverMessage::Tool { id: run, .. } if run != id => {}
                             DriverMessage::Started { .. } => {
                                 started = true;
                                 if stop.is_some() && !signalled && !node {
@@ -517,24 +551,12 @@ impl Kernel {
                                 done = Some(Done { status, error, exit_code });
                             }
                             DriverMessage::Computer { request, .. } => {
-                                let answer = match computer {
-                                    Some(handler) => {
-                                        let handler = std::sync::Arc::clone(handler);
-                                        let cancel = cancel.clone();
-                                        tokio::task::spawn_blocking(move || handler(request, cancel))
-                                            .await
-                                            .unwrap_or_else(|e| serde_json::json!({"ok": false, "error": e.to_string()}))
-                                    }
-                                    None => serde_json::json!({
-                                        "ok": false,
-                                        "error": "OS mode is off: start oi with --os (or set `os = true`) to use the screen",
-                                    }),
-                                };
-                                let mut line = serde_json::json!({"type": "computer_result", "reply": answer}).to_string();
-                                line.push('\n');
-                                if let Some(requests) = self.requests.as_mut() {
-                                    let _ = requests.write_all(line.as_bytes()).await;
-                                }
+                                let answer = ask_handler(handlers.computer.as_ref(), request, cancel, "OS mode is off: start oi with --os (or set `os = true`) to use the screen").await;
+                                self.answer("computer_result", answer).await;
+                            }
+                            DriverMessage::Tool { request, .. } => {
+                                let answer = ask_handler(handlers.tools.as_ref(), request, cancel, "this session has no MCP servers: configure them with [mcp_servers.NAME] or `interpreter mcp add`").await;
+                                self.answer("tool_result", answer).await;
                             }
                             DriverMessage::Ready | DriverMessage::Other => {}
                         }

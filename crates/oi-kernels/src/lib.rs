@@ -50,6 +50,24 @@ pub enum RunEvent {
 pub type ComputerHandler =
     std::sync::Arc<dyn Fn(serde_json::Value, CancellationToken) -> serde_json::Value + Send + Sync>;
 
+/// Answers the requests that running code makes of oi: the screen (OS
+/// mode's `computer` module) and MCP tools (the `mcp_tools` module); same
+/// shape as [`ComputerHandler`].
+#[derive(Clone, Default)]
+pub struct Handlers {
+    pub computer: Option<ComputerHandler>,
+    pub tools: Option<ComputerHandler>,
+}
+
+impl std::fmt::Debug for Handlers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handlers")
+            .field("computer", &self.computer.is_some())
+            .field("tools", &self.tools.is_some())
+            .finish()
+    }
+}
+
 /// How a run may be stopped or fed.
 #[derive(Debug)]
 pub struct RunControl<'a> {
@@ -198,19 +216,9 @@ pub struct KernelManager {
     kernels: HashMap<String, Kernel>,
     /// Kernels being started ahead of their first run ([`Self::prestart`]).
     starting: HashMap<String, tokio::task::JoinHandle<Result<Kernel, KernelError>>>,
-    computer: Option<HandlerSlot>,
+    handlers: Handlers,
     /// This session's mark on its kernels (see `cleanup::kill_orphans_of`).
     mark: cleanup::SessionMark,
-}
-
-/// A [`ComputerHandler`] in a struct that can be printed for debugging.
-#[derive(Clone)]
-struct HandlerSlot(ComputerHandler);
-
-impl std::fmt::Debug for HandlerSlot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ComputerHandler")
-    }
 }
 
 impl KernelManager {
@@ -226,7 +234,7 @@ impl KernelManager {
             },
             kernels: HashMap::new(),
             starting: HashMap::new(),
-            computer: None,
+            handlers: Handlers::default(),
             mark,
         }
     }
@@ -234,7 +242,14 @@ impl KernelManager {
     /// Lets code drive the screen through the kernel's `computer` module
     /// (Python), answered by `handler`.
     pub fn with_computer(mut self, handler: ComputerHandler) -> Self {
-        self.computer = Some(HandlerSlot(handler));
+        self.handlers.computer = Some(handler);
+        self
+    }
+
+    /// Lets code call MCP tools through the kernel's `mcp_tools` module
+    /// (Python), answered by `handler`.
+    pub fn with_tools(mut self, handler: ComputerHandler) -> Self {
+        self.handlers.tools = Some(handler);
         self
     }
 
@@ -329,9 +344,9 @@ impl KernelManager {
         sink: &mut (dyn FnMut(RunEvent) + Send),
         control: RunControl<'_>,
     ) -> Result<RunOutcome, KernelError> {
-        let computer = self.computer.clone().map(|slot| slot.0);
+        let handlers = self.handlers.clone();
         let kernel = self.kernel(language).await?;
-        Ok(kernel.run(code, sink, control, computer.as_ref()).await)
+        Ok(kernel.run(code, sink, control, &handlers).await)
     }
 
     /// The live kernel of `language`, started (or restarted) as needed.

@@ -877,3 +877,42 @@ async fn matplotlib_figures_become_png_files() {
     assert!(images.is_empty(), "figures are closed once saved");
     k.shutdown().await;
 }
+
+#[tokio::test]
+async fn python_calls_mcp_tools_through_oi_and_without_a_handler_is_told_why() {
+    let (mut k, _dir) = manager();
+    let code = "try:\n    print(mcp_tools.docs.search(q='x', n=2))\nexcept mcp_tools.McpToolError as e:\n    print('error:', e)";
+    let (status, out) = run(&mut k, "python", code).await;
+    assert_eq!(status, RunStatus::Ok, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("error: this session has no MCP servers"),
+        "{out:?}"
+    );
+
+    // The handler gets the server, the tool and the arguments; its answer
+    // (text, or structured data) is what the function returns.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let handler: oi_kernels::ComputerHandler = Arc::new(move |request, _cancel| {
+        log.lock().unwrap().push(request.clone());
+        if request["tool"] == "search" {
+            serde_json::json!({"ok": true, "text": "found", "structured": {"hits": [1, 2]}})
+        } else {
+            serde_json::json!({"ok": false, "error": "no such tool"})
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut k = KernelManager::new(detect_languages(), dir.path()).with_tools(handler);
+    let code = "r = mcp_tools.my_docs.search(q='x', n=2)\nprint(r['hits'])\ntry:\n    mcp_tools.call('my-docs', 'drop', {'all': True})\nexcept mcp_tools.McpToolError as e:\n    print('error:', e)";
+    let (status, out) = run(&mut k, "python", code).await;
+    assert_eq!(status, RunStatus::Ok, "{out:?}");
+    assert_eq!(out.stdout, "[1, 2]\nerror: no such tool\n");
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen[0],
+        serde_json::json!({"server": "my_docs", "tool": "search", "arguments": {"q": "x", "n": 2}})
+    );
+    assert_eq!(seen[1]["server"], "my-docs");
+    assert_eq!(seen[1]["arguments"], serde_json::json!({"all": true}));
+}

@@ -25,3 +25,39 @@ pub use vocabulary::{ApprovalPolicy, HarnessKind, SandboxMode, UnknownWord, Wire
 /// (`CodeProposed`, `ApprovalRequested` …): the code is the action,
 /// described in one line. It is also the name of the model's tool.
 pub const SCREEN_LANGUAGE: &str = "computer";
+
+/// The language of MCP tool calls in run events: the code is
+/// [`mcp_call_text`] (`SERVER.TOOL {arguments as JSON}`).
+pub const MCP_LANGUAGE: &str = "mcp";
+
+/// How an MCP tool call is shown as code: `SERVER.TOOL {"arg":1}`.
+pub fn mcp_call_text(server: &str, tool: &str, arguments: &serde_json::Value) -> String {
+    format!("{server}.{tool} {arguments}")
+}
+
+/// The server, tool and arguments of a [`mcp_call_text`] (server names
+/// have no `.`); `None` for other text.
+pub fn parse_mcp_call_text(text: &str) -> Option<(String, String, serde_json::Value)> {
+    let (name, arguments) = text.split_once(' ').unwrap_or((text, "{}"));
+    let (server, tool) = name.split_once('.')?;
+    let arguments = serde_json::from_str(arguments.trim()).ok()?;
+    Some((server.to_owned(), tool.to_owned(), arguments))
+}
+
+#[cfg(test)]
+mod mcp_text_tests {
+    use super::*;
+
+    #[test]
+    fn mcp_call_text_reads_back() {
+        let args = serde_json::json!({"q": "a b"});
+        let text = mcp_call_text("docs", "search.v2", &args);
+        assert_eq!(text, r#"docs.search.v2 {"q":"a b"}"#);
+        assert_eq!(
+            parse_mcp_call_text(&text),
+            Some(("docs".into(), "search.v2".into(), args))
+        );
+        assert_eq!(parse_mcp_call_text("print(1)"), None);
+        assert_eq!(parse_mcp_call_text("a.b {nope"), None);
+    }
+}

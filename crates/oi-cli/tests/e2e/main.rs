@@ -24,6 +24,7 @@ mod interactive;
 mod kernels;
 mod local;
 mod mcp;
+mod mcp_client;
 mod mcp_sdk;
 mod os;
 mod pty;

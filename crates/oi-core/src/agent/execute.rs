@@ -49,6 +49,20 @@ impl Session {
                     continue;
                 }
                 Action::Run(proposed) => proposed,
+                Action::Mcp {
+                    call_id,
+                    tool,
+                    arguments,
+                } => {
+                    let (report, halt) = self
+                        .mcp_step(call_id, &tool, &arguments, &mut skip_rest, cancel)
+                        .await;
+                    reports.push(report);
+                    if halt.is_some() {
+                        return (reports, halt);
+                    }
+                    continue;
+                }
                 Action::Computer { call_id, action } => {
                     let (report, halt) = self
                         .computer_step(call_id, action, &mut skip_rest, cancel)
@@ -119,11 +133,12 @@ impl Session {
                 continue;
             }
 
-            let risks: Vec<String> =
+            let mut risks: Vec<String> =
                 oi_sandbox::assess(&language, &code, &self.risk_context(&language))
                     .iter()
                     .map(ToString::to_string)
                     .collect();
+            risks.extend(self.mcp_code_risks(&language, &code));
             let ask = must_ask(self.config.approval, self.approve_all, !risks.is_empty());
             if !ask && !risks.is_empty() {
                 self.emit(Event::Warning {
@@ -181,7 +196,15 @@ impl Session {
                 }
             };
 
+            // Code may call MCP tools that are not read-only only when a
+            // person approved it (or the policy never asks).
+            self.mcp_gate.store(
+                ask || self.config.approval == oi_protocol::ApprovalPolicy::Never,
+                std::sync::atomic::Ordering::SeqCst,
+            );
             let (status, text, images) = self.run_code(id, &language, &code, cancel).await;
+            self.mcp_gate
+                .store(false, std::sync::atomic::Ordering::SeqCst);
             if self.config.os.as_ref().is_some_and(OsMode::take_tripped) {
                 reports.push(report(
                     &language,
@@ -367,18 +390,8 @@ impl Session {
             duration_ms: started.elapsed().as_millis() as u64,
             output_bytes,
         });
-        if let (Some(checkpoints), Some(before)) = (&checkpoints, &before) {
-            match checkpoints.changes_since(before).await {
-                Ok(changes) if changes.is_empty() => {}
-                Ok(changes) => self.emit(Event::FilesChanged { id, changes }),
-                Err(error) if !self.checkpoint_warned => {
-                    self.checkpoint_warned = true;
-                    self.emit(Event::Warning {
-                        message: format!("could not tell which files the run changed: {error}"),
-                    });
-                }
-                Err(_) => {}
-            }
+        if let Some(before) = &before {
+            self.report_changes(id, before).await;
         }
         let mut text = if images.is_empty() || status != RunStatus::Ok || !collected.is_empty() {
             describe_run(language, &collected, &status)
@@ -421,6 +434,35 @@ impl Session {
             }
         }
         (Some(status), text, parts)
+    }
+
+    /// Saves the workspace before run `id` (when checkpoints are on);
+    /// returns the checkpoint, to tell later what the run changed.
+    pub(super) async fn checkpoint_before(&mut self, id: RunId, what: &str) -> Option<String> {
+        let checkpoints = self.config.checkpoints.clone()?;
+        let message = crate::checkpoint::before_run_message(id.0, what);
+        let snapshot = checkpoints.snapshot(&message).await;
+        let before = snapshot.as_ref().ok().map(|s| s.checkpoint.id.clone());
+        self.checkpoint_saved(id, snapshot);
+        before
+    }
+
+    /// Tells which files run `id` changed since checkpoint `before`.
+    pub(super) async fn report_changes(&mut self, id: RunId, before: &str) {
+        let Some(checkpoints) = self.config.checkpoints.clone() else {
+            return;
+        };
+        match checkpoints.changes_since(before).await {
+            Ok(changes) if changes.is_empty() => {}
+            Ok(changes) => self.emit(Event::FilesChanged { id, changes }),
+            Err(error) if !self.checkpoint_warned => {
+                self.checkpoint_warned = true;
+                self.emit(Event::Warning {
+                    message: format!("could not tell which files the run changed: {error}"),
+                });
+            }
+            Err(_) => {}
+        }
     }
 
     /// Records the checkpoint taken before run `id` (a failure is reported

@@ -25,6 +25,7 @@ mod control;
 mod execute;
 mod first_look;
 mod history;
+mod mcp_call;
 mod resample;
 mod runaway;
 mod save_as;
@@ -84,6 +85,21 @@ impl Agent {
         let kernels = match &config.os {
             Some(os) => kernels.with_computer(os.kernel_handler()),
             None => kernels,
+        };
+        // MCP servers start now, beside everything else; the first task
+        // waits for them before its first request.
+        let mcp: mcp_call::McpSlot = Arc::default();
+        let mcp_gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (kernels, mcp_starting) = match config.mcp.clone() {
+            Some(setup) if !setup.servers.is_empty() => (
+                kernels.with_tools(mcp_call::kernel_handler(
+                    Arc::clone(&mcp),
+                    Arc::clone(&mcp_gate),
+                    tokio::runtime::Handle::current(),
+                )),
+                Some(tokio::spawn(crate::mcp::McpTools::start(setup))),
+            ),
+            _ => (kernels, None),
         };
         let languages: Vec<String> = kernels.languages().iter().map(|l| l.name.clone()).collect();
         let harness = Harness::new(config.harness).with_os(config.os.as_ref().map(OsMode::shown));
@@ -150,6 +166,9 @@ impl Agent {
             history_epoch,
             task_index: None,
             probed_window: None,
+            mcp,
+            mcp_starting,
+            mcp_gate,
         };
         for message in warnings {
             let _ = event_tx.send(Event::Warning { message });
@@ -274,6 +293,14 @@ struct Session {
     /// The context window the server said it serves the model with (asked
     /// once, when neither the configuration nor the catalog knew).
     probed_window: Option<Option<u32>>,
+    /// The MCP servers, once started (shared with the Python kernel's
+    /// `mcp_tools` module).
+    mcp: mcp_call::McpSlot,
+    /// Whether the code running now may call MCP tools that are not
+    /// read-only (a person approved it, or the policy never asks).
+    mcp_gate: Arc<std::sync::atomic::AtomicBool>,
+    /// The MCP servers while they start.
+    mcp_starting: Option<tokio::task::JoinHandle<(crate::mcp::McpTools, Vec<String>)>>,
 }
 
 impl Session {
@@ -325,6 +352,12 @@ impl Session {
             }
         }
         self.kernels.shutdown().await;
+        if let Some(starting) = self.mcp_starting.take() {
+            starting.abort();
+        }
+        if let Some(tools) = self.mcp.get() {
+            tools.shutdown().await;
+        }
         self.emit(Event::ShutdownComplete);
     }
 
@@ -382,7 +415,14 @@ impl Session {
     }
 
     fn set_harness(&mut self, kind: HarnessKind) {
-        self.harness = Harness::new(kind).with_os(self.config.os.as_ref().map(OsMode::shown));
+        let mcp = self
+            .mcp
+            .get()
+            .map(|t| t.tools().to_vec())
+            .unwrap_or_default();
+        self.harness = Harness::new(kind)
+            .with_os(self.config.os.as_ref().map(OsMode::shown))
+            .with_mcp(mcp);
         self.system_prompt = self.harness.system_prompt(&self.env);
         self.tools = self.harness.tools(&self.languages);
         self.emit(Event::HarnessChanged { harness: kind });

@@ -85,7 +85,11 @@ impl Session {
         self.history.push(message);
         self.guard = LoopGuard::new(self.config.small_model);
         self.task_started = std::time::Instant::now();
-        let end = self.turns(&cancel).await;
+        let end = if self.ensure_mcp(&cancel).await {
+            self.turns(&cancel).await
+        } else {
+            TaskEnd::stop(StopReason::Interrupted)
+        };
         if let Some((message, hint)) = end.error {
             self.emit(Event::Error { message, hint });
         }

@@ -47,6 +47,12 @@ pub(crate) enum Action {
         call_id: String,
         action: oi_computer::Action,
     },
+    /// A call of an MCP server's tool (`tool` is the name the model used).
+    Mcp {
+        call_id: String,
+        tool: String,
+        arguments: String,
+    },
 }
 
 impl Action {
@@ -124,6 +130,8 @@ pub(crate) struct Harness {
     next_recovered_id: u64,
     /// OS mode: the size of the screenshots the model is shown.
     os: Option<oi_computer::Size>,
+    /// The tools of the session's MCP servers.
+    mcp: Vec<crate::mcp::McpTool>,
 }
 
 /// Adds the project's instructions, then the user's custom instructions,
@@ -151,7 +159,15 @@ impl Harness {
             kind,
             next_recovered_id: 1,
             os: None,
+            mcp: Vec::new(),
         }
+    }
+
+    /// With the tools of MCP servers: offered as tools (native) or through
+    /// the Python `mcp_tools` module (markdown).
+    pub(crate) fn with_mcp(mut self, tools: Vec<crate::mcp::McpTool>) -> Self {
+        self.mcp = tools;
+        self
     }
 
     /// With the `computer` tool (native) or the Python `computer` module
@@ -173,6 +189,7 @@ impl Harness {
                 prompt.push('\n');
                 prompt.push_str(&self.os_prompt(shown));
             }
+            prompt.push_str(&self.mcp_prompt());
             push_instructions(&mut prompt, env);
             return prompt;
         }
@@ -215,8 +232,39 @@ impl Harness {
             prompt.push('\n');
             prompt.push_str(&self.os_prompt(shown));
         }
+        prompt.push_str(&self.mcp_prompt());
         push_instructions(&mut prompt, env);
         prompt
+    }
+
+    /// What the model is told about MCP tools (nothing without them).
+    fn mcp_prompt(&self) -> String {
+        if self.mcp.is_empty() {
+            return String::new();
+        }
+        match self.kind {
+            HarnessKind::Native => "\nThe tools whose names start with `mcp__` come from MCP servers the user connected; use them when they fit the task.\n".to_owned(),
+            HarnessKind::Markdown => {
+                let mut text = String::from(
+                    "\nMCP tools (from servers the user connected) are Python functions of the `mcp_tools` module, already imported. Each returns the tool's text (or its data, when it gives structured data) and raises `mcp_tools.McpToolError` when it fails:\n",
+                );
+                for tool in &self.mcp {
+                    text.push_str(&format!(
+                        "- mcp_tools.{}.{}({})",
+                        python_name(&tool.server),
+                        python_name(&tool.name),
+                        python_signature(&tool.input_schema)
+                    ));
+                    let about = tool.description.lines().next().unwrap_or("").trim();
+                    if !about.is_empty() {
+                        text.push_str(": ");
+                        text.push_str(about);
+                    }
+                    text.push('\n');
+                }
+                text
+            }
+        }
     }
 
     /// What the model is told about the screen in OS mode.
@@ -262,6 +310,7 @@ impl Harness {
         if let Some(shown) = self.os {
             prompt.push_str(&self.os_prompt(shown));
         }
+        prompt.push_str(self.mcp_prompt().trim_start());
         if let Some(project) = env.project_instructions.as_deref() {
             prompt.push_str(project.trim_end());
             prompt.push('\n');
@@ -283,6 +332,7 @@ impl Harness {
             HarnessKind::Native => {
                 let mut tools = vec![execute_tool(languages)];
                 tools.extend(self.os.map(computer_tool));
+                tools.extend(self.mcp.iter().map(mcp_tool));
                 tools
             }
             HarnessKind::Markdown => Vec::new(),
@@ -541,6 +591,13 @@ impl Harness {
         if call.name == oi_protocol::SCREEN_LANGUAGE && self.os.is_some() {
             return computer_action(call);
         }
+        if self.mcp.iter().any(|t| t.exposed == call.name) {
+            return Action::Mcp {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                arguments: call.arguments.clone(),
+            };
+        }
         plain_action_for_call(call)
     }
 }
@@ -633,6 +690,77 @@ fn computer_tool(shown: oi_computer::Size) -> ToolSpec {
 }
 
 /// The `execute` tool: its `language` enum lists what can run on this machine.
+/// An MCP server's tool as a function tool.
+fn mcp_tool(tool: &crate::mcp::McpTool) -> ToolSpec {
+    let mut parameters = tool.input_schema.clone();
+    if !parameters.is_object() {
+        parameters = json!({"type": "object", "properties": {}});
+    }
+    if parameters.get("type").is_none() {
+        parameters["type"] = json!("object");
+    }
+    let about = if tool.description.trim().is_empty() {
+        format!("Tool `{}` of MCP server `{}`.", tool.name, tool.server)
+    } else {
+        format!("{} (MCP server `{}`)", tool.description.trim(), tool.server)
+    };
+    ToolSpec {
+        name: tool.exposed.clone(),
+        description: about,
+        parameters,
+        builtin: None,
+    }
+}
+
+/// A name as a Python attribute (`-` and other characters become `_`).
+fn python_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// `query: str, limit: int = None` from a JSON Schema of an object.
+fn python_signature(schema: &serde_json::Value) -> String {
+    let Some(properties) = schema["properties"].as_object() else {
+        return String::new();
+    };
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    let type_of = |p: &serde_json::Value| match p["type"].as_str() {
+        Some("string") => "str",
+        Some("integer") => "int",
+        Some("number") => "float",
+        Some("boolean") => "bool",
+        Some("array") => "list",
+        Some("object") => "dict",
+        _ => "object",
+    };
+    let mut first: Vec<String> = Vec::new();
+    let mut rest: Vec<String> = Vec::new();
+    for (name, property) in properties {
+        if required.contains(&name.as_str()) {
+            first.push(format!("{name}: {}", type_of(property)));
+        } else {
+            rest.push(format!("{name}: {} = None", type_of(property)));
+        }
+    }
+    first.extend(rest);
+    first.join(", ")
+}
+
 fn execute_tool(languages: &[String]) -> ToolSpec {
     ToolSpec {
         name: "execute".to_owned(),

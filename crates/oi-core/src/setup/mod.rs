@@ -108,6 +108,10 @@ pub struct SessionRequest {
     pub user_input: bool,
     /// Keep no transcript: the session cannot be resumed or listed.
     pub ephemeral: bool,
+    /// MCP servers the front end adds for this session (an editor's
+    /// `mcpServers`), beside the configured ones; one of the same name
+    /// replaces the configured one.
+    pub mcp_servers: Vec<oi_config::McpServerSettings>,
 }
 
 /// Something the user should know before the session starts.
@@ -387,6 +391,20 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
         secrets: parts::secrets(&loaded, &provider),
         resume: resumed.as_ref().map(|r| r.messages.clone()),
     });
+    let mut servers: Vec<_> = c
+        .mcp_servers
+        .values()
+        .filter(|s| s.enabled && !request.mcp_servers.iter().any(|r| r.name == s.name))
+        .cloned()
+        .collect();
+    servers.extend(request.mcp_servers.iter().filter(|s| s.enabled).cloned());
+    if !servers.is_empty() {
+        config.mcp = Some(crate::mcp::McpSetup {
+            servers,
+            env: loaded.env.clone(),
+            cwd: cwd.clone(),
+        });
+    }
     if c.os {
         config.os = Some(parts::os_mode(
             &loaded,

@@ -371,16 +371,20 @@ class _IPythonStandIn:
 # X11 backend) over the control channel; coordinates are real screen pixels.
 
 
-def _computer_request(request):
+def _host_request(kind, request):
     _flush_output()
-    _send({"type": "computer", "id": _cell, "request": request})
+    _send({"type": kind, "id": _cell, "request": request})
     while True:
         line = _requests.readline()
         if not line:
             raise SystemExit("oi went away")
         message = json.loads(line)
-        if message.get("type") == "computer_result":
+        if message.get("type") == kind + "_result":
             return message.get("reply") or {}
+
+
+def _computer_request(request):
+    return _host_request("computer", request)
 
 
 _COMPUTER_SOURCE = r"""
@@ -495,6 +499,69 @@ def _install_computer():
     return module
 
 
+# ── MCP tools ──────────────────────────────────────────────────────────
+# `mcp_tools.SERVER.TOOL(**arguments)` calls a tool of an MCP server that oi
+# is connected to; oi makes the call (and applies its approval rules).
+
+_MCP_TOOLS_SOURCE = r"""
+class McpToolError(Exception):
+    "The tool reported an error, or could not be called."
+
+
+def call(server, tool, arguments=None, **keywords):
+    "Calls `tool` of MCP server `server`; returns its result (text, or data when the tool gives structured data)."
+    args = dict(arguments or {})
+    args.update(keywords)
+    reply = _request("tool", {"server": str(server), "tool": str(tool), "arguments": args})
+    if not reply.get("ok"):
+        raise McpToolError(reply.get("error") or "the tool call failed")
+    if reply.get("structured") is not None:
+        return reply["structured"]
+    return reply.get("text", "")
+
+
+def tools():
+    "The tools oi offers: a list of (server, tool, description)."
+    reply = _request("tool", {"list": True})
+    if not reply.get("ok"):
+        raise McpToolError(reply.get("error") or "the tools could not be listed")
+    return [tuple(t) for t in reply.get("tools", [])]
+
+
+class _Server:
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, tool):
+        if tool.startswith("__"):
+            raise AttributeError(tool)
+
+        def _tool(arguments=None, **keywords):
+            return call(self._name, tool, arguments, **keywords)
+
+        _tool.__name__ = tool
+        return _tool
+
+    def __repr__(self):
+        return "<MCP server " + repr(self._name) + ">"
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _Server(name)
+"""
+
+
+def _install_mcp_tools():
+    module = types.ModuleType("mcp_tools")
+    module.__doc__ = "Tools of the MCP servers oi is connected to: mcp_tools.SERVER.TOOL(**arguments)."
+    module._request = _host_request
+    exec(_MCP_TOOLS_SOURCE, module.__dict__)
+    sys.modules["mcp_tools"] = module
+    return module
+
+
 def _install_display():
     builtins.display = display
     sys.meta_path.append(_IPythonStandIn())
@@ -519,6 +586,7 @@ def _main():
     main = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = builtins
     main.__dict__["computer"] = _install_computer()
+    main.__dict__["mcp_tools"] = _install_mcp_tools()
     sys.modules["__main__"] = main
     sys.argv = [""]
     if "" not in sys.path:
@@ -534,7 +602,7 @@ def _main():
             break
         _pending_interrupt = False
         request = json.loads(line)
-        if request.get("type") == "computer_result":
+        if request.get("type") in ("computer_result", "tool_result"):
             # The answer to a request of a cell that was interrupted.
             continue
         if request.get("type") != "run":
