@@ -53,6 +53,12 @@ pub enum Command {
     /// stdin/stdout): what the Python package (`from interpreter import
     /// interpreter`) runs (docs/python.md).
     Lmc,
+    /// List, inspect, add and remove the MCP servers whose tools the
+    /// model gets (`[mcp_servers.NAME]`, docs/tools.md).
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// Show or change the configuration.
     Config {
         #[command(subcommand)]
@@ -118,6 +124,44 @@ pub enum CheckpointAction {
     /// Make the workspace match checkpoint ID (a prefix is enough); the
     /// current state is saved first, so this can be undone too.
     Restore { id: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// The configured servers: name, how they are reached, whether enabled.
+    List {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One server's settings, and the tools it offers (it is started to
+    /// ask it).
+    Get {
+        name: String,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server to the user configuration (replacing one of that name):
+    /// `interpreter mcp add NAME -- COMMAND ARGS…` for a program started on
+    /// stdio, or `interpreter mcp add NAME --url URL` for streamable HTTP.
+    Add {
+        name: String,
+        /// The server's URL (streamable HTTP), instead of a command.
+        #[arg(long, conflicts_with = "command")]
+        url: Option<String>,
+        /// The NAME of the variable that holds a bearer token for `--url`.
+        #[arg(long, requires = "url", value_name = "VAR")]
+        bearer_token_env_var: Option<String>,
+        /// A variable set for the server: KEY=VALUE (repeatable).
+        #[arg(long = "env", value_name = "KEY=VALUE", conflicts_with = "url")]
+        env: Vec<String>,
+        /// The program and its arguments.
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Remove a server from the user configuration.
+    Remove { name: String },
 }
 
 #[derive(Debug, Subcommand)]

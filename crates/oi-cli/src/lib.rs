@@ -10,6 +10,7 @@ pub mod eval;
 pub mod exec;
 pub mod first_run;
 pub mod input;
+pub mod mcp_cmd;
 pub mod render;
 pub mod session;
 pub mod signals;
@@ -71,6 +72,7 @@ pub fn main() -> ExitCode {
                 commands::app_server(&listen, session(false, false).await?).await
             }
             Some(Command::Setup) => first_run::setup_command(&request().await?).await,
+            Some(Command::Mcp { action }) => mcp_cmd::run(&request().await?, action).await,
             Some(Command::Config {
                 action: ConfigAction::Show,
             }) => commands::config_show(&request().await?),

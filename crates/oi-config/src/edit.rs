@@ -65,6 +65,92 @@ pub fn trust(home: &Path, root: &Path, trusted: bool) -> Result<PathBuf, ConfigE
     Ok(file)
 }
 
+/// Writes `[mcp_servers.NAME]` with `fields` (each checked like any other
+/// key) to `home/config.toml`, replacing a server of that name. Returns the
+/// file and whether a server was replaced.
+pub fn add_mcp_server(
+    home: &Path,
+    name: &str,
+    fields: &[(&str, Value)],
+) -> Result<(PathBuf, bool), ConfigError> {
+    let origin = Origin::Flag {
+        flag: "mcp add".into(),
+    };
+    for (field, value) in fields {
+        let path = vec![
+            "mcp_servers".to_owned(),
+            name.to_owned(),
+            (*field).to_owned(),
+        ];
+        let entry = Entry {
+            path: path.clone(),
+            value: value.clone(),
+            origin: origin.clone(),
+        };
+        // A table value (env, headers) is checked entry by entry.
+        match value.as_object() {
+            Some(map) => {
+                for (k, v) in map {
+                    let mut deeper = path.clone();
+                    deeper.push(k.clone());
+                    schema::check(&deeper, v, Scope::User).map_err(|p| to_error(p, &entry))?;
+                }
+            }
+            None => schema::check(&path, value, Scope::User).map_err(|p| to_error(p, &entry))?,
+        }
+    }
+    let file = home.join("config.toml");
+    let mut replaced = false;
+    update(&file, |doc| {
+        let servers = doc
+            .entry("mcp_servers")
+            .or_insert_with(|| {
+                let mut t = toml_edit::Table::new();
+                t.set_implicit(true);
+                Item::Table(t)
+            })
+            .as_table_like_mut()
+            .ok_or("`mcp_servers` is a value, not a table")?;
+        replaced = servers.remove(name).is_some();
+        let mut table = toml_edit::Table::new();
+        for (field, value) in fields {
+            table.insert(field, Item::Value(to_toml(value)));
+        }
+        servers.insert(name, Item::Table(table));
+        Ok(())
+    })?;
+    Ok((file, replaced))
+}
+
+/// Removes `[mcp_servers.NAME]` from `home/config.toml`.
+pub fn remove_mcp_server(home: &Path, name: &str) -> Result<PathBuf, ConfigError> {
+    let file = home.join("config.toml");
+    let text = crate::load::read_config_text(&file)?.unwrap_or_default();
+    let doc: DocumentMut = text.parse().unwrap_or_default();
+    let known: Vec<String> = doc
+        .get("mcp_servers")
+        .and_then(Item::as_table_like)
+        .map(|t| t.iter().map(|(k, _)| k.to_owned()).collect())
+        .unwrap_or_default();
+    if !known.iter().any(|k| k == name) {
+        return Err(ConfigError::UnknownMcpServer {
+            name: name.to_owned(),
+            path: file,
+            known,
+        });
+    }
+    update(&file, |doc| {
+        if let Some(servers) = doc.get_mut("mcp_servers").and_then(Item::as_table_like_mut) {
+            servers.remove(name);
+            if servers.is_empty() {
+                doc.remove("mcp_servers");
+            }
+        }
+        Ok(())
+    })?;
+    Ok(file)
+}
+
 /// Reads the file (or starts an empty one), applies `change`, and writes it
 /// back atomically.
 fn update(

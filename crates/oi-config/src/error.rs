@@ -68,6 +68,12 @@ pub enum ConfigError {
     },
     #[error("the home directory is unknown: neither `$INTERPRETER_HOME` nor `$HOME` is set")]
     NoHome,
+    #[error("there is no MCP server `{name}` in {}", display_path(path))]
+    UnknownMcpServer {
+        name: String,
+        path: PathBuf,
+        known: Vec<String>,
+    },
 }
 
 /// `line` with every word that looks like an API key (`sk-…`, or a long
@@ -165,6 +171,12 @@ impl ConfigError {
             }
             Self::NoHome => {
                 "set `INTERPRETER_HOME` to the folder for oi's configuration".to_owned()
+            }
+            Self::UnknownMcpServer { known, .. } if known.is_empty() => {
+                "it has no [mcp_servers] at all; `interpreter mcp list` shows those of every file".to_owned()
+            }
+            Self::UnknownMcpServer { known, .. } => {
+                format!("the servers configured there: {}", known.join(", "))
             }
         })
     }

@@ -321,3 +321,102 @@ async fn streamable_http_server_with_a_bearer_token_and_headers() {
         .collect();
     assert_eq!(nokey.len(), 1, "{lines:#?}");
 }
+
+#[tokio::test]
+async fn mcp_add_list_get_remove_edit_the_user_configuration() {
+    let Some(python) = oi_testkit::pip_package("mcp", "mcp") else {
+        return;
+    };
+    let env = TestEnv::new().await;
+    let out = env
+        .run(
+            &[
+                "mcp",
+                "add",
+                "tools",
+                "--env",
+                "TOKEN=s3cret",
+                "--",
+                &python,
+                SERVER,
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.starts_with("Added MCP server `tools`"),
+        "{out:?}"
+    );
+    let out = env
+        .run(
+            &[
+                "mcp",
+                "add",
+                "web",
+                "--url",
+                "http://127.0.0.1:9/mcp",
+                "--bearer-token-env-var",
+                "WEB_TOKEN",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let file = std::fs::read_to_string(env.oi_home().join("config.toml")).unwrap();
+    assert!(file.contains("[mcp_servers.tools]\n"), "{file}");
+    assert!(!file.contains("[mcp_servers]\n"), "{file}");
+    assert!(
+        file.contains("bearer_token_env_var = \"WEB_TOKEN\""),
+        "{file}"
+    );
+
+    let out = env.run(&["mcp", "list"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", out.stdout);
+    assert!(
+        lines[1].starts_with("tools") && lines[1].contains("server.py"),
+        "{lines:?}"
+    );
+    assert!(lines[2].contains("http://127.0.0.1:9/mcp"), "{lines:?}");
+    let out = env.run(&["mcp", "list", "--json"], None).await;
+    let listed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(listed[0]["transport"]["env"], json!({"TOKEN": "…"}));
+    assert!(!out.stdout.contains("s3cret"));
+
+    // `get` starts the server and lists its tools, read-only ones marked.
+    let out = env.run(&["mcp", "get", "tools"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout
+            .contains("add [read-only]  Adds two whole numbers."),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("write_note  Writes"), "{}", out.stdout);
+    assert!(!out.stdout.contains("s3cret"));
+    // A server that cannot start says why, and the exit code says so.
+    let out = env.run(&["mcp", "get", "web", "--json"], None).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    let got: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(
+        got["error"].as_str().unwrap().contains("WEB_TOKEN"),
+        "{got:#}"
+    );
+
+    let out = env.run(&["mcp", "remove", "web"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = env.run(&["mcp", "remove", "web"], None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("no MCP server `web`") && out.stderr.contains("tools"),
+        "{out:?}"
+    );
+    let out = env.run(&["mcp", "add", "bad name", "--", "ls"], None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("letters, digits"), "{out:?}");
+    let out = env.run(&["mcp", "add", "nothing"], None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("needs a command or a URL"), "{out:?}");
+}
