@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthenticateRequest, AuthenticateResponse, CancelNotification,
     Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
     SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
     SetSessionModeResponse,
 };
@@ -51,6 +51,7 @@ pub async fn serve(base: SessionRequest) -> Result<(), Error> {
                         .agent_capabilities(
                             AgentCapabilities::new()
                                 .load_session(true)
+                                .mcp_capabilities(McpCapabilities::new().http(true))
                                 .prompt_capabilities(
                                     PromptCapabilities::new().image(true).embedded_context(true),
                                 ),

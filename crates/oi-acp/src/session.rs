@@ -99,6 +99,56 @@ pub(crate) struct AcpSession {
     resumed: Vec<Message>,
 }
 
+/// The client's MCP servers as oi's settings (stdio and HTTP; SSE, which
+/// oi does not speak, is left out with a note).
+fn mcp_settings(servers: &[McpServer]) -> (Vec<oi_config::McpServerSettings>, Vec<String>) {
+    use oi_config::{McpServerSettings, McpTransport};
+    let mut settings = Vec::new();
+    let mut notes = Vec::new();
+    let with = |name: &str, transport| McpServerSettings {
+        name: name.to_owned(),
+        transport,
+        enabled: true,
+        startup_timeout_sec: McpServerSettings::DEFAULT_STARTUP_TIMEOUT_SEC,
+        tool_timeout_sec: McpServerSettings::DEFAULT_TOOL_TIMEOUT_SEC,
+        enabled_tools: None,
+        disabled_tools: Vec::new(),
+    };
+    for server in servers {
+        match server {
+            McpServer::Stdio(s) => settings.push(with(
+                &s.name,
+                McpTransport::Stdio {
+                    command: s.command.display().to_string(),
+                    args: s.args.clone(),
+                    env: s.env.iter().map(|v| (v.name.clone(), v.value.clone())).collect(),
+                    env_vars: Vec::new(),
+                    cwd: None,
+                },
+            )),
+            McpServer::Http(s) => settings.push(with(
+                &s.name,
+                McpTransport::Http {
+                    url: s.url.clone(),
+                    bearer_token_env_var: None,
+                    http_headers: s
+                        .headers
+                        .iter()
+                        .map(|h| (h.name.clone(), h.value.clone()))
+                        .collect(),
+                    env_http_headers: std::collections::BTreeMap::new(),
+                },
+            )),
+            McpServer::Sse(s) => notes.push(format!(
+                "MCP server `{}` was not started: oi speaks MCP over stdio and streamable HTTP, not the older SSE transport",
+                s.name
+            )),
+            _ => notes.push("an MCP server of a transport oi does not know was not started".to_owned()),
+        }
+    }
+    (settings, notes)
+}
+
 impl AcpSession {
     /// Sets up an oi session in `cwd` (a recorded one when `resume` names
     /// it) and starts its agent; also returns what the user should know.
@@ -116,6 +166,8 @@ impl AcpSession {
         }
         let mut request = base.clone();
         request.user_input = false;
+        let (servers, mut skipped) = mcp_settings(mcp_servers);
+        request.mcp_servers = servers;
         request.cwd = Some(cwd.to_path_buf());
         request.workspace = Some(Given::new(PathBuf::from(cwd), "`cwd` of the ACP session"));
         if !request.settings.iter().any(|s| s.key == "approval") {
@@ -138,14 +190,7 @@ impl AcpSession {
             .map_err(Error::into_internal_error)?
             .map_err(|e| failure(e.to_string(), e.hint()))?;
         let mut notes: Vec<String> = setup.notices.iter().map(ToString::to_string).collect();
-        if !mcp_servers.is_empty() {
-            notes.push(format!(
-                "oi has no MCP client yet: the {} MCP server{} of this session {} not started",
-                mcp_servers.len(),
-                if mcp_servers.len() == 1 { "" } else { "s" },
-                if mcp_servers.len() == 1 { "is" } else { "are" },
-            ));
-        }
+        notes.append(&mut skipped);
         let id = setup.session_id.clone();
         let policy = setup.config.approval;
         let model = setup.config.model.clone();

@@ -57,6 +57,29 @@ async function connect(answers, op) {
 }
 
 const report = {};
+if (process.env.OI_ACP_SCENARIO === "mcp") {
+  // The editor's own MCP servers: one on stdio, one on SSE (which oi does
+  // not speak).
+  await connect([], async (ctx, init, updates) => {
+    report.init = init;
+    const session = await ctx.request(acp.methods.agent.session.new, {
+      cwd: work,
+      mcpServers: [
+        { name: "tools", command: process.env.MCP_PYTHON, args: [process.env.MCP_SERVER], env: [] },
+        { type: "sse", name: "old", url: "http://127.0.0.1:9/sse", headers: [] },
+      ],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    report.notes = updates.splice(0);
+    const done = await ctx.request(acp.methods.agent.session.prompt, {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: "Add 2 and 3 with the tool." }],
+    });
+    report.mcp = { stopReason: done.stopReason, updates: updates.splice(0) };
+  });
+  process.stdout.write(JSON.stringify(report) + "\n");
+  process.exit(0);
+}
 await connect(["allow_once", "reject_once", "allow_once"], async (ctx, init, updates, permissions) => {
   report.init = init;
   const session = await ctx.request(acp.methods.agent.session.new, {

@@ -238,3 +238,61 @@ async fn malformed_acp_input_is_answered_and_the_server_goes_on() {
         .unwrap();
     assert_eq!(status.code(), Some(0));
 }
+
+/// An editor's `mcpServers` (here: a stdio server written with the
+/// official MCP Python SDK, and an SSE one oi does not speak) are started
+/// with the session, and their tools are the model's.
+#[tokio::test]
+async fn an_editors_mcp_servers_are_started_with_the_session() {
+    let Some(prefix) = oi_testkit::npm_package("@agentclientprotocol/sdk") else {
+        return;
+    };
+    let Some(python) = oi_testkit::pip_package("mcp", "mcp") else {
+        return;
+    };
+    let env = TestEnv::new().await;
+    let work = env.cwd.path().join("project");
+    std::fs::create_dir_all(&work).unwrap();
+    env.server
+        .push(Reply::tool_calls(vec![MockToolCall::new(
+            "mcp__tools__add",
+            serde_json::json!({"a": 2, "b": 3}),
+        )]))
+        .push(Reply::text("2 + 3 = 5."));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/acp/drive.mjs");
+    let mut cmd = env.command_wrapped(&["node", script], &[]);
+    cmd.env("OI_ACP_SDK_DIR", &prefix)
+        .env("OI_BIN", env!("CARGO_BIN_EXE_interpreter"))
+        .env("WORK", &work)
+        .env("OI_ACP_SCENARIO", "mcp")
+        .env("MCP_PYTHON", &python)
+        .env(
+            "MCP_SERVER",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp-sdk/server.py"),
+        );
+    let out = run_command(cmd, None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let report: Value = serde_json::from_str(out.stdout.trim()).unwrap_or_else(|e| {
+        panic!("{e}: {out:?}");
+    });
+    assert_eq!(
+        report["init"]["agentCapabilities"]["mcpCapabilities"]["http"], true,
+        "{report:#}"
+    );
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("`old` was not started"),
+        "{report:#}"
+    );
+    let mcp = &report["mcp"];
+    assert_eq!(mcp["stopReason"], "end_turn", "{mcp:#}");
+    let requests = env.server.model_requests();
+    let tools = requests[0].body["tools"].to_string();
+    assert!(tools.contains("mcp__tools__add"), "{tools}");
+    let updates = of_kind(&mcp["updates"], "tool_call_update");
+    let last = updates.last().unwrap();
+    assert_eq!(last["status"], "completed", "{mcp:#}");
+    assert_eq!(last["rawOutput"]["output"].as_str().unwrap().trim(), "5");
+    assert_eq!(texts(&mcp["updates"], "agent_message_chunk"), "2 + 3 = 5.");
+}
