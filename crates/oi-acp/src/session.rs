@@ -99,6 +99,15 @@ pub(crate) struct AcpSession {
     resumed: Vec<Message>,
 }
 
+/// The kind of tool call a run of `language` is, for the editor's icons.
+fn tool_kind(language: &str) -> ToolKind {
+    match language {
+        oi_protocol::EDIT_LANGUAGE => ToolKind::Edit,
+        oi_protocol::MCP_LANGUAGE => ToolKind::Other,
+        _ => ToolKind::Execute,
+    }
+}
+
 /// The client's MCP servers as oi's settings (stdio and HTTP; SSE, which
 /// oi does not speak, is left out with a note).
 fn mcp_settings(servers: &[McpServer]) -> (Vec<oi_config::McpServerSettings>, Vec<String>) {
@@ -494,7 +503,7 @@ impl AcpSession {
                     cx,
                     SessionUpdate::ToolCall(
                         ToolCall::new(tool_call_id(id), run.title())
-                            .kind(ToolKind::Execute)
+                            .kind(tool_kind(&run.language))
                             .status(ToolCallStatus::Pending)
                             .content(run.content(None))
                             .raw_input(json!({ "language": run.language, "code": run.code })),
@@ -648,7 +657,7 @@ impl AcpSession {
             let note = (!risks.is_empty()).then(|| format!("risky: {}", risks.join("; ")));
             fields = fields
                 .title(run.title())
-                .kind(ToolKind::Execute)
+                .kind(tool_kind(&run.language))
                 .content(run.content(note.as_deref()));
         }
         let options = vec![

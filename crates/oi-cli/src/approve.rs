@@ -14,14 +14,18 @@ pub async fn ask<W: Write>(
     language: &str,
     code: &str,
 ) -> io::Result<ReviewDecision> {
-    // Screen actions (OS mode) are done as shown or not at all.
-    let screen = language == oi_protocol::SCREEN_LANGUAGE;
+    // Screen actions (OS mode) and file edits are done as shown or not at
+    // all.
+    let (question, editable) = oi_protocol::approval_question(language);
+    let screen = !editable;
     loop {
         if screen {
-            out.raw("Do this on the screen? [y]es, [n]o, [a]lways (this session): ")?;
+            out.raw(&format!(
+                "{question} [y]es, [n]o, [a]lways (this session): "
+            ))?;
         } else {
             out.raw(&format!(
-                "Run this {language} code? [y]es, [n]o, [a]lways (this session), [e]dit: "
+                "{question} [y]es, [n]o, [a]lways (this session), [e]dit: "
             ))?;
         }
         let Some(answer) = input.next_line().await? else {
@@ -33,7 +37,7 @@ pub async fn ask<W: Write>(
             "n" | "no" => return Ok(ReviewDecision::Decline),
             "a" | "all" | "always" => return Ok(ReviewDecision::ApproveForSession),
             "e" | "edit" if screen => {
-                out.raw("A screen action cannot be edited; answer y, n or a.\n")?;
+                out.raw("This cannot be edited; answer y, n or a.\n")?;
             }
             "e" | "edit" => match edit(language, code).await {
                 Ok(edited) if edited.trim().is_empty() => {

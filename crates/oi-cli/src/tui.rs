@@ -551,9 +551,9 @@ impl App {
                 Decision::No => ReviewDecision::Decline,
                 Decision::Always => ReviewDecision::ApproveForSession,
                 Decision::Interrupt => return Ok(None),
-                Decision::Edit if language == oi_protocol::SCREEN_LANGUAGE => {
+                Decision::Edit if !oi_protocol::approval_question(language).1 => {
                     self.view
-                        .line(DIM, "A screen action cannot be edited; answer y, n or a.")?;
+                        .line(DIM, "This cannot be edited; answer y, n or a.")?;
                     continue;
                 }
                 Decision::Edit => match crate::approve::edit(language, code).await {

@@ -238,6 +238,12 @@ impl ExecMapper {
             Event::CheckpointSaved { id, checkpoint, .. } => {
                 self.checkpoints.insert(*id, checkpoint.clone());
             }
+            // A file edit is its `file_change` item (from `FilesChanged`),
+            // not a command.
+            Event::RunStarted { id, language, .. } if language == oi_protocol::EDIT_LANGUAGE => {
+                self.proposed.remove(id);
+                self.checkpoints.remove(id);
+            }
             Event::RunStarted { id, language, code }
                 if language == oi_protocol::MCP_LANGUAGE
                     && oi_protocol::parse_mcp_call_text(code).is_some() =>
@@ -365,6 +371,14 @@ impl ExecMapper {
                         }
                         SkipReason::Unavailable { message } => message.clone(),
                     };
+                    if language == oi_protocol::EDIT_LANGUAGE {
+                        let item = self.item(ItemDetails::FileChange {
+                            changes: diff_changes(&code),
+                            status: PatchStatus::Failed,
+                        });
+                        out.push(ThreadEvent::ItemCompleted { item });
+                        return out;
+                    }
                     if language == oi_protocol::MCP_LANGUAGE
                         && let Some((server, tool, arguments)) =
                             oi_protocol::parse_mcp_call_text(&code)
@@ -444,6 +458,35 @@ impl ExecMapper {
         let now = self.cost_now?;
         Some(now - self.cost_at_start.unwrap_or(0.0))
     }
+}
+
+/// The files a unified diff changes, from its `---`/`+++` headers.
+fn diff_changes(diff: &str) -> Vec<FileUpdateChange> {
+    let mut changes = Vec::new();
+    let mut from: Option<&str> = None;
+    for line in diff.lines() {
+        if let Some(path) = line.strip_prefix("--- ") {
+            from = Some(path.trim());
+        } else if let (Some(to), Some(old)) = (line.strip_prefix("+++ "), from.take()) {
+            let to = to.trim();
+            let (path, kind) = if old == "/dev/null" {
+                (to, PatchChangeKind::Add)
+            } else if to == "/dev/null" {
+                (old, PatchChangeKind::Delete)
+            } else {
+                (to, PatchChangeKind::Update)
+            };
+            let path = path
+                .strip_prefix("a/")
+                .or_else(|| path.strip_prefix("b/"))
+                .unwrap_or(path);
+            changes.push(FileUpdateChange {
+                path: path.to_owned(),
+                kind,
+            });
+        }
+    }
+    changes
 }
 
 /// A run's exit code as Codex reports it, and whether it ran well: the
@@ -840,5 +883,62 @@ mod tests {
         let skipped = serde_json::to_value(&skipped[0]).unwrap();
         assert_eq!(skipped["item"]["status"], "failed");
         assert_eq!(skipped["item"]["error"]["message"], "declined by the user");
+    }
+
+    #[test]
+    fn file_edits_are_file_change_items_not_commands() {
+        let mut m = ExecMapper::new();
+        let diff = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x\n+y\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n".to_owned();
+        let mut out = Vec::new();
+        for event in [
+            Event::CodeProposed {
+                id: RunId(1),
+                language: "edit".into(),
+                code: diff.clone(),
+            },
+            Event::RunStarted {
+                id: RunId(1),
+                language: "edit".into(),
+                code: diff.clone(),
+            },
+            Event::RunFinished {
+                id: RunId(1),
+                status: RunStatus::Ok,
+                duration_ms: 1,
+                output_bytes: 0,
+            },
+            Event::FilesChanged {
+                id: RunId(1),
+                changes: vec![oi_protocol::FileChange {
+                    path: "app.py".into(),
+                    kind: FileChangeKind::Modified,
+                }],
+            },
+        ] {
+            out.extend(m.event(&event));
+        }
+        let out: Vec<serde_json::Value> = out
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect();
+        assert_eq!(out.len(), 1, "{out:#?}");
+        assert_eq!(out[0]["item"]["type"], "file_change");
+        assert_eq!(out[0]["item"]["status"], "completed");
+        // Declined: a failed file_change naming the files.
+        m.event(&Event::CodeProposed {
+            id: RunId(2),
+            language: "edit".into(),
+            code: diff,
+        });
+        let skipped = m.event(&Event::RunSkipped {
+            id: RunId(2),
+            reason: SkipReason::Declined,
+        });
+        let skipped = serde_json::to_value(&skipped[0]).unwrap();
+        assert_eq!(skipped["item"]["status"], "failed");
+        assert_eq!(
+            skipped["item"]["changes"],
+            serde_json::json!([{"path": "app.py", "kind": "update"}, {"path": "new.txt", "kind": "add"}])
+        );
     }
 }

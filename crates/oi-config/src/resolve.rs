@@ -524,6 +524,20 @@ fn as_string(value: &Value) -> String {
     }
 }
 
+/// A Claude model id (`claude-sonnet-4-5`, `anthropic/claude-opus-4`,
+/// `us.anthropic.claude-…`).
+fn is_claude(model: &str) -> bool {
+    model.to_ascii_lowercase().contains("claude")
+}
+
+/// A GPT-5 or Codex model id (`gpt-5`, `gpt-5.1-codex`, `openai/gpt-5-mini`,
+/// `codex-mini-latest`).
+fn is_codex_family(model: &str) -> bool {
+    let id = model.to_ascii_lowercase();
+    let id = id.rsplit('/').next().unwrap_or(&id);
+    id.starts_with("gpt-5") || id.contains("codex")
+}
+
 /// The harness when none is set: `markdown` for small models served on this
 /// machine (they rarely call tools reliably), else `native`.
 fn auto_harness(provider: &ProviderInfo, model: Option<&str>) -> (HarnessKind, String) {
@@ -539,6 +553,18 @@ fn auto_harness(provider: &ProviderInfo, model: Option<&str>) -> (HarnessKind, S
             HarnessKind::Markdown,
             format!(
                 "`{model}` is a small model served on this machine; such models rarely call tools reliably"
+            ),
+        ),
+        Some(model) if is_claude(model) => (
+            HarnessKind::ClaudeCode,
+            format!(
+                "`{model}` is a Claude model: it gets the bash and text-editor tools it was trained on"
+            ),
+        ),
+        Some(model) if is_codex_family(model) => (
+            HarnessKind::Codex,
+            format!(
+                "`{model}` is a GPT-5 or Codex model: it gets the shell and apply_patch tools it was trained on"
             ),
         ),
         Some(model) => (

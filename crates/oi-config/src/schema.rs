@@ -96,7 +96,7 @@ fn is_var_name(name: &str) -> bool {
 }
 
 /// `harness` also takes `auto` (chosen from the model and provider).
-pub(crate) const HARNESS_VALUES: &[&str] = &["native", "markdown", "auto"];
+pub(crate) const HARNESS_VALUES: &[&str] = &["native", "markdown", "claude-code", "codex", "auto"];
 pub(crate) const TRUST_VALUES: &[&str] = &["trusted", "untrusted"];
 
 /// Top-level keys (also valid inside a profile, except `profiles` and `projects`).
@@ -589,7 +589,7 @@ mod tests {
                 "harness",
                 json!("xml"),
                 "harness",
-                "one of \"native\", \"markdown\", \"auto\"",
+                "one of \"native\", \"markdown\", \"claude-code\", \"codex\", \"auto\"",
             ),
             (
                 "max_turns",

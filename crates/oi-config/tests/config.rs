@@ -507,6 +507,40 @@ fn the_harness_is_chosen_from_model_and_provider_unless_set() {
         ),
         HarnessKind::Native
     );
+    // Model families get the tool shapes they were trained on; an explicit
+    // harness always wins; an unknown one is an error, not a fallback.
+    let cloud = "https://api.example.com/v1";
+    for (model, kind) in [
+        ("claude-sonnet-4-5", HarnessKind::ClaudeCode),
+        ("anthropic/claude-opus-4-1", HarnessKind::ClaudeCode),
+        ("gpt-5", HarnessKind::Codex),
+        ("gpt-5.1-codex-mini", HarnessKind::Codex),
+        ("openai/gpt-5-mini", HarnessKind::Codex),
+        ("codex-mini-latest", HarnessKind::Codex),
+        ("gpt-4.1", HarnessKind::Native),
+        ("o3", HarnessKind::Native),
+    ] {
+        assert_eq!(harness(model, cloud, None), kind, "{model}");
+    }
+    assert_eq!(
+        harness("claude-sonnet-4-5", cloud, Some("native")),
+        HarnessKind::Native
+    );
+    assert_eq!(
+        harness("gpt-5", cloud, Some("claude-code")),
+        HarnessKind::ClaudeCode
+    );
+    let err = f
+        .load_with(|o| {
+            o.flags
+                .push(FlagSetting::new("--harness", "harness", "claude"))
+        })
+        .unwrap_err();
+    assert!(
+        f.error_text(&err).contains("\"claude-code\""),
+        "{}",
+        f.error_text(&err)
+    );
 }
 
 #[test]

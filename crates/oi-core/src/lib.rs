@@ -16,6 +16,7 @@ pub mod attachments;
 pub mod checkpoint;
 mod config;
 pub mod context;
+mod edits;
 mod environment;
 mod harness;
 mod loop_guard;

@@ -253,6 +253,18 @@ impl KernelManager {
         self
     }
 
+    /// Ends the kernel of `language` (a name or alias), if it runs; the
+    /// next run starts a fresh one. Says whether one was running.
+    pub fn stop(&mut self, language: &str) -> bool {
+        let Some(name) = self.resolve(language).map(|l| l.name.clone()) else {
+            return false;
+        };
+        if let Some(starting) = self.starting.remove(&name) {
+            starting.abort();
+        }
+        self.kernels.remove(&name).is_some()
+    }
+
     /// Where kernels save the images (plots) that code produces.
     pub fn with_image_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.launch.image_dir = Some(dir.into());

@@ -26,6 +26,10 @@ pub use vocabulary::{ApprovalPolicy, HarnessKind, SandboxMode, UnknownWord, Wire
 /// described in one line. It is also the name of the model's tool.
 pub const SCREEN_LANGUAGE: &str = "computer";
 
+/// The language of file edits in run events (`claude-code` and `codex`
+/// harnesses): the code is the change as a unified diff.
+pub const EDIT_LANGUAGE: &str = "edit";
+
 /// The language of MCP tool calls in run events: the code is
 /// [`mcp_call_text`] (`SERVER.TOOL {arguments as JSON}`).
 pub const MCP_LANGUAGE: &str = "mcp";
@@ -42,6 +46,18 @@ pub fn parse_mcp_call_text(text: &str) -> Option<(String, String, serde_json::Va
     let (server, tool) = name.split_once('.')?;
     let arguments = serde_json::from_str(arguments.trim()).ok()?;
     Some((server.to_owned(), tool.to_owned(), arguments))
+}
+
+/// How the user is asked about a proposed run of `language`, and whether
+/// they may edit it first (screen actions and file edits are done as shown
+/// or not at all).
+pub fn approval_question(language: &str) -> (String, bool) {
+    match language {
+        SCREEN_LANGUAGE => ("Do this on the screen?".to_owned(), false),
+        EDIT_LANGUAGE => ("Make this change?".to_owned(), false),
+        MCP_LANGUAGE => ("Call this MCP tool?".to_owned(), true),
+        other => (format!("Run this {other} code?"), true),
+    }
 }
 
 #[cfg(test)]

@@ -162,6 +162,13 @@ vocabulary! {
         Native = "native",
         /// No tools: the fenced code blocks of the reply are the code.
         Markdown = "markdown",
+        /// The tools Claude models are trained on: `bash` (a persistent
+        /// shell) and the `str_replace_based_edit_tool` text editor, plus
+        /// `execute` for other languages.
+        ClaudeCode = "claude-code",
+        /// The tools GPT-5 and Codex models are trained on: `shell` and
+        /// `apply_patch` (Codex's patch format), plus `execute`.
+        Codex = "codex",
     }
 }
 

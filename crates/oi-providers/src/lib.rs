@@ -88,6 +88,11 @@ pub enum BuiltinTool {
     /// Screen, mouse and keyboard (Anthropic's computer-use tool on the
     /// Messages wire with a Claude model), for a display of this size.
     Computer { width: u32, height: u32 },
+    /// A persistent shell (Anthropic's bash tool, `bash_20250124`).
+    Bash,
+    /// View, create and edit files (Anthropic's text editor tool,
+    /// `text_editor_20250728`, named `str_replace_based_edit_tool`).
+    TextEditor,
 }
 
 /// One step of a streamed reply.

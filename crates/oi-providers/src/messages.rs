@@ -169,6 +169,15 @@ fn request_body(request: &ModelRequest) -> Value {
                         "display_width_px": width,
                         "display_height_px": height,
                     }),
+                    // Claude's own client tools (no beta header needed).
+                    (Some(BuiltinTool::Bash), Some(_)) => json!({
+                        "type": "bash_20250124",
+                        "name": t.name,
+                    }),
+                    (Some(BuiltinTool::TextEditor), Some(_)) => json!({
+                        "type": "text_editor_20250728",
+                        "name": t.name,
+                    }),
                     _ => json!({
                         "name": t.name,
                         "description": t.description,

@@ -74,7 +74,9 @@ impl SlashCommand {
         match self {
             Self::Help => "this help",
             Self::Model => "pick a model from the provider's list (or /model NAME)",
-            Self::Harness => "how the model runs code: /harness native or /harness markdown",
+            Self::Harness => {
+                "the tools the model gets: /harness native, claude-code, codex or markdown"
+            }
             Self::Auto => "turn auto-run on or off (risky code always asks)",
             Self::Undo => "put back the files the last run changed, and drop that exchange",
             Self::Reset => "start a new conversation (kernels restart)",

@@ -73,19 +73,19 @@ pub fn approval_question(language: &str, sandbox: &str) -> Line {
     let dim = Style::new().dimmed();
     let cyan = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Cyan)));
     let key = Style::new().bold();
-    let screen = language == oi_protocol::SCREEN_LANGUAGE;
-    let mut line = if screen {
-        Line::new(vec![
-            Span::new("Do this on the screen?", cyan.bold()),
-            Span::plain("  "),
-        ])
-    } else {
-        Line::new(vec![
-            Span::new(format!("Run this {language} code?"), cyan.bold()),
-            Span::new(format!(" (sandbox: {sandbox})"), dim),
-            Span::plain("  "),
-        ])
-    };
+    let (question, editable) = oi_protocol::approval_question(language);
+    let screen = !editable;
+    let mut line =
+        if language == oi_protocol::SCREEN_LANGUAGE || language == oi_protocol::MCP_LANGUAGE {
+            // The sandbox does not apply to these.
+            Line::new(vec![Span::new(question, cyan.bold()), Span::plain("  ")])
+        } else {
+            Line::new(vec![
+                Span::new(question, cyan.bold()),
+                Span::new(format!(" (sandbox: {sandbox})"), dim),
+                Span::plain("  "),
+            ])
+        };
     let keys: &[(&str, &str)] = if screen {
         &[("y", "es"), ("n", "o"), ("a", "lways")]
     } else {

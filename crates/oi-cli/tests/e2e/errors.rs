@@ -248,7 +248,7 @@ async fn an_unknown_harness() {
     assert_error(
         &out,
         2,
-        "--harness: `harness` = \"xml\" is not valid: expected one of \"native\", \"markdown\", \"auto\"",
+        "--harness: `harness` = \"xml\" is not valid: expected one of \"native\", \"markdown\", \"claude-code\", \"codex\", \"auto\"",
         "give `--harness` a valid value",
     );
     assert!(env.server.requests().is_empty(), "nothing is sent");

@@ -19,6 +19,7 @@ mod context;
 mod errors;
 mod eval;
 mod exec;
+mod families;
 mod first_run;
 mod interactive;
 mod kernels;

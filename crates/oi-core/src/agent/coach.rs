@@ -97,7 +97,9 @@ impl Coach {
         if !self.told_to_run && describes_code(reply) {
             self.told_to_run = true;
             let how = match harness {
-                HarnessKind::Native => "call the `execute` tool with it",
+                HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex => {
+                    "call the `execute` tool with it"
+                }
                 HarnessKind::Markdown => {
                     "write it in a fenced code block tagged with its language (```python … ```)"
                 }

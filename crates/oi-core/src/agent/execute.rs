@@ -49,6 +49,24 @@ impl Session {
                     continue;
                 }
                 Action::Run(proposed) => proposed,
+                Action::RestartShell { call_id } => {
+                    reports.push(self.restart_shell(call_id));
+                    continue;
+                }
+                Action::Edit {
+                    call_id,
+                    tool,
+                    input,
+                } => {
+                    let (report, halt) = self
+                        .edit_step(call_id, tool, input, &mut skip_rest, cancel)
+                        .await;
+                    reports.push(report);
+                    if halt.is_some() {
+                        return (reports, halt);
+                    }
+                    continue;
+                }
                 Action::Mcp {
                     call_id,
                     tool,

@@ -22,6 +22,7 @@ mod approval;
 mod coach;
 mod context_fit;
 mod control;
+mod edit;
 mod execute;
 mod first_look;
 mod history;

@@ -10,6 +10,7 @@
 //! making them (see `recover.rs`), and correct code fenced as the wrong
 //! language (see `language.rs`).
 
+mod family;
 mod fences;
 pub(crate) mod language;
 mod recover;
@@ -47,6 +48,17 @@ pub(crate) enum Action {
         call_id: String,
         action: oi_computer::Action,
     },
+    /// A file edit through the text editor (`claude-code`) or
+    /// `apply_patch` (`codex`); `input` is the tool's arguments.
+    Edit {
+        call_id: String,
+        tool: EditTool,
+        input: serde_json::Value,
+    },
+    /// The model asked for a fresh shell (`bash` with `restart`).
+    RestartShell {
+        call_id: String,
+    },
     /// A call of an MCP server's tool (`tool` is the name the model used).
     Mcp {
         call_id: String,
@@ -63,6 +75,13 @@ impl Action {
             _ => None,
         }
     }
+}
+
+/// Which edit tool a model called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EditTool {
+    TextEditor,
+    ApplyPatch,
 }
 
 /// The result of one action, for the model.
@@ -211,6 +230,12 @@ impl Harness {
             HarnessKind::Native => prompt.push_str(
                 "To run code, call the `execute` tool with `language` and `code`. The code runs on the user's machine in a persistent session: variables, imports and the working directory carry over from one run to the next. You see its output, then continue.\n",
             ),
+            HarnessKind::ClaudeCode => prompt.push_str(
+                "Run shell commands with the `bash` tool: one persistent shell, so the working directory and variables carry over. Look at and change files with `str_replace_based_edit_tool` (view, create, str_replace, insert); the user sees each change as a diff. For other languages (Python for data and calculations …) call `execute` with `language` and `code`: a persistent session per language. You see each result, then continue.\n",
+            ),
+            HarnessKind::Codex => prompt.push_str(
+                "Run commands with the `shell` tool (`command` is the argument list, e.g. [\"bash\", \"-lc\", \"ls\"]); it runs in one persistent shell. Change files with `apply_patch` (its `input` is a patch in the `*** Begin Patch` format); the user sees each change as a diff. For other languages (Python for data and calculations …) call `execute` with `language` and `code`: a persistent session per language. You see each result, then continue.\n",
+            ),
             HarnessKind::Markdown => prompt.push_str(
                 "To run code, write it in a fenced code block tagged with its language, for example:\n\
                  ```python\nprint(\"hello\")\n```\n\
@@ -225,7 +250,7 @@ impl Harness {
              - Do not ask the user for permission; they approve each run themselves.\n",
         );
         prompt.push_str(match self.kind {
-            HarnessKind::Native => "- When the task is done, reply with a short answer or summary and do not call the tool.\n",
+            HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex => "- When the task is done, reply with a short answer or summary and do not call a tool.\n",
             HarnessKind::Markdown => "- When the task is done, reply with a short answer or summary and no code block.\n",
         });
         if let Some(shown) = self.os {
@@ -243,7 +268,7 @@ impl Harness {
             return String::new();
         }
         match self.kind {
-            HarnessKind::Native => "\nThe tools whose names start with `mcp__` come from MCP servers the user connected; use them when they fit the task.\n".to_owned(),
+            HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex => "\nThe tools whose names start with `mcp__` come from MCP servers the user connected; use them when they fit the task.\n".to_owned(),
             HarnessKind::Markdown => {
                 let mut text = String::from(
                     "\nMCP tools (from servers the user connected) are Python functions of the `mcp_tools` module, already imported. Each returns the tool's text (or its data, when it gives structured data) and raises `mcp_tools.McpToolError` when it fails:\n",
@@ -273,7 +298,7 @@ impl Harness {
             "OS mode is on: you can see the user's screen and use its mouse and keyboard to operate any application.\n",
         );
         match self.kind {
-            HarnessKind::Native => text.push_str(&format!(
+            HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex => text.push_str(&format!(
                 "Use the `computer` tool for that. Start with a `screenshot`; every other action returns a new screenshot too. Coordinates are pixels on the screenshots, which are {shown} (x from the left, y from the top); aim at the centre of what you click. Prefer keyboard shortcuts where they are reliable. Use code (`execute`) for work that needs no screen.\n",
             )),
             HarnessKind::Markdown => text.push_str(
@@ -294,14 +319,16 @@ impl Harness {
         );
         prompt.push_str(match self.kind {
             HarnessKind::Native => "To run code, call the `execute` tool with `language` and `code`. You then see its output.\n",
+            HarnessKind::ClaudeCode => "Run shell commands with `bash`, edit files with `str_replace_based_edit_tool`, other code with `execute`. You then see the result.\n",
+            HarnessKind::Codex => "Run commands with `shell`, edit files with `apply_patch`, other code with `execute`. You then see the result.\n",
             HarnessKind::Markdown => "To run code, write it in one fenced block with its language:\n```python\nprint(1 + 1)\n```\nIt runs, and you get its output.\n",
         });
         prompt.push_str(
             "Rules: run code yourself, never ask the user to. One small step at a time. If it fails, fix it; do not repeat the same code. ",
         );
         prompt.push_str(match self.kind {
-            HarnessKind::Native => {
-                "When done, answer in one or two sentences without calling the tool.\n"
+            HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex => {
+                "When done, answer in one or two sentences without calling a tool.\n"
             }
             HarnessKind::Markdown => {
                 "When done, answer in one or two sentences with no code block.\n"
@@ -335,6 +362,13 @@ impl Harness {
                 tools.extend(self.mcp.iter().map(mcp_tool));
                 tools
             }
+            HarnessKind::ClaudeCode | HarnessKind::Codex => {
+                let mut tools = family::tools(self.kind);
+                tools.push(execute_tool(languages));
+                tools.extend(self.os.map(computer_tool));
+                tools.extend(self.mcp.iter().map(mcp_tool));
+                tools
+            }
             HarnessKind::Markdown => Vec::new(),
         }
     }
@@ -347,7 +381,9 @@ impl Harness {
         reasoning: Vec<serde_json::Value>,
     ) -> (Message, Vec<Action>) {
         match self.kind {
-            HarnessKind::Native if !tool_calls.is_empty() => {
+            HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex
+                if !tool_calls.is_empty() =>
+            {
                 let actions = tool_calls
                     .iter()
                     .map(|call| self.action_for_call(call))
@@ -361,7 +397,9 @@ impl Harness {
                     actions,
                 )
             }
-            HarnessKind::Native => self.recover_into_calls(text, reasoning),
+            HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex => {
+                self.recover_into_calls(text, reasoning)
+            }
             HarnessKind::Markdown => {
                 // A markdown-harness model may still make real tool calls if
                 // the server passes them through; honour them as code too.
@@ -591,6 +629,9 @@ impl Harness {
         if call.name == oi_protocol::SCREEN_LANGUAGE && self.os.is_some() {
             return computer_action(call);
         }
+        if let Some(action) = family::action(self.kind, call) {
+            return action;
+        }
         if self.mcp.iter().any(|t| t.exposed == call.name) {
             return Action::Mcp {
                 call_id: call.id.clone(),
@@ -638,7 +679,7 @@ fn plain_action_for_call(call: &ToolCall) -> Action {
 /// What the model is told about a call that cannot run, and how to do it right.
 fn unusable_message(kind: HarnessKind, name: &str, problem: &str) -> String {
     let how = match kind {
-        HarnessKind::Native => {
+        HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex => {
             "To run code, call `execute` with a JSON object such as {\"language\": \"python\", \"code\": \"print(1)\"}."
         }
         HarnessKind::Markdown => {
