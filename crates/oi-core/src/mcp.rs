@@ -243,6 +243,19 @@ impl McpTools {
         }
     }
 
+    /// The servers whose connection has ended (a stdio server that exited,
+    /// a session the HTTP server dropped), with the last words of each.
+    pub fn stopped(&self) -> Vec<(String, String)> {
+        let mut stopped: Vec<(String, String)> = self
+            .servers
+            .iter()
+            .filter(|(_, s)| s.service.peer().is_transport_closed())
+            .map(|(name, s)| (name.clone(), last_line(&s.stderr)))
+            .collect();
+        stopped.sort();
+        stopped
+    }
+
     /// Ends every connection (stdio servers are stopped).
     pub async fn shutdown(&self) {
         for server in self.servers.values() {

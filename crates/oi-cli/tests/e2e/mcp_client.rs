@@ -58,7 +58,7 @@ async fn stdio_server_tools_are_offered_called_and_gated_by_the_read_only_hint()
     configure(
         &env,
         &format!(
-            "[mcp_servers.tools]\ncommand = \"{python}\"\nargs = [\"{SERVER}\"]\ndisabled_tools = [\"secret\"]\n\n[mcp_servers.broken]\ncommand = \"{python}\"\nargs = [\"{SERVER}\", \"--crash\"]\n\n[mcp_servers.off]\ncommand = \"/nonexistent/never-started\"\nenabled = false\n"
+            "[mcp_servers.tools]\ncommand = \"{python}\"\nargs = [\"{SERVER}\"]\ndisabled_tools = [\"secret\", \"crash\"]\n\n[mcp_servers.broken]\ncommand = \"{python}\"\nargs = [\"{SERVER}\", \"--crash\"]\n\n[mcp_servers.off]\ncommand = \"/nonexistent/never-started\"\nenabled = false\n"
         ),
     );
     env.server
@@ -159,6 +159,46 @@ async fn stdio_server_tools_are_offered_called_and_gated_by_the_read_only_hint()
         tool_result(&env, 4)
     );
     assert!(!env.cwd.path().join("notes").exists());
+}
+
+#[tokio::test]
+async fn a_server_that_dies_is_reported_once_and_its_tools_are_gone() {
+    let Some(python) = oi_testkit::pip_package("mcp", "mcp") else {
+        return;
+    };
+    let env = TestEnv::new().await;
+    configure(
+        &env,
+        &format!("[mcp_servers.tools]\ncommand = \"{python}\"\nargs = [\"{SERVER}\"]\n"),
+    );
+    env.server
+        .push(call("mcp__tools__crash", json!({})))
+        .push(call("mcp__tools__add", json!({"a": 1, "b": 1})))
+        .push(Reply::text("The tool server is gone."));
+    let out = env.exec(&["-y", "--oi-json", "crash it"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let events = events(&out.stdout);
+    let stopped: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "warning")
+        .filter_map(|e| e["message"].as_str())
+        .filter(|m| m.contains("stopped"))
+        .collect();
+    assert_eq!(stopped.len(), 1, "{events:#?}");
+    assert!(
+        stopped[0].contains("`tools`") && stopped[0].contains("segfault in the index"),
+        "{stopped:?}"
+    );
+    let requests = env.server.model_requests();
+    let names = |n: usize| requests[n].body["tools"].to_string();
+    assert!(names(0).contains("mcp__tools__crash"));
+    assert!(!names(1).contains("mcp__tools__"), "{}", names(1));
+    // A call the model made anyway is answered, not run.
+    assert!(
+        tool_result(&env, 2).contains("mcp__tools__add"),
+        "{}",
+        tool_result(&env, 2)
+    );
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ for oi's MCP client tests. Its tools:
   (not read-only: it changes files);
 - `dot()`: an image (a 1x1 PNG);
 - `fail()`: a tool that reports an error;
+- `crash()`: the server exits;
 - `secret()`: not offered (the test configures it as disabled).
 
 `python server.py` serves on stdio; `python server.py --http PORT` serves
@@ -59,6 +60,13 @@ def dot() -> Image:
 def fail() -> str:
     """Always fails."""
     raise ToolError("the archive is offline")
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def crash() -> str:
+    """Makes the server exit."""
+    print("segfault in the index", file=sys.stderr, flush=True)
+    os._exit(1)
 
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True))

@@ -109,6 +109,34 @@ impl Session {
         true
     }
 
+    /// Before a request: a server that stopped since the last one is
+    /// reported in one line, and its tools are no longer offered.
+    pub(super) fn drop_stopped_mcp_servers(&mut self) {
+        let Some(tools) = self.mcp_tools() else {
+            return;
+        };
+        let mut changed = false;
+        for (name, last_words) in tools.stopped() {
+            if self.mcp_stopped.insert(name.clone()) {
+                changed = true;
+                self.emit(Event::Warning {
+                    message: format!(
+                        "MCP server `{name}` stopped{last_words}; the session goes on without it"
+                    ),
+                });
+            }
+        }
+        if changed {
+            let live: Vec<McpTool> = tools
+                .tools()
+                .iter()
+                .filter(|t| !self.mcp_stopped.contains(&t.server))
+                .cloned()
+                .collect();
+            self.set_mcp_tools(live);
+        }
+    }
+
     /// The harness again, with the MCP tools (the prompt and tool list
     /// change with it).
     fn set_mcp_tools(&mut self, tools: Vec<McpTool>) {

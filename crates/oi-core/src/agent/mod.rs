@@ -170,6 +170,7 @@ impl Agent {
             mcp,
             mcp_starting,
             mcp_gate,
+            mcp_stopped: std::collections::HashSet::new(),
         };
         for message in warnings {
             let _ = event_tx.send(Event::Warning { message });
@@ -300,6 +301,8 @@ struct Session {
     /// Whether the code running now may call MCP tools that are not
     /// read-only (a person approved it, or the policy never asks).
     mcp_gate: Arc<std::sync::atomic::AtomicBool>,
+    /// The MCP servers found stopped (reported once, their tools gone).
+    mcp_stopped: std::collections::HashSet<String>,
     /// The MCP servers while they start.
     mcp_starting: Option<tokio::task::JoinHandle<(crate::mcp::McpTools, Vec<String>)>>,
 }
@@ -419,7 +422,13 @@ impl Session {
         let mcp = self
             .mcp
             .get()
-            .map(|t| t.tools().to_vec())
+            .map(|t| {
+                t.tools()
+                    .iter()
+                    .filter(|tool| !self.mcp_stopped.contains(&tool.server))
+                    .cloned()
+                    .collect()
+            })
             .unwrap_or_default();
         self.harness = Harness::new(kind)
             .with_os(self.config.os.as_ref().map(OsMode::shown))

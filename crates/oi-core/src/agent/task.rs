@@ -119,6 +119,7 @@ impl Session {
                 return self.unfitting(message);
             }
             turn += 1;
+            self.drop_stopped_mcp_servers();
             self.emit(Event::ModelRequest { turn });
             let mut request = self.request();
             if let Some(t) = temperature.take() {
