@@ -69,6 +69,8 @@ fn syntax_name(language: &str) -> &str {
         "perl" | "pl" => "pl",
         "lua" => "lua",
         "php" => "php",
+        // File edits are shown as unified diffs.
+        "edit" => "diff",
         _ => language,
     }
 }
@@ -177,6 +179,15 @@ mod tests {
             let lines = highlight("x = 1", language, Palette::Ansi256);
             assert_eq!(lines[0].text(), "x = 1", "{language}");
         }
+    }
+
+    #[test]
+    fn file_edits_are_colored_as_diffs() {
+        let lines = highlight("--- a/x\n+++ b/x\n-old\n+new\n", "edit", Palette::TrueColor);
+        assert_eq!(lines[3].text(), "+new");
+        let style = |n: usize| format!("{}", lines[n].spans[0].style);
+        assert_ne!(style(2), style(3), "removed and added lines differ");
+        assert_ne!(lines[3].spans[0].style, Line::plain("+new").spans[0].style);
     }
 
     #[test]
