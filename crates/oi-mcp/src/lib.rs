@@ -355,6 +355,27 @@ impl ServerHandler for Server {
     }
 }
 
+/// What a step of the task is, for a caller that follows its progress.
+fn progress_message(event: &Event) -> Option<String> {
+    let first_line = |code: &str| {
+        let line = code.lines().next().unwrap_or("").trim();
+        let short: String = line.chars().take(80).collect();
+        if short.len() < line.len() {
+            format!("{short}…")
+        } else {
+            short
+        }
+    };
+    Some(match event {
+        Event::ModelRequest { turn } => format!("asking the model (turn {turn})"),
+        Event::RunStarted { language, code, .. } => {
+            format!("running {language}: {}", first_line(code))
+        }
+        Event::RunFinished { status, .. } => format!("finished: {}", status_of(status).0),
+        _ => return None,
+    })
+}
+
 /// Sends `prompt` to the session and gathers what happens until the task
 /// ends; a cancelled call interrupts it.
 async fn run_task(
@@ -373,6 +394,24 @@ async fn run_task(
     let mut errors: Vec<String> = Vec::new();
     let mut warnings: Vec<String> = notices;
     let mut interrupted = false;
+    // A caller that asked for progress (`_meta.progressToken`) hears of
+    // each step: the model asked, code run, code finished.
+    let progress_token = context.meta.get_progress_token();
+    let mut steps = 0.0;
+    let progress = |steps: f64, message: String| {
+        let peer = context.peer.clone();
+        let token = progress_token.clone();
+        async move {
+            if let Some(token) = token {
+                let _ = peer
+                    .notify_progress(
+                        rmcp::model::ProgressNotificationParam::new(token, steps)
+                            .with_message(message),
+                    )
+                    .await;
+            }
+        }
+    };
     let (reason, answer) = loop {
         let event = tokio::select! {
             event = session.events.recv() => event,
@@ -385,6 +424,10 @@ async fn run_task(
         let Some(event) = event else {
             break (StopReason::Failed, None);
         };
+        if let Some(message) = progress_message(&event) {
+            steps += 1.0;
+            progress(steps, message).await;
+        }
         match event {
             Event::CodeProposed { language, code, .. } => runs.push(Run {
                 language,

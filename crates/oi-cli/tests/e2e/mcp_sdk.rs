@@ -57,6 +57,31 @@ async fn the_mcp_python_sdk_drives_the_mcp_server_unchanged() {
             .trim(),
         "3"
     );
+    // Its progress, step by step, as the SDK's progress callback heard it.
+    let progress: Vec<(f64, &str)> = report["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["progress"].as_f64().unwrap(),
+                p["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            (1.0, "asking the model (turn 1)"),
+            (
+                2.0,
+                "running python: rows = open('data.csv').read().splitlines()"
+            ),
+            (3.0, "finished: ok"),
+            (4.0, "asking the model (turn 2)"),
+        ],
+        "{report:#}"
+    );
     // The reply's code uses `rows` from the first task: one kernel.
     let second = &report["second"];
     assert_eq!(second["isError"], false, "{second:#}");

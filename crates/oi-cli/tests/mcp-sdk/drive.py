@@ -1,6 +1,6 @@
 """Drives `interpreter mcp-server` with the official MCP Python SDK (`mcp`
 from PyPI), unchanged: the client starts the server over stdio, lists the
-tools, runs a task, continues its session, and asks about a session that
+tools, runs a task (following its progress), continues its session, and asks about a session that
 does not exist. Prints one JSON report on stdout for the Rust test to check.
 
 Environment: OI_BIN (the interpreter binary), WORK (the folder the task
@@ -39,10 +39,18 @@ async def main():
             report["tools"] = [
                 {"name": t.name, "required": t.input_schema.get("required", [])} for t in tools.tools
             ]
+            progress = []
+
+            async def on_progress(done, total, message):
+                progress.append({"progress": done, "message": message})
+
             first = await session.call_tool(
-                "interpreter", {"prompt": "how many lines has data.csv?", "cwd": os.environ["WORK"]}
+                "interpreter",
+                {"prompt": "how many lines has data.csv?", "cwd": os.environ["WORK"]},
+                progress_callback=on_progress,
             )
             report["first"] = result_json(first)
+            report["progress"] = progress
             session_id = (first.structured_content or {}).get("sessionId")
             second = await session.call_tool(
                 "interpreter-reply", {"sessionId": session_id, "prompt": "and the sum of column b?"}
