@@ -21,6 +21,27 @@ pub(crate) struct FileWrite {
     pub after: Option<String>,
 }
 
+impl FileWrite {
+    /// Its path relative to `cwd` (absolute when outside it).
+    pub(crate) fn shown(&self, cwd: &Path) -> String {
+        self.path
+            .strip_prefix(cwd)
+            .unwrap_or(&self.path)
+            .display()
+            .to_string()
+    }
+
+    /// Whether it adds, changes or deletes the file.
+    pub(crate) fn kind(&self) -> oi_protocol::FileChangeKind {
+        use oi_protocol::FileChangeKind;
+        match (&self.before, &self.after) {
+            (None, _) => FileChangeKind::Added,
+            (_, None) => FileChangeKind::Deleted,
+            _ => FileChangeKind::Modified,
+        }
+    }
+}
+
 /// What a request of the model amounts to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Plan {
@@ -530,18 +551,13 @@ pub(crate) fn apply_patch(cwd: &Path, input: &str) -> Plan {
 pub(crate) fn diff(cwd: &Path, writes: &[FileWrite]) -> String {
     let mut out = String::new();
     for write in writes {
-        let shown = write
-            .path
-            .strip_prefix(cwd)
-            .unwrap_or(&write.path)
-            .display()
-            .to_string();
+        let shown = write.shown(cwd);
         let old = write.before.as_deref().unwrap_or("");
         let new = write.after.as_deref().unwrap_or("");
-        let (from, to) = match (&write.before, &write.after) {
-            (None, _) => ("/dev/null".to_owned(), format!("b/{shown}")),
-            (_, None) => (format!("a/{shown}"), "/dev/null".to_owned()),
-            _ => (format!("a/{shown}"), format!("b/{shown}")),
+        let (from, to) = match write.kind() {
+            oi_protocol::FileChangeKind::Added => ("/dev/null".to_owned(), format!("b/{shown}")),
+            oi_protocol::FileChangeKind::Deleted => (format!("a/{shown}"), "/dev/null".to_owned()),
+            oi_protocol::FileChangeKind::Modified => (format!("a/{shown}"), format!("b/{shown}")),
         };
         let text = similar::TextDiff::from_lines(old, new)
             .unified_diff()

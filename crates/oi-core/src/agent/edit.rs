@@ -7,14 +7,13 @@
 use std::time::Instant;
 
 use oi_protocol::{
-    EDIT_LANGUAGE, Event, FileChange, FileChangeKind, OutputStream, ReviewDecision, RunId,
-    RunStatus, SkipReason,
+    EDIT_LANGUAGE, Event, FileChange, FileChangeKind, OutputStream, RunStatus, SkipReason,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::Session;
-use super::approval::must_ask;
+use super::approval::Gate;
 use super::execute::Halt;
 use crate::edits::{self, FileWrite, Plan};
 use crate::harness::{EditTool, Report};
@@ -64,14 +63,8 @@ impl Session {
             Plan::Refused(problem) => return (report(format!("Error: {problem}")), None),
             Plan::Change(writes) => writes,
         };
-        let id = RunId(self.next_run_id);
-        self.next_run_id += 1;
         let diff = edits::diff(&cwd, &writes);
-        self.emit(Event::CodeProposed {
-            id,
-            language: EDIT_LANGUAGE.to_owned(),
-            code: diff.clone(),
-        });
+        let id = self.propose(EDIT_LANGUAGE, &diff);
         self.guard.proposed(EDIT_LANGUAGE, &diff);
         // The sandbox confines edits as it confines code.
         if let Some(policy) = self.kernels.sandbox()
@@ -95,48 +88,35 @@ impl Session {
                 None,
             );
         }
-        if let Some(reason) = skip_rest.as_ref() {
-            self.emit(Event::RunSkipped {
-                id,
-                reason: reason.clone(),
-            });
-            return (
-                report("Not changed: an earlier step of this reply was not approved.".to_owned()),
-                None,
-            );
-        }
-        if must_ask(self.config.approval, self.approve_all, false) {
-            let decision = match self.ask(id, EDIT_LANGUAGE, &diff, Vec::new(), cancel).await {
-                Some(decision) => decision,
-                None => {
-                    return (
-                        report("Not changed: the user interrupted the task.".to_owned()),
-                        Some(Halt::Interrupted),
-                    );
-                }
-            };
-            let refused = match decision {
-                ReviewDecision::Approve | ReviewDecision::ApproveForSession => None,
-                ReviewDecision::Edit { .. } => Some((
-                    SkipReason::Declined,
+        let refused = match self
+            .gate(id, EDIT_LANGUAGE, &diff, Vec::new(), skip_rest, cancel)
+            .await
+        {
+            Gate::Go { edited: None, .. } => None,
+            Gate::Go {
+                edited: Some(_), ..
+            } => {
+                self.skip(id, SkipReason::Declined, skip_rest);
+                Some(
                     "Not changed: the user edited the diff instead of approving it; ask what they want changed.",
-                )),
-                ReviewDecision::Decline => {
-                    Some((SkipReason::Declined, "The user declined this change."))
-                }
-                ReviewDecision::NoApprover => Some((
-                    SkipReason::NoApprover,
-                    "Not changed: the change needed the user's approval, which cannot be asked for in this session. The user can rerun with `--yes`.",
-                )),
-            };
-            if let Some((reason, text)) = refused {
-                self.emit(Event::RunSkipped {
-                    id,
-                    reason: reason.clone(),
-                });
-                *skip_rest = Some(reason);
-                return (report(text.to_owned()), None);
+                )
             }
+            Gate::AfterRefusal(_) => {
+                Some("Not changed: an earlier step of this reply was not approved.")
+            }
+            Gate::Refused(SkipReason::NoApprover) => Some(
+                "Not changed: the change needed the user's approval, which cannot be asked for in this session. The user can rerun with `--yes`.",
+            ),
+            Gate::Refused(_) => Some("The user declined this change."),
+            Gate::Interrupted => {
+                return (
+                    report("Not changed: the user interrupted the task.".to_owned()),
+                    Some(Halt::Interrupted),
+                );
+            }
+        };
+        if let Some(text) = refused {
+            return (report(text.to_owned()), None);
         }
         let before = self.checkpoint_before(id, &summary(&cwd, &writes)).await;
         self.emit(Event::RunStarted {
@@ -176,7 +156,13 @@ impl Session {
             // Without checkpoints, what was written is still said.
             None if status == RunStatus::Ok => self.emit(Event::FilesChanged {
                 id,
-                changes: writes.iter().map(|w| change_of(&cwd, w)).collect(),
+                changes: writes
+                    .iter()
+                    .map(|w| FileChange {
+                        path: w.shown(&cwd),
+                        kind: w.kind(),
+                    })
+                    .collect(),
             }),
             None => {}
         }
@@ -189,29 +175,13 @@ fn summary(cwd: &std::path::Path, writes: &[FileWrite]) -> String {
     writes
         .iter()
         .map(|w| {
-            let shown = w.path.strip_prefix(cwd).unwrap_or(&w.path).display();
-            match (&w.before, &w.after) {
-                (None, _) => format!("Created {shown}"),
-                (_, None) => format!("Deleted {shown}"),
-                _ => format!("Edited {shown}"),
-            }
+            let verb = match w.kind() {
+                FileChangeKind::Added => "Created",
+                FileChangeKind::Deleted => "Deleted",
+                FileChangeKind::Modified => "Edited",
+            };
+            format!("{verb} {}", w.shown(cwd))
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn change_of(cwd: &std::path::Path, write: &FileWrite) -> FileChange {
-    FileChange {
-        path: write
-            .path
-            .strip_prefix(cwd)
-            .unwrap_or(&write.path)
-            .display()
-            .to_string(),
-        kind: match (&write.before, &write.after) {
-            (None, _) => FileChangeKind::Added,
-            (_, None) => FileChangeKind::Deleted,
-            _ => FileChangeKind::Modified,
-        },
-    }
 }

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use oi_kernels::{RunControl, RunEvent};
-use oi_protocol::{ContentPart, Event, OutputStream, ReviewDecision, RunId, RunStatus, SkipReason};
+use oi_protocol::{ContentPart, Event, OutputStream, RunId, RunStatus, SkipReason};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::Session;
-use super::approval::must_ask;
+use super::approval::Gate;
 use super::history::{MAX_IMAGES_PER_RUN, image_part};
 use crate::config::OsMode;
 use crate::harness::{Action, ProposedRun, Report, language};
@@ -38,217 +38,165 @@ impl Session {
         // which likely builds on the declined run, is not run either.
         let mut skip_rest: Option<SkipReason> = None;
         for action in actions {
-            let proposed = match action {
-                Action::Invalid { call_id, message } => {
-                    reports.push(Report {
+            let (report, halt) = match action {
+                Action::Run(proposed) => self.run_step(proposed, &mut skip_rest, cancel).await,
+                Action::Invalid { call_id, message } => (
+                    Report {
                         call_id,
                         language: String::new(),
                         text: message,
                         images: Vec::new(),
-                    });
-                    continue;
-                }
-                Action::Run(proposed) => proposed,
-                Action::RestartShell { call_id } => {
-                    reports.push(self.restart_shell(call_id));
-                    continue;
-                }
+                    },
+                    None,
+                ),
+                Action::RestartShell { call_id } => (self.restart_shell(call_id), None),
                 Action::Edit {
                     call_id,
                     tool,
                     input,
                 } => {
-                    let (report, halt) = self
-                        .edit_step(call_id, tool, input, &mut skip_rest, cancel)
-                        .await;
-                    reports.push(report);
-                    if halt.is_some() {
-                        return (reports, halt);
-                    }
-                    continue;
+                    self.edit_step(call_id, tool, input, &mut skip_rest, cancel)
+                        .await
                 }
                 Action::Mcp {
                     call_id,
                     tool,
                     arguments,
                 } => {
-                    let (report, halt) = self
-                        .mcp_step(call_id, &tool, &arguments, &mut skip_rest, cancel)
-                        .await;
-                    reports.push(report);
-                    if halt.is_some() {
-                        return (reports, halt);
-                    }
-                    continue;
+                    self.mcp_step(call_id, &tool, &arguments, &mut skip_rest, cancel)
+                        .await
                 }
                 Action::Computer { call_id, action } => {
-                    let (report, halt) = self
-                        .computer_step(call_id, action, &mut skip_rest, cancel)
-                        .await;
-                    reports.push(report);
-                    if halt.is_some() {
-                        return (reports, halt);
-                    }
-                    continue;
+                    self.computer_step(call_id, action, &mut skip_rest, cancel)
+                        .await
                 }
             };
-            let id = RunId(self.next_run_id);
-            self.next_run_id += 1;
-            let ProposedRun {
-                call_id,
-                language,
-                code,
-            } = proposed;
-            let report = |language: &str, text: String| Report {
-                call_id: call_id.clone(),
-                language: language.to_owned(),
-                text,
-                images: Vec::new(),
-            };
-
-            let asked = language
-                .clone()
-                .or_else(|| language::guess(&code).map(str::to_owned))
-                .unwrap_or_else(|| "python".to_owned());
-            let Some(language) = self.language_for(&asked, &code) else {
-                let message = format!(
-                    "Not run: `{asked}` cannot run here. Available languages: {}.",
-                    self.languages.join(", ")
-                );
-                self.emit(Event::CodeProposed {
-                    id,
-                    language: asked.clone(),
-                    code: code.clone(),
-                });
-                self.emit(Event::RunSkipped {
-                    id,
-                    reason: SkipReason::Unavailable {
-                        message: message.clone(),
-                    },
-                });
-                reports.push(report(&asked, message));
-                continue;
-            };
-            self.emit(Event::CodeProposed {
-                id,
-                language: language.clone(),
-                code: code.clone(),
-            });
-            self.guard.proposed(&language, &code);
-
-            if let Some(reason) = &skip_rest {
-                self.emit(Event::RunSkipped {
-                    id,
-                    reason: reason.clone(),
-                });
-                let text = match reason {
-                    SkipReason::NoApprover => {
-                        "Not run: it needed the user's approval, which could not be asked for."
-                    }
-                    _ => "Not run: the user declined an earlier run of this reply.",
-                };
-                reports.push(report(&language, text.to_owned()));
-                continue;
-            }
-
-            let mut risks: Vec<String> =
-                oi_sandbox::assess(&language, &code, &self.risk_context(&language))
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect();
-            risks.extend(self.mcp_code_risks(&language, &code));
-            let ask = must_ask(self.config.approval, self.approve_all, !risks.is_empty());
-            if !ask && !risks.is_empty() {
-                self.emit(Event::Warning {
-                    message: format!(
-                        "running risky code without asking (approval = \"never\"): {}",
-                        risks.join("; ")
-                    ),
-                });
-            }
-            let decision = if !ask {
-                ReviewDecision::Approve
-            } else {
-                match self.ask(id, &language, &code, risks.clone(), cancel).await {
-                    Some(decision) => decision,
-                    None => {
-                        reports.push(report(
-                            &language,
-                            "Not run: the user interrupted the task.".to_owned(),
-                        ));
-                        return (reports, Some(Halt::Interrupted));
-                    }
-                }
-            };
-            let (code, edited) = match decision {
-                ReviewDecision::Approve | ReviewDecision::ApproveForSession => (code, false),
-                ReviewDecision::Edit { code: edited } => (edited, true),
-                ReviewDecision::Decline => {
-                    self.emit(Event::RunSkipped {
-                        id,
-                        reason: SkipReason::Declined,
-                    });
-                    reports.push(report(
-                        &language,
-                        "The user declined to run this code.".to_owned(),
-                    ));
-                    skip_rest = Some(SkipReason::Declined);
-                    continue;
-                }
-                ReviewDecision::NoApprover => {
-                    self.emit(Event::RunSkipped {
-                        id,
-                        reason: SkipReason::NoApprover,
-                    });
-                    let text = if risks.is_empty() {
-                        "Not run: this session cannot ask the user for approval (it has no terminal), and running code without approval was not allowed. The user can rerun with `--yes` to let code run.".to_owned()
-                    } else {
-                        format!(
-                            "Not run: this code looks risky — {} — so it needs the user's approval, which cannot be asked for in this session (no terminal). Do the task without that step if you can; otherwise say what you would run and why, and let the user decide.",
-                            risks.join("; ")
-                        )
-                    };
-                    reports.push(report(&language, text));
-                    skip_rest = Some(SkipReason::NoApprover);
-                    continue;
-                }
-            };
-
-            // Code may call MCP tools that are not read-only only when a
-            // person approved it (or the policy never asks).
-            self.mcp_gate.store(
-                ask || self.config.approval == oi_protocol::ApprovalPolicy::Never,
-                std::sync::atomic::Ordering::SeqCst,
-            );
-            let (status, text, images) = self.run_code(id, &language, &code, cancel).await;
-            self.mcp_gate
-                .store(false, std::sync::atomic::Ordering::SeqCst);
-            if self.config.os.as_ref().is_some_and(OsMode::take_tripped) {
-                reports.push(report(
-                    &language,
-                    format!("{text}\n[Stopped by the user with the fail-safe.]"),
-                ));
-                return (reports, Some(Halt::FailSafe));
-            }
-            if let Some(status) = &status {
-                self.guard.ran(status, &text);
-            }
-            let text = if edited {
-                format!(
-                    "The user edited the code before running it. It ran as:\n```\n{code}\n```\n{text}"
-                )
-            } else {
-                text
-            };
-            reports.push(Report {
-                images,
-                ..report(&language, text)
-            });
-            if status == Some(RunStatus::Interrupted) || cancel.is_cancelled() {
-                return (reports, Some(Halt::Interrupted));
+            reports.push(report);
+            if halt.is_some() {
+                return (reports, halt);
             }
         }
         (reports, None)
+    }
+
+    /// One run of code: its language, risks, approval, checkpoint and run.
+    async fn run_step(
+        &mut self,
+        proposed: ProposedRun,
+        skip_rest: &mut Option<SkipReason>,
+        cancel: &CancellationToken,
+    ) -> (Report, Option<Halt>) {
+        let ProposedRun {
+            call_id,
+            language,
+            code,
+        } = proposed;
+        let report = |language: &str, text: String| Report {
+            call_id: call_id.clone(),
+            language: language.to_owned(),
+            text,
+            images: Vec::new(),
+        };
+
+        let asked = language
+            .clone()
+            .or_else(|| language::guess(&code).map(str::to_owned))
+            .unwrap_or_else(|| "python".to_owned());
+        let Some(language) = self.language_for(&asked, &code) else {
+            let message = format!(
+                "Not run: `{asked}` cannot run here. Available languages: {}.",
+                self.languages.join(", ")
+            );
+            let id = self.propose(&asked, &code);
+            self.emit(Event::RunSkipped {
+                id,
+                reason: SkipReason::Unavailable {
+                    message: message.clone(),
+                },
+            });
+            return (report(&asked, message), None);
+        };
+        let id = self.propose(&language, &code);
+        self.guard.proposed(&language, &code);
+
+        let mut risks: Vec<String> =
+            oi_sandbox::assess(&language, &code, &self.risk_context(&language))
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+        risks.extend(self.mcp_code_risks(&language, &code));
+        let gate = self
+            .gate(id, &language, &code, risks.clone(), skip_rest, cancel)
+            .await;
+        let (code, edited, asked) = match gate {
+            Gate::Go {
+                edited: None,
+                asked,
+            } => (code, false, asked),
+            Gate::Go {
+                edited: Some(edited),
+                asked,
+            } => (edited, true, asked),
+            Gate::AfterRefusal(SkipReason::NoApprover) => {
+                let text = "Not run: it needed the user's approval, which could not be asked for.";
+                return (report(&language, text.to_owned()), None);
+            }
+            Gate::AfterRefusal(_) => {
+                let text = "Not run: the user declined an earlier run of this reply.";
+                return (report(&language, text.to_owned()), None);
+            }
+            Gate::Refused(SkipReason::NoApprover) => {
+                let text = if risks.is_empty() {
+                    "Not run: this session cannot ask the user for approval (it has no terminal), and running code without approval was not allowed. The user can rerun with `--yes` to let code run.".to_owned()
+                } else {
+                    format!(
+                        "Not run: this code looks risky — {} — so it needs the user's approval, which cannot be asked for in this session (no terminal). Do the task without that step if you can; otherwise say what you would run and why, and let the user decide.",
+                        risks.join("; ")
+                    )
+                };
+                return (report(&language, text), None);
+            }
+            Gate::Refused(_) => {
+                let text = "The user declined to run this code.";
+                return (report(&language, text.to_owned()), None);
+            }
+            Gate::Interrupted => {
+                let text = "Not run: the user interrupted the task.";
+                return (report(&language, text.to_owned()), Some(Halt::Interrupted));
+            }
+        };
+
+        // Code may call MCP tools that are not read-only only when a
+        // person approved it (or the policy never asks).
+        self.mcp_gate.store(
+            asked || self.config.approval == oi_protocol::ApprovalPolicy::Never,
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        let (status, text, images) = self.run_code(id, &language, &code, cancel).await;
+        self.mcp_gate
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        if self.config.os.as_ref().is_some_and(OsMode::take_tripped) {
+            let text = format!("{text}\n[Stopped by the user with the fail-safe.]");
+            return (report(&language, text), Some(Halt::FailSafe));
+        }
+        if let Some(status) = &status {
+            self.guard.ran(status, &text);
+        }
+        let text = if edited {
+            format!(
+                "The user edited the code before running it. It ran as:\n```\n{code}\n```\n{text}"
+            )
+        } else {
+            text
+        };
+        let interrupted = status == Some(RunStatus::Interrupted) || cancel.is_cancelled();
+        (
+            Report {
+                images,
+                ..report(&language, text)
+            },
+            interrupted.then_some(Halt::Interrupted),
+        )
     }
 
     /// `Op::Run`: code the user runs themselves, without the model and

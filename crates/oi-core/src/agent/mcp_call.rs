@@ -6,15 +6,15 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-use oi_protocol::{Event, OutputStream, ReviewDecision, RunId, RunStatus, SkipReason};
+use oi_protocol::{Event, OutputStream, RunStatus, SkipReason};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::Session;
-use super::approval::must_ask;
+use super::approval::Gate;
 use super::execute::Halt;
-use crate::harness::{Harness, Report};
-use crate::mcp::{McpTool, McpTools, kernel_reply};
+use crate::harness::Report;
+use crate::mcp::{McpTools, kernel_reply};
 
 use oi_protocol::MCP_LANGUAGE;
 
@@ -101,10 +101,10 @@ impl Session {
                 message: format!("{failure}; the session goes on without it"),
             });
         }
-        let tools = Arc::new(tools);
-        let _ = self.mcp.set(Arc::clone(&tools));
-        if !tools.is_empty() {
-            self.set_mcp_tools(tools.tools().to_vec());
+        let any = !tools.is_empty();
+        let _ = self.mcp.set(Arc::new(tools));
+        if any {
+            self.rebuild_harness(self.harness.kind());
         }
         true
     }
@@ -127,24 +127,8 @@ impl Session {
             }
         }
         if changed {
-            let live: Vec<McpTool> = tools
-                .tools()
-                .iter()
-                .filter(|t| !self.mcp_stopped.contains(&t.server))
-                .cloned()
-                .collect();
-            self.set_mcp_tools(live);
+            self.rebuild_harness(self.harness.kind());
         }
-    }
-
-    /// The harness again, with the MCP tools (the prompt and tool list
-    /// change with it).
-    fn set_mcp_tools(&mut self, tools: Vec<McpTool>) {
-        self.harness = Harness::new(self.harness.kind())
-            .with_os(self.config.os.as_ref().map(crate::config::OsMode::shown))
-            .with_mcp(tools);
-        self.system_prompt = self.harness.system_prompt(&self.env);
-        self.tools = self.harness.tools(&self.languages);
     }
 
     /// The MCP tools code of the Python kernel would call that the server
@@ -191,13 +175,10 @@ impl Session {
             text,
             images: Vec::new(),
         };
-        let Some(tools) = self.mcp_tools() else {
-            return (
-                report(format!("Error: there is no tool `{exposed}`.")),
-                None,
-            );
-        };
-        let Some(tool) = tools.by_exposed(exposed).cloned() else {
+        let found = self
+            .mcp_tools()
+            .and_then(|tools| Some((tools.by_exposed(exposed)?.clone(), tools)));
+        let Some((tool, tools)) = found else {
             return (
                 report(format!("Error: there is no tool `{exposed}`.")),
                 None,
@@ -218,27 +199,11 @@ impl Session {
                 }
             }
         };
-        let id = RunId(self.next_run_id);
-        self.next_run_id += 1;
         let describe =
             |arguments: &Value| oi_protocol::mcp_call_text(&tool.server, &tool.name, arguments);
         let mut description = describe(&arguments);
-        self.emit(Event::CodeProposed {
-            id,
-            language: MCP_LANGUAGE.to_owned(),
-            code: description.clone(),
-        });
+        let id = self.propose(MCP_LANGUAGE, &description);
         self.guard.proposed(MCP_LANGUAGE, &description);
-        if let Some(reason) = skip_rest.as_ref() {
-            self.emit(Event::RunSkipped {
-                id,
-                reason: reason.clone(),
-            });
-            return (
-                report("Not done: an earlier step of this reply was not approved.".to_owned()),
-                None,
-            );
-        }
         let risks = if tool.read_only {
             Vec::new()
         } else {
@@ -247,68 +212,58 @@ impl Session {
                 tool.server, tool.name
             )]
         };
-        if must_ask(self.config.approval, self.approve_all, !risks.is_empty()) {
-            let decision = match self
-                .ask(id, MCP_LANGUAGE, &description, risks.clone(), cancel)
-                .await
-            {
-                Some(decision) => decision,
-                None => {
-                    return (
-                        report("Not done: the user interrupted the task.".to_owned()),
-                        Some(Halt::Interrupted),
-                    );
-                }
-            };
-            match decision {
-                ReviewDecision::Approve | ReviewDecision::ApproveForSession => {}
-                ReviewDecision::Edit { code } => {
-                    // The user changed the arguments (the JSON after the
-                    // tool's name).
-                    let edited = code
-                        .split_once(char::is_whitespace)
-                        .map_or("", |(_, rest)| rest)
-                        .trim();
-                    match serde_json::from_str::<Value>(edited) {
-                        Ok(value) if value.is_object() => {
-                            arguments = value;
-                            description = describe(&arguments);
-                        }
-                        _ => {
-                            self.emit(Event::RunSkipped {
-                                id,
-                                reason: SkipReason::Declined,
-                            });
-                            *skip_rest = Some(SkipReason::Declined);
-                            return (
-                                report("Not done: the user's edit of the arguments was not a JSON object, so the call was not made.".to_owned()),
-                                None,
-                            );
-                        }
+        let gate = self
+            .gate(
+                id,
+                MCP_LANGUAGE,
+                &description,
+                risks.clone(),
+                skip_rest,
+                cancel,
+            )
+            .await;
+        let refused = match gate {
+            Gate::Go { edited: None, .. } => None,
+            Gate::Go {
+                edited: Some(code), ..
+            } => {
+                // The user changed the arguments (the JSON after the tool's
+                // name).
+                let edited = code
+                    .split_once(char::is_whitespace)
+                    .map_or("", |(_, rest)| rest)
+                    .trim();
+                match serde_json::from_str::<Value>(edited) {
+                    Ok(value) if value.is_object() => {
+                        arguments = value;
+                        description = describe(&arguments);
+                        None
+                    }
+                    _ => {
+                        self.skip(id, SkipReason::Declined, skip_rest);
+                        Some("Not done: the user's edit of the arguments was not a JSON object, so the call was not made.".to_owned())
                     }
                 }
-                ReviewDecision::Decline | ReviewDecision::NoApprover => {
-                    let reason = if decision == ReviewDecision::Decline {
-                        SkipReason::Declined
-                    } else {
-                        SkipReason::NoApprover
-                    };
-                    self.emit(Event::RunSkipped {
-                        id,
-                        reason: reason.clone(),
-                    });
-                    let text = if reason == SkipReason::Declined {
-                        "The user declined this tool call.".to_owned()
-                    } else {
-                        format!(
-                            "Not done: {} needs the user's approval, which cannot be asked for in this session. The user can allow it with `--yes` or approval = \"never\".",
-                            risks.first().map_or("this call", String::as_str)
-                        )
-                    };
-                    *skip_rest = Some(reason);
-                    return (report(text), None);
-                }
             }
+            Gate::AfterRefusal(_) => {
+                Some("Not done: an earlier step of this reply was not approved.".to_owned())
+            }
+            Gate::Refused(SkipReason::NoApprover) => Some(match risks.first() {
+                Some(risk) => format!(
+                    "Not done: {risk}, so it needs the user's approval, which cannot be asked for in this session. Only `--dangerously-allow-all` lets such a tool run without asking."
+                ),
+                None => "Not done: the call needed the user's approval, which cannot be asked for in this session. The user can rerun with `--yes`.".to_owned(),
+            }),
+            Gate::Refused(_) => Some("The user declined this tool call.".to_owned()),
+            Gate::Interrupted => {
+                return (
+                    report("Not done: the user interrupted the task.".to_owned()),
+                    Some(Halt::Interrupted),
+                );
+            }
+        };
+        if let Some(text) = refused {
+            return (report(text), None);
         }
         let before = self.checkpoint_before(id, &description).await;
         self.emit(Event::RunStarted {

@@ -419,6 +419,14 @@ impl Session {
     }
 
     fn set_harness(&mut self, kind: HarnessKind) {
+        self.rebuild_harness(kind);
+        self.emit(Event::HarnessChanged { harness: kind });
+    }
+
+    /// The harness of `kind` with what the session has (OS mode, the tools
+    /// of the MCP servers still running), and the prompt and tools it
+    /// gives.
+    fn rebuild_harness(&mut self, kind: HarnessKind) {
         let mcp = self
             .mcp
             .get()
@@ -435,7 +443,6 @@ impl Session {
             .with_mcp(mcp);
         self.system_prompt = self.harness.system_prompt(&self.env);
         self.tools = self.harness.tools(&self.languages);
-        self.emit(Event::HarnessChanged { harness: kind });
     }
 
     /// With the harness chosen automatically, a model that answers the

@@ -5,11 +5,11 @@
 use std::time::Instant;
 
 use base64::Engine as _;
-use oi_protocol::{ContentPart, Event, ReviewDecision, RunId, RunStatus, SkipReason};
+use oi_protocol::{ContentPart, Event, RunStatus, SkipReason};
 use tokio_util::sync::CancellationToken;
 
 use super::Session;
-use super::approval::must_ask;
+use super::approval::Gate;
 use super::execute::Halt;
 use crate::harness::Report;
 
@@ -30,8 +30,6 @@ impl Session {
             text,
             images,
         };
-        let id = RunId(self.next_run_id);
-        self.next_run_id += 1;
         let Some(os) = self.config.os.clone() else {
             return (
                 report(
@@ -45,11 +43,7 @@ impl Session {
             Ok(desktop) => desktop.describe(&action),
             Err(_) => action.describe(&|p| format!("({}, {})", p.x, p.y)),
         };
-        self.emit(Event::CodeProposed {
-            id,
-            language: LANGUAGE.to_owned(),
-            code: description.clone(),
-        });
+        let id = self.propose(LANGUAGE, &description);
         // Clicking or typing the same thing again is going in circles;
         // looking, pressing a key or scrolling again is not.
         if !action.observes()
@@ -60,58 +54,31 @@ impl Session {
         {
             self.guard.proposed(LANGUAGE, &description);
         }
-        if let Some(reason) = skip_rest.as_ref() {
-            self.emit(Event::RunSkipped {
-                id,
-                reason: reason.clone(),
-            });
-            return (
-                report(
-                    "Not done: an earlier action of this reply was not approved.".to_owned(),
-                    Vec::new(),
-                ),
-                None,
-            );
-        }
-        if must_ask(self.config.approval, self.approve_all, false) {
-            let decision = match self
-                .ask(id, LANGUAGE, &description, Vec::new(), cancel)
-                .await
-            {
-                Some(decision) => decision,
-                None => {
-                    return (
-                        report(
-                            "Not done: the user interrupted the task.".to_owned(),
-                            Vec::new(),
-                        ),
-                        Some(Halt::Interrupted),
-                    );
-                }
-            };
-            match decision {
-                ReviewDecision::Approve
-                | ReviewDecision::ApproveForSession
-                | ReviewDecision::Edit { .. } => {}
-                ReviewDecision::Decline | ReviewDecision::NoApprover => {
-                    let reason = if decision == ReviewDecision::Decline {
-                        SkipReason::Declined
-                    } else {
-                        SkipReason::NoApprover
-                    };
-                    self.emit(Event::RunSkipped {
-                        id,
-                        reason: reason.clone(),
-                    });
-                    let text = if reason == SkipReason::Declined {
-                        "The user declined this action."
-                    } else {
-                        "Not done: this session cannot ask the user to approve screen actions (no terminal). The user can rerun with `--yes`."
-                    };
-                    *skip_rest = Some(reason);
-                    return (report(text.to_owned(), Vec::new()), None);
-                }
+        // A screen action cannot be edited: an edit is taken as a yes.
+        let text = match self
+            .gate(id, LANGUAGE, &description, Vec::new(), skip_rest, cancel)
+            .await
+        {
+            Gate::Go { .. } => None,
+            Gate::AfterRefusal(_) => {
+                Some("Not done: an earlier action of this reply was not approved.")
             }
+            Gate::Refused(SkipReason::NoApprover) => Some(
+                "Not done: this session cannot ask the user to approve screen actions (no terminal). The user can rerun with `--yes`.",
+            ),
+            Gate::Refused(_) => Some("The user declined this action."),
+            Gate::Interrupted => {
+                return (
+                    report(
+                        "Not done: the user interrupted the task.".to_owned(),
+                        Vec::new(),
+                    ),
+                    Some(Halt::Interrupted),
+                );
+            }
+        };
+        if let Some(text) = text {
+            return (report(text.to_owned(), Vec::new()), None);
         }
         self.emit(Event::RunStarted {
             id,
