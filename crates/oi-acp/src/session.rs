@@ -114,18 +114,9 @@ fn mcp_settings(servers: &[McpServer]) -> (Vec<oi_config::McpServerSettings>, Ve
     use oi_config::{McpServerSettings, McpTransport};
     let mut settings = Vec::new();
     let mut notes = Vec::new();
-    let with = |name: &str, transport| McpServerSettings {
-        name: name.to_owned(),
-        transport,
-        enabled: true,
-        startup_timeout_sec: McpServerSettings::DEFAULT_STARTUP_TIMEOUT_SEC,
-        tool_timeout_sec: McpServerSettings::DEFAULT_TOOL_TIMEOUT_SEC,
-        enabled_tools: None,
-        disabled_tools: Vec::new(),
-    };
     for server in servers {
         match server {
-            McpServer::Stdio(s) => settings.push(with(
+            McpServer::Stdio(s) => settings.push(McpServerSettings::new(
                 &s.name,
                 McpTransport::Stdio {
                     command: s.command.display().to_string(),
@@ -135,7 +126,7 @@ fn mcp_settings(servers: &[McpServer]) -> (Vec<oi_config::McpServerSettings>, Ve
                     cwd: None,
                 },
             )),
-            McpServer::Http(s) => settings.push(with(
+            McpServer::Http(s) => settings.push(McpServerSettings::new(
                 &s.name,
                 McpTransport::Http {
                     url: s.url.clone(),

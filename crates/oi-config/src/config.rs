@@ -165,6 +165,20 @@ impl McpServerSettings {
     pub const DEFAULT_STARTUP_TIMEOUT_SEC: f64 = 10.0;
     pub const DEFAULT_TOOL_TIMEOUT_SEC: f64 = 60.0;
 
+    /// A server reached by `transport`, enabled, with the default timeouts
+    /// and every tool offered.
+    pub fn new(name: impl Into<String>, transport: McpTransport) -> Self {
+        Self {
+            name: name.into(),
+            transport,
+            enabled: true,
+            startup_timeout_sec: Self::DEFAULT_STARTUP_TIMEOUT_SEC,
+            tool_timeout_sec: Self::DEFAULT_TOOL_TIMEOUT_SEC,
+            enabled_tools: None,
+            disabled_tools: Vec::new(),
+        }
+    }
+
     /// Whether the model may be offered the tool `name` of this server.
     pub fn offers(&self, name: &str) -> bool {
         self.enabled_tools

@@ -352,24 +352,22 @@ fn check_provider(path: &[String], value: &Value) -> Result<(), Problem> {
         return Err(unknown(&path[..3].join("."), field, &valid));
     };
     if let Kind::StrMap = kind {
-        return match path.len() {
-            3 => Err(Problem::Invalid {
-                key: path.join("."),
-                expected: kind.describe(),
-            }),
-            4 if field == "env_http_headers" => leaf(path, 4, Kind::VarName, value),
-            4 if value.is_string() => Ok(()),
-            4 => Err(Problem::Invalid {
-                key: path.join("."),
-                expected: "a string".to_owned(),
-            }),
-            _ => Err(Problem::Invalid {
-                key: path[..4].join("."),
-                expected: "a string".to_owned(),
-            }),
-        };
+        return check_str_map(path, value);
     }
     leaf(path, 3, *kind, value)
+}
+
+/// `[section.NAME] field = { KEY = "value" }` (`path` is section, name,
+/// field …): string values, or variable names for `env_http_headers`.
+fn check_str_map(path: &[String], value: &Value) -> Result<(), Problem> {
+    match path.len() {
+        3 => Err(Problem::Invalid {
+            key: path.join("."),
+            expected: Kind::StrMap.describe(),
+        }),
+        4 if path[2] == "env_http_headers" => leaf(path, 4, Kind::VarName, value),
+        _ => leaf(path, 4, Kind::Str, value),
+    }
 }
 
 fn check_mcp_server(path: &[String], value: &Value) -> Result<(), Problem> {
@@ -391,14 +389,7 @@ fn check_mcp_server(path: &[String], value: &Value) -> Result<(), Problem> {
         return Err(unknown(&path[..3].join("."), field, &valid));
     };
     if let Kind::StrMap = kind {
-        return match path.len() {
-            3 => Err(Problem::Invalid {
-                key: path.join("."),
-                expected: kind.describe(),
-            }),
-            4 if field == "env_http_headers" => leaf(path, 4, Kind::VarName, value),
-            _ => leaf(path, 4, Kind::Str, value),
-        };
+        return check_str_map(path, value);
     }
     if field == "env_vars" {
         leaf(path, 3, *kind, value)?;
