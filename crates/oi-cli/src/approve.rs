@@ -17,9 +17,8 @@ pub async fn ask<W: Write>(
     // Screen actions (OS mode) and file edits are done as shown or not at
     // all.
     let (question, editable) = oi_protocol::approval_question(language);
-    let screen = !editable;
     loop {
-        if screen {
+        if !editable {
             out.raw(&format!(
                 "{question} [y]es, [n]o, [a]lways (this session): "
             ))?;
@@ -36,7 +35,7 @@ pub async fn ask<W: Write>(
             "y" | "yes" => return Ok(ReviewDecision::Approve),
             "n" | "no" => return Ok(ReviewDecision::Decline),
             "a" | "all" | "always" => return Ok(ReviewDecision::ApproveForSession),
-            "e" | "edit" if screen => {
+            "e" | "edit" if !editable => {
                 out.raw("This cannot be edited; answer y, n or a.\n")?;
             }
             "e" | "edit" => match edit(language, code).await {

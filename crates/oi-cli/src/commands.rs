@@ -140,8 +140,7 @@ pub fn config_show(request: &SessionRequest) -> Result<ExitCode, CliError> {
 
 /// `interpreter config set KEY VALUE`
 pub fn config_set(key: &str, value: &str) -> Result<ExitCode, CliError> {
-    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
-    let home = oi_config::home_dir(&env)?;
+    let home = oi_home()?;
     let (file, written) = oi_config::edit::set(&home, key, value)?;
     write_stdout(&format!(
         "{key} = {written}  (written to {})\n",
@@ -222,8 +221,7 @@ async fn local_models_of(request: &SessionRequest) -> Result<ExitCode, CliError>
 
 /// `interpreter trust [PATH] [--untrust]`
 pub fn trust(path: Option<PathBuf>, untrust: bool) -> Result<ExitCode, CliError> {
-    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
-    let home = oi_config::home_dir(&env)?;
+    let home = oi_home()?;
     let path = match path {
         Some(p) => p,
         None => std::env::current_dir()?,
@@ -249,7 +247,13 @@ pub fn trust(path: Option<PathBuf>, untrust: bool) -> Result<ExitCode, CliError>
     Ok(ExitCode::from(exit::OK))
 }
 
-fn write_stdout(text: &str) -> Result<(), CliError> {
+/// oi's folder, where the user's configuration file is.
+pub(crate) fn oi_home() -> Result<PathBuf, CliError> {
+    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    Ok(oi_config::home_dir(&env)?)
+}
+
+pub(crate) fn write_stdout(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),

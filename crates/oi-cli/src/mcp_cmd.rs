@@ -10,6 +10,7 @@ use oi_core::setup;
 use serde_json::{Value, json};
 
 use crate::cli::McpAction;
+use crate::commands::{oi_home, write_stdout};
 use crate::error::{CliError, exit};
 
 pub async fn run(request: &SessionRequest, action: McpAction) -> Result<ExitCode, CliError> {
@@ -91,11 +92,11 @@ fn list(request: &SessionRequest, as_json: bool) -> Result<ExitCode, CliError> {
     let servers = &loaded.config.mcp_servers;
     if as_json {
         let all: Vec<Value> = servers.values().map(to_json).collect();
-        write(&format!("{}\n", Value::from(all)))?;
+        write_stdout(&format!("{}\n", Value::from(all)))?;
         return Ok(ExitCode::from(exit::OK));
     }
     if servers.is_empty() {
-        write(
+        write_stdout(
             "No MCP servers are configured. Add one with `interpreter mcp add NAME -- COMMAND ARGS…` or `interpreter mcp add NAME --url URL`.\n",
         )?;
         return Ok(ExitCode::from(exit::OK));
@@ -114,7 +115,7 @@ fn list(request: &SessionRequest, as_json: bool) -> Result<ExitCode, CliError> {
             reached(server)
         ));
     }
-    write(&text)?;
+    write_stdout(&text)?;
     Ok(ExitCode::from(exit::OK))
 }
 
@@ -165,7 +166,7 @@ async fn get(request: &SessionRequest, name: &str, as_json: bool) -> Result<Exit
         let mut out = to_json(server);
         out["tools"] = Value::from(offered);
         out["error"] = failures.first().map_or(Value::Null, |f| json!(f));
-        write(&format!("{out}\n"))?;
+        write_stdout(&format!("{out}\n"))?;
         return Ok(ExitCode::from(if failures.is_empty() {
             exit::OK
         } else {
@@ -233,7 +234,7 @@ async fn get(request: &SessionRequest, name: &str, as_json: bool) -> Result<Exit
             ));
         }
     }
-    write(&text)?;
+    write_stdout(&text)?;
     Ok(ExitCode::from(if failures.is_empty() {
         exit::OK
     } else {
@@ -284,10 +285,9 @@ fn add(
             ));
         }
     }
-    let env_map: std::collections::BTreeMap<String, String> = std::env::vars().collect();
-    let home = oi_config::home_dir(&env_map)?;
+    let home = oi_home()?;
     let (file, replaced) = oi_config::edit::add_mcp_server(&home, name, &fields)?;
-    write(&format!(
+    write_stdout(&format!(
         "{} MCP server `{name}` in {}\n",
         if replaced { "Replaced" } else { "Added" },
         oi_config::display_path(&file)
@@ -296,20 +296,11 @@ fn add(
 }
 
 fn remove(name: &str) -> Result<ExitCode, CliError> {
-    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
-    let home = oi_config::home_dir(&env)?;
+    let home = oi_home()?;
     let file = oi_config::edit::remove_mcp_server(&home, name)?;
-    write(&format!(
+    write_stdout(&format!(
         "Removed MCP server `{name}` from {}\n",
         oi_config::display_path(&file)
     ))?;
     Ok(ExitCode::from(exit::OK))
-}
-
-fn write(text: &str) -> Result<(), CliError> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok(())
 }

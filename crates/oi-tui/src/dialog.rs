@@ -67,14 +67,14 @@ pub fn decision_for(key: &KeyEvent) -> Option<Decision> {
 /// The question of the approval dialog, under the code and the risk
 /// classifier's notes: the language, the sandbox the code will run in,
 /// and the answer keys.
-/// A screen action of OS mode (language `computer`) is asked about as
-/// such: the sandbox does not apply to it, and it cannot be edited.
+/// A screen action (language `computer`) or an MCP call is asked about as
+/// such, without the sandbox, which does not apply to it; screen actions
+/// and file edits cannot be edited.
 pub fn approval_question(language: &str, sandbox: &str) -> Line {
     let dim = Style::new().dimmed();
     let cyan = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Cyan)));
     let key = Style::new().bold();
     let (question, editable) = oi_protocol::approval_question(language);
-    let screen = !editable;
     let mut line =
         if language == oi_protocol::SCREEN_LANGUAGE || language == oi_protocol::MCP_LANGUAGE {
             // The sandbox does not apply to these.
@@ -86,7 +86,7 @@ pub fn approval_question(language: &str, sandbox: &str) -> Line {
                 Span::plain("  "),
             ])
         };
-    let keys: &[(&str, &str)] = if screen {
+    let keys: &[(&str, &str)] = if !editable {
         &[("y", "es"), ("n", "o"), ("a", "lways")]
     } else {
         &[("y", "es"), ("n", "o"), ("a", "lways"), ("e", "dit")]

@@ -177,20 +177,11 @@ async fn claude_code_edits_are_diffs_approved_checkpointed_and_undone() {
         )
         .await;
     assert_eq!(out.code, 0, "{out:?}");
-    let requests = env.server.model_requests();
-    let result = |n: usize| -> String {
-        let last = requests[n].body["messages"]
-            .as_array()
-            .unwrap()
-            .last()
-            .unwrap()
-            .clone();
-        last["content"][0]["content"].to_string()
-    };
+    let result = |n: usize| crate::support::last_message_text(&env.server, n);
     // One persistent shell: the second command is where the first left it.
     assert!(result(2).contains("/sub"), "{}", result(2));
     // A view needs no approval and shows line numbers, relative to the shell.
-    assert!(result(3).contains("2\\t    return 'hi'"), "{}", result(3));
+    assert!(result(3).contains("2\t    return 'hi'"), "{}", result(3));
     assert!(result(4).contains("Edited"), "{}", result(4));
     assert!(result(5).contains("Created"), "{}", result(5));
     // Outside the folders the sandbox lets it write: not changed.

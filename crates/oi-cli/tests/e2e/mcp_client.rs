@@ -21,6 +21,20 @@ fn configure(env: &TestEnv, servers: &str) {
     ));
 }
 
+/// `[mcp_servers.NAME]` for the test server on stdio, run by `python`.
+fn stdio_server(name: &str, python: &str) -> String {
+    format!("[mcp_servers.{name}]\ncommand = \"{python}\"\nargs = [\"{SERVER}\"]\n")
+}
+
+/// The messages of the warning events.
+fn warnings(events: &[Value]) -> Vec<&str> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "warning")
+        .filter_map(|e| e["message"].as_str())
+        .collect()
+}
+
 fn call(name: &str, arguments: Value) -> Reply {
     Reply::tool_calls(vec![MockToolCall::new(name, arguments)])
 }
@@ -35,18 +49,9 @@ fn events(stdout: &str) -> Vec<Value> {
 /// The text of the tool message answering the `n`th request's call.
 fn tool_result(env: &TestEnv, request: usize) -> String {
     let requests = env.server.model_requests();
-    let messages = requests[request].body["messages"].as_array().unwrap();
-    let last = messages.last().unwrap();
+    let last = requests[request].messages().last().unwrap().clone();
     assert_eq!(last["role"], "tool", "{last:#}");
-    match &last["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => other.to_string(),
-    }
+    requests[request].last_message_text()
 }
 
 #[tokio::test]
@@ -58,7 +63,8 @@ async fn stdio_server_tools_are_offered_called_and_gated_by_the_read_only_hint()
     configure(
         &env,
         &format!(
-            "[mcp_servers.tools]\ncommand = \"{python}\"\nargs = [\"{SERVER}\"]\ndisabled_tools = [\"secret\", \"crash\"]\n\n[mcp_servers.broken]\ncommand = \"{python}\"\nargs = [\"{SERVER}\", \"--crash\"]\n\n[mcp_servers.off]\ncommand = \"/nonexistent/never-started\"\nenabled = false\n"
+            "{}disabled_tools = [\"secret\", \"crash\"]\n\n[mcp_servers.broken]\ncommand = \"{python}\"\nargs = [\"{SERVER}\", \"--crash\"]\n\n[mcp_servers.off]\ncommand = \"/nonexistent/never-started\"\nenabled = false\n",
+            stdio_server("tools", &python)
         ),
     );
     env.server
@@ -103,11 +109,7 @@ async fn stdio_server_tools_are_offered_called_and_gated_by_the_read_only_hint()
         "{add:#}"
     );
     assert_eq!(add["parameters"]["required"], json!(["a", "b"]));
-    let warnings: Vec<&str> = events
-        .iter()
-        .filter(|e| e["type"] == "warning")
-        .map(|e| e["message"].as_str().unwrap())
-        .collect();
+    let warnings = warnings(&events);
     let broken: Vec<&&str> = warnings.iter().filter(|w| w.contains("`broken`")).collect();
     assert_eq!(broken.len(), 1, "{warnings:?}");
     assert!(
@@ -167,10 +169,7 @@ async fn a_server_that_dies_is_reported_once_and_its_tools_are_gone() {
         return;
     };
     let env = TestEnv::new().await;
-    configure(
-        &env,
-        &format!("[mcp_servers.tools]\ncommand = \"{python}\"\nargs = [\"{SERVER}\"]\n"),
-    );
+    configure(&env, &stdio_server("tools", &python));
     env.server
         .push(call("mcp__tools__crash", json!({})))
         .push(call("mcp__tools__add", json!({"a": 1, "b": 1})))
@@ -178,10 +177,8 @@ async fn a_server_that_dies_is_reported_once_and_its_tools_are_gone() {
     let out = env.exec(&["-y", "--oi-json", "crash it"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     let events = events(&out.stdout);
-    let stopped: Vec<&str> = events
-        .iter()
-        .filter(|e| e["type"] == "warning")
-        .filter_map(|e| e["message"].as_str())
+    let stopped: Vec<&str> = warnings(&events)
+        .into_iter()
         .filter(|m| m.contains("stopped"))
         .collect();
     assert_eq!(stopped.len(), 1, "{events:#?}");
@@ -207,10 +204,7 @@ async fn a_tool_that_changes_files_is_checkpointed_and_undone() {
         return;
     };
     let env = TestEnv::new().await;
-    configure(
-        &env,
-        &format!("[mcp_servers.tools]\ncommand = \"{python}\"\nargs = [\"{SERVER}\"]\n"),
-    );
+    configure(&env, &stdio_server("tools", &python));
     env.server
         .push(call(
             "mcp__tools__write_note",
@@ -249,7 +243,8 @@ async fn markdown_harness_calls_tools_from_python_and_risky_ones_need_approval()
     configure(
         &env,
         &format!(
-            "[mcp_servers.my-tools]\ncommand = \"{python}\"\nargs = [\"{SERVER}\"]\nenabled_tools = [\"add\", \"write_note\", \"fail\"]\n"
+            "{}enabled_tools = [\"add\", \"write_note\", \"fail\"]\n",
+            stdio_server("my-tools", &python)
         ),
     );
     env.server
@@ -319,13 +314,9 @@ async fn streamable_http_server_with_a_bearer_token_and_headers() {
     let mut server = env.program(&python, &[SERVER, "--http", &port.to_string()]);
     server.kill_on_drop(true);
     let _server = server.spawn().unwrap();
-    // Wait until it listens.
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    oi_testkit::wait_until("the MCP server to listen", || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
     configure(
         &env,
         &format!(
