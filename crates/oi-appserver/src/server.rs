@@ -764,6 +764,14 @@ fn sandbox_policy(policy: &oi_sandbox::Policy) -> SandboxPolicy {
             network_access: policy.network,
         },
         SandboxMode::FullAccess => SandboxPolicy::DangerFullAccess,
+        // Confined by the container engine, outside this process.
+        SandboxMode::Container => SandboxPolicy::ExternalSandbox {
+            network_access: Value::from(if policy.network {
+                "enabled"
+            } else {
+                "restricted"
+            }),
+        },
     }
 }
 

@@ -135,6 +135,11 @@ vocabulary! {
         WorkspaceWrite = "workspace-write",
         /// No confinement.
         FullAccess = "full-access" | "danger-full-access",
+        /// Code runs in a container (Docker or Podman, `[container]`):
+        /// the workspace and the added folders are mounted at their own
+        /// paths and are the only places it can write, besides the
+        /// container's own temporary folder; no network unless allowed.
+        Container = "container",
     }
 }
 

@@ -95,6 +95,11 @@ pub fn support() -> Support {
 /// What a policy cannot enforce on this system, as warnings for the user
 /// (empty when all of it is enforced).
 pub fn shortfalls(policy: &Policy) -> Vec<String> {
+    if policy.in_container() {
+        // The container engine enforces it; an engine that cannot start
+        // the container is an error when the first kernel starts.
+        return Vec::new();
+    }
     let support = support();
     let mut problems = Vec::new();
     if policy.mode != SandboxMode::FullAccess && !support.landlock {

@@ -51,9 +51,16 @@ fn explain_with(
     let lower_output = output.to_ascii_lowercase();
     let network_refused = !policy.network && looks_like_network_refusal(&lower_output);
     if network_refused {
-        denials.push(Denial {
-            message: "blocked by sandbox: network access is off (network = false)".to_owned(),
-            hint: "allow it with `-c network=true` (config `network = true`)".to_owned(),
+        denials.push(if policy.in_container() {
+            Denial {
+                message: "blocked by sandbox: the container has no network ([container] network = \"none\")".to_owned(),
+                hint: "give it one with `-c container.network=bridge` (config `[container] network`)".to_owned(),
+            }
+        } else {
+            Denial {
+                message: "blocked by sandbox: network access is off (network = false)".to_owned(),
+                hint: "allow it with `-c network=true` (config `network = true`)".to_owned(),
+            }
         });
     }
     let mut seen = BTreeSet::new();
@@ -64,7 +71,11 @@ fn explain_with(
         if network_refused && !lower.contains("permission denied") && !lower.contains("read-only") {
             continue;
         }
-        if policy.mode == SandboxMode::FullAccess || !looks_like_write_refusal(&lower) {
+        // In a container, folders of this machine that are not mounted are
+        // simply not there.
+        let refused = looks_like_write_refusal(&lower)
+            || (policy.in_container() && looks_like_missing(&lower));
+        if policy.mode == SandboxMode::FullAccess || !refused {
             continue;
         }
         let mut candidates = paths_in(line);
@@ -141,9 +152,15 @@ fn denial_for(policy: &Policy, path: &Path) -> Denial {
                 .collect();
             Denial {
                 message: format!(
-                    "blocked by sandbox: changing {} is not allowed (workspace-write mode: code may change files only in {})",
+                    "blocked by sandbox: changing {} is not allowed ({} mode: code may change files only in {}{})",
                     path.display(),
-                    writable.join(", ")
+                    policy.mode,
+                    writable.join(", "),
+                    if policy.in_container() {
+                        " and the container's own /tmp"
+                    } else {
+                        ""
+                    }
                 ),
                 hint: format!(
                     "allow a folder with `--add-dir {}` (config `writable_roots`), or run with `--sandbox full-access`",
@@ -206,6 +223,16 @@ fn looks_like_write_refusal(lower: &str) -> bool {
     .any(|p| lower.contains(p))
 }
 
+fn looks_like_missing(lower: &str) -> bool {
+    [
+        "no such file or directory",
+        "enoent",
+        "directory nonexistent",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+}
+
 fn looks_like_network_refusal(lower: &str) -> bool {
     let name_lookup = [
         "temporary failure in name resolution",
@@ -213,7 +240,9 @@ fn looks_like_network_refusal(lower: &str) -> bool {
         "name or service not known",
         "getaddrinfo",
         "eai_again",
-        "enotfound",
+        // Node's code as a word (`FileNotFoundError` holds the letters too).
+        " enotfound",
+        "'enotfound'",
         "network is unreachable",
         "failed to establish a new connection",
     ]
@@ -383,6 +412,46 @@ mod tests {
         );
         let full = Policy::new(SandboxMode::FullAccess, ws.path());
         assert!(explain(&full, "bash: /etc/x: Permission denied", &full.workspace).is_empty());
+    }
+
+    #[test]
+    fn in_a_container_folders_that_are_not_mounted_are_explained() {
+        let ws = tempfile::tempdir().unwrap();
+        let mut policy = Policy::new(SandboxMode::Container, ws.path());
+        policy.network = false;
+        let outside = "/var/oi-test/new.txt";
+        for output in [
+            format!("FileNotFoundError: [Errno 2] No such file or directory: '{outside}'"),
+            format!("sh: 1: cannot create {outside}: Directory nonexistent"),
+            "touch: cannot touch '/etc/oi-test': Read-only file system".to_owned(),
+        ] {
+            let denials = explain(&policy, &output, &policy.workspace);
+            assert_eq!(denials.len(), 1, "{output}");
+            assert!(
+                denials[0]
+                    .message
+                    .contains("container mode: code may change files only in")
+                    && denials[0].message.contains("the container's own /tmp"),
+                "{denials:?}"
+            );
+        }
+        // A file missing in the workspace is the code's own mistake.
+        let inside = ws.path().join("data.csv");
+        let output = format!(
+            "FileNotFoundError: [Errno 2] No such file or directory: '{}'",
+            inside.display()
+        );
+        assert_eq!(explain(&policy, &output, &policy.workspace), vec![]);
+        let denials = explain(
+            &policy,
+            "OSError: [Errno 101] Network is unreachable",
+            &policy.workspace,
+        );
+        assert!(
+            denials[0].message.contains("the container has no network"),
+            "{denials:?}"
+        );
+        assert!(denials[0].hint.contains("container.network"), "{denials:?}");
     }
 
     #[test]

@@ -52,6 +52,13 @@ impl Policy {
         self.mode != SandboxMode::FullAccess || !self.network
     }
 
+    /// Whether code runs in a container rather than confined on this
+    /// machine (the container is the confinement: nothing is applied to
+    /// processes here).
+    pub fn in_container(&self) -> bool {
+        self.mode == SandboxMode::Container
+    }
+
     /// The folders code may write in (besides the kernel's own temporary
     /// folder and a few devices such as `/dev/null`).
     pub fn writable(&self) -> Vec<PathBuf> {
@@ -66,6 +73,13 @@ impl Policy {
                 roots
             }
             SandboxMode::FullAccess => vec![PathBuf::from("/")],
+            // The container's own temporary folder is not this machine's:
+            // only the folders mounted from here count.
+            SandboxMode::Container => {
+                let mut roots = vec![self.workspace.clone()];
+                roots.extend(self.writable_roots.iter().cloned());
+                roots
+            }
         }
     }
 
@@ -114,7 +128,10 @@ impl Policy {
         if self.mode == SandboxMode::FullAccess {
             return paths;
         }
-        if self.mode == SandboxMode::WorkspaceWrite {
+        if matches!(
+            self.mode,
+            SandboxMode::WorkspaceWrite | SandboxMode::Container
+        ) {
             paths.extend(PROTECTED_NAMES.iter().map(|n| self.workspace.join(n)));
         }
         paths.extend(self.protected_roots.iter().cloned());
@@ -144,6 +161,17 @@ impl Policy {
                         .iter()
                         .map(|p| format!(", {}", p.display()))
                         .collect::<String>()
+                )
+            }
+            SandboxMode::Container => {
+                let writable: Vec<String> = self
+                    .writable()
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                format!(
+                    "sandbox: container: writes in {} (not .git, .openinterpreter) and the container's own /tmp ({network})",
+                    writable.join(", ")
                 )
             }
         }
