@@ -92,6 +92,8 @@ pub struct Config {
     pub context_window: Option<u32>,
     /// The built-in model (`[builtin]`).
     pub builtin: BuiltinSettings,
+    /// Where code runs with `sandbox = "container"` (`[container]`).
+    pub container: ContainerSettings,
     pub max_tokens: Option<u32>,
     pub temperature: Option<f64>,
     /// Whether the model is held to one step per reply (prose, then at
@@ -200,6 +202,49 @@ pub struct BuiltinSettings {
     /// Where models are downloaded from instead of Hugging Face (a mirror
     /// with the same paths).
     pub mirror: Option<String>,
+}
+
+/// `[container]`: the container code runs in with `sandbox = "container"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContainerSettings {
+    /// `auto` (Podman, else Docker), `docker` or `podman`.
+    pub engine: String,
+    pub image: String,
+    /// A remote engine (`unix://`, `tcp://`, `ssh://`); `None`: the
+    /// engine's own default (which honours `CONTAINER_HOST`/`DOCKER_HOST`).
+    pub host: Option<String>,
+    /// A memory limit as the engines write it (`2g`).
+    pub memory: Option<String>,
+    pub cpus: Option<f64>,
+    /// The most processes the container may have.
+    pub pids: Option<u32>,
+    /// The container's network: `none` (the default) or one of the
+    /// engine's (`bridge`, `host`, a network's name).
+    pub network: String,
+    /// More folders mounted: `SOURCE:TARGET[:ro|rw]`.
+    pub mounts: Vec<String>,
+    /// Variables set in the container.
+    pub env: BTreeMap<String, String>,
+}
+
+impl ContainerSettings {
+    pub const DEFAULT_IMAGE: &str = "docker.io/library/python:3.12-slim";
+}
+
+impl Default for ContainerSettings {
+    fn default() -> Self {
+        Self {
+            engine: "auto".to_owned(),
+            image: Self::DEFAULT_IMAGE.to_owned(),
+            host: None,
+            memory: None,
+            cpus: None,
+            pids: None,
+            network: "none".to_owned(),
+            mounts: Vec::new(),
+            env: BTreeMap::new(),
+        }
+    }
 }
 
 impl Config {

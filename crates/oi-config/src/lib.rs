@@ -20,8 +20,8 @@ mod schema;
 mod show;
 
 pub use config::{
-    BuiltinSettings, Config, McpServerSettings, McpTransport, ModelSettings, ProviderInfo,
-    TrustLevel,
+    BuiltinSettings, Config, ContainerSettings, McpServerSettings, McpTransport, ModelSettings,
+    ProviderInfo, TrustLevel,
 };
 pub use credentials::Credentials;
 pub use error::ConfigError;

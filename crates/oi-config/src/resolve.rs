@@ -158,6 +158,7 @@ pub(crate) fn resolve(
             context: v.u32("builtin.context"),
             mirror: v.string("builtin.mirror"),
         },
+        container: container(v),
         max_tokens: v.u32("max_tokens"),
         temperature: v.f64("temperature"),
         reply_grammar: v.bool("reply_grammar"),
@@ -398,6 +399,38 @@ fn tables(
         }
     }
     (models, languages, projects)
+}
+
+/// `[container]`, defaults for what is not set.
+fn container(values: &mut Values) -> crate::config::ContainerSettings {
+    let defaults = crate::config::ContainerSettings::default();
+    let prefix = ["container".to_owned(), "env".to_owned()];
+    let env: Vec<(String, String, Origin)> = values
+        .merged
+        .iter()
+        .filter(|(p, _)| p.len() == 3 && p.starts_with(&prefix))
+        .map(|(p, (v, o))| (p[2].clone(), as_string(v), o.clone()))
+        .collect();
+    let mut vars = BTreeMap::new();
+    for (name, value, origin) in env {
+        values
+            .origins
+            .insert(format!("container.env.{name}"), origin);
+        vars.insert(name, value);
+    }
+    crate::config::ContainerSettings {
+        engine: values.string("container.engine").unwrap_or(defaults.engine),
+        image: values.string("container.image").unwrap_or(defaults.image),
+        host: values.string("container.host"),
+        memory: values.string("container.memory"),
+        cpus: values.f64("container.cpus"),
+        pids: values.u32("container.pids"),
+        network: values
+            .string("container.network")
+            .unwrap_or(defaults.network),
+        mounts: values.strings("container.mounts"),
+        env: vars,
+    }
 }
 
 /// `[mcp_servers.NAME]`: each server with a `command` or a `url` (not

@@ -125,6 +125,7 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("checkpoint_max_file_mb", Kind::Positive),
     ("loop_guard", Kind::Table),
     ("builtin", Kind::Table),
+    ("container", Kind::Table),
     ("context_window", Kind::Positive),
     ("max_tokens", Kind::Positive),
     ("temperature", Kind::Number(0.0, 2.0)),
@@ -140,6 +141,22 @@ pub(crate) const TOP: &[(&str, Kind)] = &[
     ("languages", Kind::Table),
     ("profiles", Kind::Table),
     ("projects", Kind::Table),
+];
+
+/// `[container] engine`.
+pub(crate) const ENGINE_VALUES: &[&str] = &["auto", "docker", "podman"];
+
+/// Keys of `[container]`: where code runs with `sandbox = "container"`.
+pub(crate) const CONTAINER: &[(&str, Kind)] = &[
+    ("engine", Kind::OneOf(ENGINE_VALUES, ENGINE_VALUES)),
+    ("image", Kind::Str),
+    ("host", Kind::Str),
+    ("memory", Kind::Str),
+    ("cpus", Kind::Number(0.01, 4096.0)),
+    ("pids", Kind::Positive),
+    ("network", Kind::Str),
+    ("mounts", Kind::StrList),
+    ("env", Kind::StrMap),
 ];
 
 /// Keys of `[builtin]`: the model oi runs in its own process.
@@ -284,6 +301,16 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
                     reason: "a project file may not give the model the screen, mouse and keyboard (use --os, or `os = true` in your own configuration)",
                 });
             }
+            "container"
+                if path
+                    .get(1)
+                    .is_some_and(|k| matches!(k.as_str(), "host" | "mounts" | "network")) =>
+            {
+                return Err(Problem::Denied {
+                    key: path.join("."),
+                    reason: "a project file may not send code to another machine, mount other folders into the container or give it the network",
+                });
+            }
             _ => {}
         }
     }
@@ -304,6 +331,7 @@ pub(crate) fn check(path: &[String], value: &Value, scope: Scope) -> Result<(), 
             "[loop_guard] max_repeats = 3",
         ),
         "builtin" => check_table(path, value, BUILTIN, "[builtin] threads = 4"),
+        "container" => check_container(path, value),
         "projects" => check_nested(
             path,
             value,
@@ -448,6 +476,80 @@ fn check_table(
     leaf(path, 2, *kind, value)
 }
 
+/// `[container]`: the table's keys, with the shapes of `host`, `memory`,
+/// `mounts` and `env` checked as the engines would.
+fn check_container(path: &[String], value: &Value) -> Result<(), Problem> {
+    let shape = "[container] image = \"python:3.12-slim\"";
+    match path.get(1).map(String::as_str) {
+        Some("env") => {
+            return match path.len() {
+                2 => Err(Problem::Invalid {
+                    key: path.join("."),
+                    expected: Kind::StrMap.describe(),
+                }),
+                _ if !is_var_name(&path[2]) => Err(Problem::Invalid {
+                    key: path[..3].join("."),
+                    expected: "a variable name (letters, digits and `_`)".to_owned(),
+                }),
+                _ => leaf(path, 3, Kind::Str, value),
+            };
+        }
+        Some(field @ ("host" | "memory" | "mounts")) if path.len() == 2 => {
+            let fits = match field {
+                "host" => value.as_str().is_some_and(is_engine_host),
+                "memory" => value.as_str().is_some_and(is_memory_size),
+                _ => value
+                    .as_array()
+                    .is_some_and(|m| m.iter().all(|m| m.as_str().is_some_and(is_mount))),
+            };
+            if !fits {
+                let expected = match field {
+                    "host" => {
+                        "the engine's address: \"unix:///path/to.sock\", \"tcp://HOST:PORT\" or \"ssh://USER@HOST[:PORT]/path/to.sock\""
+                    }
+                    "memory" => "a size such as \"512m\" or \"2g\" (a number, then b, k, m or g)",
+                    _ => {
+                        "a list of \"SOURCE:TARGET\" or \"SOURCE:TARGET:ro\" with absolute paths (SOURCE may start with ~/), e.g. [\"/data:/data:ro\"]"
+                    }
+                };
+                return Err(Problem::Invalid {
+                    key: path.join("."),
+                    expected: expected.to_owned(),
+                });
+            }
+        }
+        _ => {}
+    }
+    check_table(path, value, CONTAINER, shape)
+}
+
+fn is_engine_host(host: &str) -> bool {
+    ["unix://", "tcp://", "ssh://"].iter().any(|scheme| {
+        host.strip_prefix(scheme)
+            .is_some_and(|rest| !rest.is_empty())
+    })
+}
+
+fn is_memory_size(size: &str) -> bool {
+    let digits = size.trim_end_matches(|c: char| "bBkKmMgG".contains(c));
+    size.len() - digits.len() <= 1
+        && !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && digits.bytes().any(|b| b != b'0')
+}
+
+/// `SOURCE:TARGET[:ro|rw]`, both absolute (`~/` allowed for the source).
+fn is_mount(mount: &str) -> bool {
+    let parts: Vec<&str> = mount.split(':').collect();
+    let absolute = |p: &str| p.starts_with('/');
+    match parts.as_slice() {
+        [source, target] | [source, target, "ro" | "rw"] => {
+            (absolute(source) || source.starts_with("~/")) && absolute(target)
+        }
+        _ => false,
+    }
+}
+
 /// A key whose value is a single value at depth `depth`.
 fn leaf(path: &[String], depth: usize, kind: Kind, value: &Value) -> Result<(), Problem> {
     if path.len() > depth || !kind.accepts(value) {
@@ -519,6 +621,11 @@ pub(crate) fn expects_string(path: &[String]) -> bool {
             .find(|(k, _)| k == field)
             .map(|(_, kind)| *kind),
         [p, _, _, _] if p == "mcp_servers" => Some(Kind::Str),
+        [p, field] if p == "container" => CONTAINER
+            .iter()
+            .find(|(k, _)| k == field)
+            .map(|(_, kind)| *kind),
+        [p, env, _] if p == "container" && env == "env" => Some(Kind::Str),
         [p, _, rest @ ..] if p == "profiles" => {
             return expects_string(rest);
         }
@@ -725,5 +832,66 @@ mod tests {
         assert!(expects_string(&p("profiles.c.model")));
         assert!(!expects_string(&p("max_turns")));
         assert!(!expects_string(&p("languages.python.command")));
+        assert!(expects_string(&p("container.memory")));
+        assert!(expects_string(&p("container.env.LANG")));
+        assert!(!expects_string(&p("container.pids")));
+    }
+
+    #[test]
+    fn container_keys_are_checked_as_the_engines_read_them() {
+        let ok = |key: &str, value: Value| {
+            assert_eq!(check(&p(key), &value, Scope::User), Ok(()), "{key}")
+        };
+        let bad = |key: &str, value: Value, says: &str| match check(&p(key), &value, Scope::User) {
+            Err(Problem::Invalid { key: k, expected }) => {
+                assert_eq!(k, key);
+                assert!(expected.contains(says), "{key}: {expected}");
+            }
+            other => panic!("{key}: {other:?}"),
+        };
+        ok("container.engine", json!("podman"));
+        ok("container.image", json!("localhost/oi:bookworm"));
+        ok("container.host", json!("unix:///run/podman/podman.sock"));
+        ok(
+            "container.host",
+            json!("ssh://me@box/run/user/1000/podman/podman.sock"),
+        );
+        ok("container.memory", json!("512m"));
+        ok("container.memory", json!("2G"));
+        ok("container.cpus", json!(1.5));
+        ok("container.pids", json!(256));
+        ok("container.network", json!("bridge"));
+        ok(
+            "container.mounts",
+            json!(["/data:/data:ro", "~/models:/models"]),
+        );
+        ok("container.env.LANG", json!("C.UTF-8"));
+        bad("container.engine", json!("lxc"), "\"podman\"");
+        bad("container.host", json!("box:2375"), "tcp://");
+        bad("container.memory", json!("lots"), "512m");
+        bad("container.memory", json!("0m"), "512m");
+        bad("container.mounts", json!(["data:/data"]), "absolute");
+        bad("container.mounts", json!(["/data:/data:rx"]), "absolute");
+        bad("container.env", json!("A=1"), "NAME = \"value\"");
+        bad("container.env.1X", json!("1"), "variable name");
+        assert!(matches!(
+            check(&p("container.imag"), &json!("x"), Scope::User),
+            Err(Problem::Unknown { suggestion: Some(s), .. }) if s == "container.image"
+        ));
+        // A project may choose its image, not reach beyond the container.
+        ok("container.image", json!("x"));
+        assert_eq!(
+            check(&p("container.image"), &json!("x"), Scope::Project),
+            Ok(())
+        );
+        for key in ["container.host", "container.mounts", "container.network"] {
+            assert!(
+                matches!(
+                    check(&p(key), &json!("x"), Scope::Project),
+                    Err(Problem::Denied { .. })
+                ),
+                "{key}"
+            );
+        }
     }
 }

@@ -203,6 +203,46 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
             );
         }
     }
+    if c.sandbox == oi_protocol::SandboxMode::Container
+        || loaded.origins.keys().any(|k| k.starts_with("container."))
+    {
+        let k = &c.container;
+        let list = |items: &[String]| {
+            format!(
+                "[{}]",
+                items
+                    .iter()
+                    .map(|r| toml_string(r))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        for (key, value) in [
+            ("container.engine", Some(toml_string(&k.engine))),
+            ("container.image", Some(toml_string(&k.image))),
+            ("container.host", k.host.as_deref().map(toml_string)),
+            ("container.memory", k.memory.as_deref().map(toml_string)),
+            ("container.cpus", k.cpus.map(|n| n.to_string())),
+            ("container.pids", k.pids.map(|n| n.to_string())),
+            ("container.network", Some(toml_string(&k.network))),
+            ("container.mounts", Some(list(&k.mounts))),
+        ] {
+            if let Some(value) = value {
+                lines.row(
+                    format!("{key} = {value}"),
+                    origin_of(loaded, key, Origin::Default),
+                );
+            }
+        }
+        // Values hidden: they are often secrets.
+        for name in k.env.keys() {
+            let key = format!("container.env.{name}");
+            lines.row(
+                format!("{key} = \"…\""),
+                origin_of(loaded, &key, Origin::Default),
+            );
+        }
+    }
     top(
         &mut lines,
         "max_tokens",
