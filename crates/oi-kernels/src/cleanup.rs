@@ -164,6 +164,18 @@ pub(crate) fn owner_mark() -> String {
     format!("{pid}:{}", start_time(pid as i32).unwrap_or(0))
 }
 
+/// Whether the process an [`owner_mark`] names still runs (a mark that
+/// does not read as one counts as alive: nothing is removed for it).
+pub(crate) fn owner_alive(mark: &str) -> bool {
+    let Some((owner, started)) = mark.split_once(':') else {
+        return true;
+    };
+    let (Ok(owner), Ok(started)) = (owner.parse::<i32>(), started.parse::<u64>()) else {
+        return true;
+    };
+    start_time(owner) == Some(started)
+}
+
 /// When `pid` started (clock ticks after boot), from `/proc/PID/stat`.
 fn start_time(pid: i32) -> Option<u64> {
     let stat = fs_err::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -224,13 +236,7 @@ pub fn kill_leftovers() -> usize {
             else {
                 continue;
             };
-            let Some((owner, started)) = mark.split_once(':') else {
-                continue;
-            };
-            let (Ok(owner), Ok(started)) = (owner.parse::<i32>(), started.parse::<u64>()) else {
-                continue;
-            };
-            if start_time(owner) == Some(started) {
+            if mark.split_once(':').is_none() || owner_alive(mark) {
                 continue;
             }
             if kill(Pid::from_raw(pid), Signal::SIGKILL).is_ok() {
@@ -259,5 +265,8 @@ mod tests {
             start_time(std::process::id() as i32)
         );
         assert_ne!(started, "0");
+        assert!(owner_alive(&mark));
+        assert!(!owner_alive(&format!("{pid}:1")));
+        assert!(owner_alive("garbled"));
     }
 }

@@ -27,6 +27,7 @@
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use command_fds::{CommandFdExt, FdMapping};
@@ -39,6 +40,7 @@ use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio_util::sync::CancellationToken;
 
+use crate::container::{Container, ContainerSlot};
 use crate::output::{MarkerScanner, Utf8Decoder};
 use crate::process::{cloexec_pipe, describe_exit, prepare_child, waiting_for_input};
 use crate::{KernelError, KernelKind, LanguageSpec, RunControl, RunEvent, RunOutcome};
@@ -201,14 +203,49 @@ struct Done {
     exit_code: Option<i32>,
 }
 
+/// Where requests to the driver are written: its fd 3 on this machine, a
+/// relay's input in a container.
+type Requests = Box<dyn tokio::io::AsyncWrite + Unpin + Send + Sync>;
+/// Where the driver's replies are read.
+type Replies = Lines<BufReader<Box<dyn tokio::io::AsyncRead + Unpin + Send + Sync>>>;
+
+/// How the kernel's process group is signalled.
+#[derive(Debug, Clone)]
+enum Signaller {
+    /// A process group of this machine.
+    Host(Pid),
+    /// A process group in a container, by its id there.
+    Container(Arc<Container>, i32),
+}
+
+impl Signaller {
+    fn send(&self, signal: Signal) {
+        match self {
+            Self::Host(pgid) => {
+                let _ = killpg(*pgid, signal);
+            }
+            Self::Container(container, pgid) => container.signal(*pgid, signal.as_str()),
+        }
+    }
+}
+
 /// A running kernel process.
-#[derive(Debug)]
 pub(crate) struct Kernel {
     kind: KernelKind,
+    /// The interpreter (on this machine), or the engine's `exec` client
+    /// that runs it in the container.
     child: Child,
-    pgid: Pid,
-    requests: Option<pipe::Sender>,
-    replies: Lines<BufReader<pipe::Receiver>>,
+    /// The kernel's process group as this machine sees it, when it can
+    /// (for input waits and the working directory): always on the host,
+    /// in a container when the engine runs here.
+    pgid: Option<Pid>,
+    /// How interrupts reach the kernel's process group.
+    signaller: Signaller,
+    /// In a container: the kernel's group there (killed through the engine
+    /// when the kernel dies), and the relays of its control channel.
+    in_container: Option<(Arc<Container>, i32, [Child; 2])>,
+    requests: Option<Requests>,
+    replies: Replies,
     stdin: Option<ChildStdin>,
     stdout: ChildStdout,
     stderr: ChildStderr,
@@ -222,11 +259,21 @@ pub(crate) struct Kernel {
     /// cannot reach an unrelated process that reused the id; after, the group
     /// is never signalled again.
     reaped: bool,
-    /// The kernel's temporary folder, removed with the kernel.
-    _temp: tempfile::TempDir,
+    /// The kernel's temporary folder, removed with the kernel (on the host).
+    _temp: Option<tempfile::TempDir>,
     /// The end of the guard's pipe: when it closes, the guard kills the
-    /// kernel's process group.
-    _guard: OwnedFd,
+    /// kernel's process group (on the host).
+    _guard: Option<OwnedFd>,
+}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel")
+            .field("kind", &self.kind)
+            .field("signaller", &self.signaller)
+            .field("dead", &self.dead)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Where and how kernels are started.
@@ -241,6 +288,8 @@ pub(crate) struct Launch {
     pub hidden_env: Vec<String>,
     /// The session's mark (`OI_KERNEL_SESSION`).
     pub session: String,
+    /// The session's container, when kernels run in one.
+    pub container: Option<Arc<ContainerSlot>>,
 }
 
 /// Why a run is being stopped.
@@ -253,6 +302,9 @@ enum Stop {
 impl Kernel {
     /// Starts the kernel for `spec` in `cwd` and waits until its driver is ready.
     pub(crate) async fn start(spec: &LanguageSpec, launch: &Launch) -> Result<Self, KernelError> {
+        if let Some(slot) = &launch.container {
+            return Self::start_in_container(spec, launch, slot).await;
+        }
         let spawn_error = |source: std::io::Error| KernelError::Spawn {
             language: spec.name.clone(),
             program: spec.program.display().to_string(),
@@ -343,7 +395,7 @@ impl Kernel {
             },
         ])
         .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?;
-        let mut child = cmd.spawn().map_err(spawn_error)?;
+        let child = cmd.spawn().map_err(spawn_error)?;
         // The command owns the child's ends of the pipes: close them here, so
         // that the reply pipe reaches end-of-file when the kernel dies.
         drop(cmd);
@@ -356,22 +408,41 @@ impl Kernel {
             language: spec.name.clone(),
             source,
         };
-        let requests = pipe::Sender::from_owned_fd(request_write).map_err(io)?;
-        let replies =
-            BufReader::new(pipe::Receiver::from_owned_fd(reply_read).map_err(io)?).lines();
+        let requests: Requests = Box::new(pipe::Sender::from_owned_fd(request_write).map_err(io)?);
+        let replies: Box<dyn tokio::io::AsyncRead + Unpin + Send + Sync> =
+            Box::new(pipe::Receiver::from_owned_fd(reply_read).map_err(io)?);
+        let mut kernel = Self::new(spec, child, token, Signaller::Host(pgid), requests, replies)?;
+        kernel.pgid = Some(pgid);
+        kernel._temp = Some(temp);
+        kernel._guard = Some(guard_write);
+        kernel.ready(spec).await
+    }
+
+    /// The kernel `child` is, speaking through `requests` and `replies`.
+    fn new(
+        spec: &LanguageSpec,
+        mut child: Child,
+        token: String,
+        signaller: Signaller,
+        requests: Requests,
+        replies: Box<dyn tokio::io::AsyncRead + Unpin + Send + Sync>,
+    ) -> Result<Self, KernelError> {
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            return Err(io(std::io::Error::other(
-                "the kernel's standard streams are missing",
-            )));
+            return Err(KernelError::Io {
+                language: spec.name.clone(),
+                source: std::io::Error::other("the kernel's standard streams are missing"),
+            });
         };
-        let mut kernel = Self {
+        Ok(Self {
             kind: spec.kind,
             child,
-            pgid,
+            pgid: None,
+            signaller,
+            in_container: None,
             requests: Some(requests),
-            replies,
+            replies: BufReader::new(replies).lines(),
             stdin: Some(stdin),
             stdout,
             stderr,
@@ -381,16 +452,131 @@ impl Kernel {
             next_id: 1,
             dead: false,
             reaped: false,
-            _temp: temp,
-            _guard: guard_write,
+            _temp: None,
+            _guard: None,
+        })
+    }
+
+    /// Starts the kernel in the session's container: the interpreter from
+    /// the image, oi's driver given on its command line, the control
+    /// channel through two named pipes and their relays (see
+    /// `container.rs`).
+    async fn start_in_container(
+        spec: &LanguageSpec,
+        launch: &Launch,
+        slot: &ContainerSlot,
+    ) -> Result<Self, KernelError> {
+        let container = slot.get().await.map_err(|source| KernelError::Container {
+            language: spec.name.clone(),
+            source,
+        })?;
+        let spawn_error = |source: std::io::Error| KernelError::Spawn {
+            language: spec.name.clone(),
+            program: spec.program.display().to_string(),
+            source,
         };
-        let ready = tokio::time::timeout(STARTUP_TIMEOUT, kernel.replies.next_line()).await;
+        let dir = container.kernel_dir();
+        container
+            .sh("mkdir -p \"$0\" && mkfifo \"$0/req\" \"$0/rep\"", &[&dir])
+            .await
+            .map_err(|e| spawn_error(std::io::Error::other(e)))?;
+        // The image's own interpreter, found on its PATH.
+        let program = spec
+            .program
+            .file_name()
+            .map_or_else(|| spec.program.clone(), PathBuf::from);
+        let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
+        let mut cmd = container.exec(true);
+        cmd.arg("--workdir").arg(&launch.cwd);
+        let mut env = vec![
+            ("OI_KERNEL_TOKEN", token.clone()),
+            ("PYTHONUNBUFFERED", "1".to_owned()),
+            ("PYTHONIOENCODING", "utf-8".to_owned()),
+            ("PAGER", "cat".to_owned()),
+            ("GIT_PAGER", "cat".to_owned()),
+            ("GIT_TERMINAL_PROMPT", "0".to_owned()),
+            ("TMPDIR", dir.clone()),
+        ];
+        if let Some(images) = &launch.image_dir {
+            let _ = fs_err::create_dir_all(images);
+            env.push(("OI_IMAGE_DIR", images.display().to_string()));
+        }
+        for (key, value) in env {
+            cmd.arg("--env").arg(format!("{key}={value}"));
+        }
+        // The pid goes in a file first: the relay of the replies passes it
+        // on once the driver's end of the pipe is open.
+        cmd.arg(&container.name)
+            .args([
+                "sh",
+                "-c",
+                "echo $$ > \"$0/pid\" && exec \"$@\" 3<\"$0/req\" 4>\"$0/rep\"",
+                &dir,
+            ])
+            .arg(&program)
+            .args(&spec.args)
+            .args(spec.kind.driver_args())
+            .stdin(Stdio::piped());
+        let child = cmd.spawn().map_err(spawn_error)?;
+        let mut feed = container.exec(true);
+        feed.args([&container.name, "sh", "-c", "exec cat > \"$0/req\"", &dir])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null());
+        let mut feed = feed.spawn().map_err(spawn_error)?;
+        let mut read = container.exec(false);
+        read.args([
+            &container.name,
+            "sh",
+            "-c",
+            "exec 5<\"$0/rep\" && cat \"$0/pid\" && exec cat <&5",
+            &dir,
+        ]);
+        let mut read = read.spawn().map_err(spawn_error)?;
+        let (Some(requests), Some(replies)) = (feed.stdin.take(), read.stdout.take()) else {
+            return Err(spawn_error(std::io::Error::other(
+                "the relays' streams are missing",
+            )));
+        };
+        let mut kernel = Self::new(
+            spec,
+            child,
+            token,
+            Signaller::Container(Arc::clone(&container), 0),
+            Box::new(requests),
+            Box::new(replies),
+        )?;
+        kernel.in_container = Some((Arc::clone(&container), 0, [feed, read]));
+        let pid = tokio::time::timeout(STARTUP_TIMEOUT, kernel.replies.next_line()).await;
+        let Ok(Ok(Some(pid))) = pid else {
+            let problem = "it exited during start-up".to_owned();
+            return Err(kernel.startup_failure(spec, problem).await);
+        };
+        let Ok(pid) = pid.trim().parse::<i32>() else {
+            let problem = format!("its relay sent `{pid}` instead of its process id");
+            return Err(kernel.startup_failure(spec, problem).await);
+        };
+        let host_pid = container.host_pid(pid);
+        kernel.signaller = match host_pid {
+            Some(host) => Signaller::Host(host),
+            None => Signaller::Container(Arc::clone(&container), pid),
+        };
+        kernel.pgid = host_pid;
+        if let Some(inside) = kernel.in_container.as_mut() {
+            inside.1 = pid;
+        }
+        kernel.ready(spec).await
+    }
+
+    /// Waits for the driver's `ready`.
+    async fn ready(mut self, spec: &LanguageSpec) -> Result<Self, KernelError> {
+        let ready = tokio::time::timeout(STARTUP_TIMEOUT, self.replies.next_line()).await;
+        let kernel = &mut self;
         match ready {
             Ok(Ok(Some(line)))
                 if serde_json::from_str::<DriverMessage>(&line)
                     .is_ok_and(|m| m == DriverMessage::Ready) =>
             {
-                Ok(kernel)
+                Ok(self)
             }
             other => {
                 let problem = match other {
@@ -406,6 +592,24 @@ impl Kernel {
     async fn startup_failure(&mut self, spec: &LanguageSpec, problem: String) -> KernelError {
         self.kill();
         let status = self.reap().await;
+        if let Some((container, ..)) = &self.in_container
+            && status.and_then(|s| s.code()) == Some(127)
+        {
+            // `exec` in the container's shell found no such program.
+            let program = spec.program.file_name().map_or_else(
+                || spec.program.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            return KernelError::StartupFailed {
+                language: spec.name.clone(),
+                program: program.clone(),
+                problem: format!(
+                    "the image `{}` has no `{program}`: use an image that has it (`[container] image`), or another language",
+                    container.image
+                ),
+                stderr: String::new(),
+            };
+        }
         let mut stderr = Vec::new();
         let _ = tokio::time::timeout(
             Duration::from_secs(1),
@@ -489,7 +693,7 @@ impl Kernel {
         let mut signalled = false;
         let mut signalled_again = false;
         let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
-        let pgid = self.pgid;
+        let signaller = self.signaller.clone();
         // Whether the current wait for input was reported already.
         let mut waiting_reported = false;
         let mut input_open = input.is_some();
@@ -519,7 +723,7 @@ impl Kernel {
             let stop_now = |why: Stop, started: bool, signalled: &mut bool| {
                 if started && !*signalled && !node {
                     *signalled = true;
-                    let _ = killpg(pgid, Signal::SIGINT);
+                    signaller.send(Signal::SIGINT);
                 }
                 Some((why, Instant::now()))
             };
@@ -541,7 +745,7 @@ impl Kernel {
                                 started = true;
                                 if stop.is_some() && !signalled && !node {
                                     signalled = true;
-                                    let _ = killpg(self.pgid, Signal::SIGINT);
+                                    self.signaller.send(Signal::SIGINT);
                                 }
                             }
                             DriverMessage::Image { path, media_type } => {
@@ -577,11 +781,11 @@ impl Kernel {
                 }
                 () = sleep_until_opt(signal_at), if signal_at.is_some() && done.is_none() => {
                     signalled = true;
-                    let _ = killpg(pgid, Signal::SIGINT);
+                    self.signaller.send(Signal::SIGINT);
                 }
                 () = sleep_until_opt(again_at), if again_at.is_some() && done.is_none() => {
                     signalled_again = true;
-                    let _ = killpg(pgid, Signal::SIGINT);
+                    self.signaller.send(Signal::SIGINT);
                 }
                 () = sleep_until_opt(grace_end), if grace_end.is_some() && done.is_none() => {
                     for s in &mut streams {
@@ -632,7 +836,7 @@ impl Kernel {
                     None => input_open = false,
                 },
                 () = tokio::time::sleep(INPUT_POLL), if started && done.is_none() && !waiting_reported && stop.is_none() => {
-                    if waiting_for_input(self.pgid) {
+                    if self.pgid.is_some_and(waiting_for_input) {
                         waiting_reported = true;
                         sink(RunEvent::WaitingForInput {
                             prompt: streams[0].last_line(),
@@ -670,7 +874,8 @@ impl Kernel {
         if self.dead || self.reaped {
             return None;
         }
-        std::fs::read_link(format!("/proc/{}/cwd", self.pgid)).ok()
+        let pgid = self.pgid?;
+        std::fs::read_link(format!("/proc/{pgid}/cwd")).ok()
     }
 
     /// The kernel died: reap it, kill what it left behind, forward the output
@@ -713,8 +918,16 @@ impl Kernel {
     /// Kills the kernel's whole process group: the interpreter and everything
     /// it started that did not leave the group. Never after it was reaped.
     fn kill(&self) {
-        if !self.reaped {
-            let _ = killpg(self.pgid, Signal::SIGKILL);
+        if let Some((container, pgid, _)) = &self.in_container {
+            // By its id in the container: safe whether or not the client
+            // was reaped (the id cannot name a process of this machine).
+            if *pgid > 0 {
+                container.signal(*pgid, Signal::SIGKILL.as_str());
+            }
+        } else if !self.reaped
+            && let Signaller::Host(pgid) = &self.signaller
+        {
+            let _ = killpg(*pgid, Signal::SIGKILL);
         }
     }
 

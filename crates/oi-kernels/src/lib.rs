@@ -8,6 +8,7 @@
 //! protocol spoken with each kernel process.
 
 mod cleanup;
+mod container;
 mod kernel;
 mod languages;
 mod output;
@@ -25,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use kernel::Kernel;
 
 pub use cleanup::{become_subreaper, kill_leftovers, kill_leftovers_once, kill_orphans};
+pub use container::{ContainerError, ContainerSpec, EngineKind};
 pub use languages::{detect_languages, install_hint, known_languages};
 
 /// Something that happens during a run.
@@ -189,6 +191,11 @@ pub enum KernelError {
         language: String,
         source: std::io::Error,
     },
+    #[error("cannot start the {language} kernel in the container: {source}")]
+    Container {
+        language: String,
+        source: ContainerError,
+    },
     #[error("no kernel for `{language}`{}; available: {available}", install_note(.language))]
     UnknownLanguage { language: String, available: String },
 }
@@ -277,6 +284,26 @@ impl KernelManager {
         self
     }
 
+    /// Runs every kernel in a container started for this session (see
+    /// `container.rs`), mounting what the sandbox policy lets code write
+    /// (set the policy and the image folder first).
+    pub fn with_container(mut self, spec: ContainerSpec) -> Self {
+        let policy = self.launch.sandbox.clone().unwrap_or_else(|| {
+            oi_sandbox::Policy::new(oi_protocol::SandboxMode::Container, &self.launch.cwd)
+        });
+        let extra: Vec<PathBuf> = self.launch.image_dir.iter().cloned().collect();
+        let mounts = container::Mounts::of(&policy, &extra);
+        self.launch.container = Some(std::sync::Arc::new(container::ContainerSlot::new(
+            spec, mounts,
+        )));
+        self
+    }
+
+    /// Whether kernels run in a container.
+    pub fn in_container(&self) -> bool {
+        self.launch.container.is_some()
+    }
+
     /// A folder where tools keep caches and settings (matplotlib's), which
     /// stays writable under the sandbox.
     pub fn with_cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
@@ -357,8 +384,36 @@ impl KernelManager {
         control: RunControl<'_>,
     ) -> Result<RunOutcome, KernelError> {
         let handlers = self.handlers.clone();
-        let kernel = self.kernel(language).await?;
-        Ok(kernel.run(code, sink, control, &handlers).await)
+        let Some(slot) = self.launch.container.clone() else {
+            let kernel = self.kernel(language).await?;
+            return Ok(kernel.run(code, sink, control, &handlers).await);
+        };
+        // The container's start (an image pull) is reported as the run's
+        // output while the run waits for it.
+        let progress = slot.progress.clone();
+        let (_, mut seen) = progress.since(0);
+        let forward = |seen: &mut usize, sink: &mut (dyn FnMut(RunEvent) + Send)| {
+            let (lines, now) = progress.since(*seen);
+            *seen = now;
+            for line in lines {
+                sink(RunEvent::Output {
+                    stream: OutputStream::Stderr,
+                    text: format!("{line}\n"),
+                });
+            }
+        };
+        let kernel = {
+            let start = self.kernel(language);
+            tokio::pin!(start);
+            loop {
+                tokio::select! {
+                    kernel = &mut start => break kernel,
+                    () = slot.progress.changed() => forward(&mut seen, sink),
+                }
+            }
+        };
+        forward(&mut seen, sink);
+        Ok(kernel?.run(code, sink, control, &handlers).await)
     }
 
     /// The live kernel of `language`, started (or restarted) as needed.
@@ -412,6 +467,9 @@ impl KernelManager {
         }
         for (_, kernel) in self.kernels.drain() {
             kernel.shutdown().await;
+        }
+        if let Some(container) = self.launch.container.as_ref().and_then(|s| s.started()) {
+            container.stop().await;
         }
         cleanup::kill_orphans_of(&self.mark);
     }

@@ -47,6 +47,24 @@ pub(crate) fn prepare_child(
     }
 }
 
+/// Starts the child in a session of its own, so that Ctrl-C in the user's
+/// terminal does not reach it: for the container engine's clients, which
+/// oi stops itself (and which end when oi does: their input closes).
+pub(crate) fn detach(cmd: &mut Command) {
+    #[expect(
+        unsafe_code,
+        reason = "pre_exec is unsafe; the closure only makes one system call (setsid)"
+    )]
+    // SAFETY: runs in the forked child before exec; nothing in it allocates
+    // or takes a lock.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::unistd::setsid().map_err(std::io::Error::from)?;
+            Ok(())
+        });
+    }
+}
+
 /// In the kernel's process, before its program starts: forks the guard,
 /// which keeps only `guard` (a pipe's read end) open, waits until the
 /// other end is closed, and then kills its process group — the kernel and

@@ -634,3 +634,76 @@ async fn ois_own_folder_stays_closed_even_inside_a_writable_one() {
     }
     assert_eq!(std::fs::read_to_string(&config).unwrap(), "model = \"x\"\n");
 }
+
+#[tokio::test]
+async fn a_container_keeps_writes_in_the_workspace() {
+    let Some(image) = oi_testkit::container_image() else {
+        return;
+    };
+    let place = place();
+    let mut policy = Policy::new(SandboxMode::Container, &place.workspace);
+    policy.network = false;
+    policy.writable_roots.push(place.added.clone());
+    let mut k = KernelManager::new(
+        vec![
+            LanguageSpec::python("/usr/bin/python3"),
+            LanguageSpec::shell("/bin/bash"),
+        ],
+        &policy.workspace,
+    )
+    .with_sandbox(policy.clone())
+    .with_container(oi_kernels::ContainerSpec::new(image));
+
+    // Outside the mounts, directly and by every detour: those folders are
+    // not in the container at all.
+    assert_blocked(&mut k, &policy, &place.outside.join("new.txt")).await;
+    assert_blocked(&mut k, &policy, &place.outside.join("victim.txt")).await;
+    assert_blocked(&mut k, &policy, &place.workspace.join("link/victim.txt")).await;
+    assert_blocked(
+        &mut k,
+        &policy,
+        &place.workspace.join("../outside/victim.txt"),
+    )
+    .await;
+    assert_blocked(&mut k, &policy, Path::new("/etc/oi-sandbox-escape-test")).await;
+    assert_blocked(&mut k, &policy, &place.workspace.join(".git/config")).await;
+    assert_blocked(&mut k, &policy, &place.workspace.join(".git/new-hook")).await;
+    let victim = place.outside.join("victim.txt");
+    let (_, output) = run(
+        &mut k,
+        "shell",
+        &format!(
+            "ln '{}' hard.txt; echo escaped >> hard.txt",
+            victim.display()
+        ),
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "original\n",
+        "{output}"
+    );
+    // Nor the network, nor the host's processes.
+    let (_, output) = run(
+        &mut k,
+        "python",
+        "import socket\ntry:\n    socket.create_connection(('192.0.2.1', 80), timeout=3)\n    print('connected')\nexcept OSError as e:\n    print('refused:', e)",
+    )
+    .await;
+    assert!(output.starts_with("refused:"), "{output}");
+    let (_, output) = run(&mut k, "shell", "ls /proc | grep -c '^[0-9]'").await;
+    let visible: u32 = output.trim().parse().unwrap();
+    assert!(visible < 20, "the container sees {visible} processes");
+
+    // The allowed places still work.
+    assert_allowed(&mut k, &place.workspace.join("result.txt")).await;
+    assert_allowed(&mut k, &place.added.join("extra.txt")).await;
+    let (status, output) = run(
+        &mut k,
+        "python",
+        "import tempfile\nwith tempfile.NamedTemporaryFile() as f:\n    f.write(b'x')\nprint('ok')",
+    )
+    .await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "ok\n"));
+    k.shutdown().await;
+}

@@ -32,6 +32,9 @@ pub enum Need<'a> {
     /// compatibility tests use (listed in `OI_REQUIRE_PIP`, e.g.
     /// `openai-codex`).
     Pip(&'a str),
+    /// A container engine (Podman or Docker) with the test image
+    /// (`OI_REQUIRE_CONTAINER` set).
+    Container,
 }
 
 impl Need<'_> {
@@ -47,6 +50,7 @@ impl Need<'_> {
             Self::Program(_) => "OI_REQUIRE_PROGRAMS",
             Self::Npm(_) => "OI_REQUIRE_NPM",
             Self::Pip(_) => "OI_REQUIRE_PIP",
+            Self::Container => "OI_REQUIRE_CONTAINER",
         }
     }
 
@@ -108,6 +112,35 @@ pub fn builtin_weights(engine: bool) -> Option<PathBuf> {
     present_or_skip(Need::BuiltinModel, engine && file.is_some(), &missing)
         .then_some(file)
         .flatten()
+}
+
+/// The image the container tests run (`$OI_TEST_IMAGE`, default
+/// `localhost/oi-test:bookworm`: a Debian root file system with Python,
+/// which `.ci/run` builds), when Podman or Docker is installed and has it;
+/// `None` (skipped) otherwise.
+pub fn container_image() -> Option<String> {
+    let image =
+        std::env::var("OI_TEST_IMAGE").unwrap_or_else(|_| "localhost/oi-test:bookworm".into());
+    let engine = ["podman", "docker"].into_iter().find(|e| installed(e));
+    let missing = match engine {
+        None => "no container engine (install podman or docker)".to_owned(),
+        Some(engine) => {
+            let has = std::process::Command::new(engine)
+                .args(["image", "inspect", &image])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if has {
+                return Some(image);
+            }
+            format!(
+                "{engine} has no image {image} (build it as .ci/run does, or set OI_TEST_IMAGE)"
+            )
+        }
+    };
+    present_or_skip(Need::Container, false, &missing);
+    None
 }
 
 /// A Python that imports matplotlib: `$OI_TEST_MATPLOTLIB_PYTHON` (CI sets

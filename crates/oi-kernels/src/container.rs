@@ -1,0 +1,784 @@
+//! Kernels in a container (`sandbox = "container"`): one long-lived
+//! container per session, run by Docker or Podman on this machine.
+//!
+//! The container runs the image's `sh`, which waits on its standard input:
+//! the engine's client that started it (`run -i --rm`) holds that input
+//! open for as long as the session lives, so the container stops — and is
+//! removed — when the session ends, however oi ends. Containers left by a
+//! session that was killed before its engine client could say so are
+//! labelled with their owner and removed at the next start.
+//!
+//! The workspace and the added folders are mounted at their own paths (so
+//! paths in the conversation stay true) and are the only places code can
+//! write, besides the container's own `/tmp`; the root file system is
+//! read-only; the workspace's `.git` and `.openinterpreter` are mounted
+//! read-only over their writable parent, and oi's own folder is hidden
+//! behind an empty one. The network is off unless `[container] network`
+//! names one.
+//!
+//! A kernel is the same interpreter and driver as on the host, started
+//! with `exec`. The driver's control channel (fds 3 and 4 on the host) is
+//! a pair of named pipes in the container's `/tmp`, each relayed to oi by
+//! its own `exec … cat` — the engine's standard streams are the only
+//! channel every engine offers, local or remote.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// Which engine runs the container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EngineKind {
+    /// Podman if it is installed, else Docker.
+    #[default]
+    Auto,
+    Docker,
+    Podman,
+}
+
+impl std::str::FromStr for EngineKind {
+    type Err = String;
+    fn from_str(word: &str) -> Result<Self, Self::Err> {
+        match word {
+            "auto" => Ok(Self::Auto),
+            "docker" => Ok(Self::Docker),
+            "podman" => Ok(Self::Podman),
+            other => Err(format!(
+                "unknown container engine `{other}`: one of auto, docker, podman"
+            )),
+        }
+    }
+}
+
+/// The container a session's code runs in (`[container]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContainerSpec {
+    pub engine: EngineKind,
+    pub image: String,
+    /// Another engine than the local default (`unix://`, `tcp://`,
+    /// `ssh://`).
+    pub host: Option<String>,
+    /// Memory limit as the engines write it (`2g`).
+    pub memory: Option<String>,
+    pub cpus: Option<f64>,
+    pub pids: Option<u32>,
+    /// `none`, or a network of the engine's (`bridge`, `host` …).
+    pub network: String,
+    /// More mounts: `SOURCE:TARGET[:ro|rw]`, absolute paths.
+    pub mounts: Vec<String>,
+    /// Variables set in the container.
+    pub env: BTreeMap<String, String>,
+}
+
+impl ContainerSpec {
+    /// `image` on the default engine, with no network and no limits.
+    pub fn new(image: impl Into<String>) -> Self {
+        Self {
+            engine: EngineKind::Auto,
+            image: image.into(),
+            host: None,
+            memory: None,
+            cpus: None,
+            pids: None,
+            network: "none".to_owned(),
+            mounts: Vec::new(),
+            env: BTreeMap::new(),
+        }
+    }
+}
+
+/// Why the container could not be used.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ContainerError {
+    #[error(
+        "no container engine found: install Podman or Docker, or set `[container] engine` to one that is installed"
+    )]
+    NoEngine,
+    #[error("the container engine `{engine}` cannot be run: {problem}")]
+    Engine { engine: String, problem: String },
+    #[error("the image `{image}` is not here and could not be pulled: {problem}")]
+    Pull { image: String, problem: String },
+    #[error("the container (image `{image}`) did not start: {problem}")]
+    Start { image: String, problem: String },
+    #[error(
+        "remote container engines (`[container] host` or {variable}) are not supported yet: unset it to use this machine's engine"
+    )]
+    Remote { variable: String },
+}
+
+/// The engine's command line: its program and the arguments every call
+/// takes.
+#[derive(Debug, Clone)]
+pub(crate) struct Engine {
+    pub kind: EngineKind,
+    program: PathBuf,
+}
+
+impl Engine {
+    /// The engine `kind` names (`Auto`: Podman, else Docker).
+    pub(crate) fn find(kind: EngineKind) -> Result<Self, ContainerError> {
+        let find = |name: &str, kind| {
+            which::which(name)
+                .ok()
+                .map(|program| Self { kind, program })
+        };
+        match kind {
+            EngineKind::Podman => find("podman", kind),
+            EngineKind::Docker => find("docker", kind),
+            EngineKind::Auto => {
+                find("podman", EngineKind::Podman).or_else(|| find("docker", EngineKind::Docker))
+            }
+        }
+        .ok_or(ContainerError::NoEngine)
+    }
+
+    fn name(&self) -> &'static str {
+        match self.kind {
+            EngineKind::Docker => "docker",
+            _ => "podman",
+        }
+    }
+
+    /// A command of the engine's, started in a session of its own (Ctrl-C
+    /// in the user's terminal is oi's to handle) and killed with oi.
+    pub(crate) fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        crate::process::detach(&mut cmd);
+        cmd
+    }
+
+    /// Runs `args` to the end; its standard output, or what went wrong.
+    async fn output(&self, args: &[&str]) -> Result<String, String> {
+        let out = self
+            .command()
+            .args(args)
+            .output()
+            .await
+            .map_err(|e| format!("`{} {}`: {e}", self.name(), args.join(" ")))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(last_line(&out.stderr).unwrap_or_else(|| {
+                format!(
+                    "`{} {}` failed ({})",
+                    self.name(),
+                    args.join(" "),
+                    crate::process::describe_exit(out.status)
+                )
+            }))
+        }
+    }
+}
+
+/// The last line a program printed, if any.
+fn last_line(bytes: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_owned)
+}
+
+/// The label every container of oi's carries: who owns it (this
+/// process's mark, see `cleanup::owner_mark`).
+const OWNER_LABEL: &str = "oi.owner";
+/// The machine the owner runs on.
+const HOST_LABEL: &str = "oi.host";
+const READY: &str = "oi-container-ready";
+
+/// What the container mounts from this machine.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Mounts {
+    pub workspace: PathBuf,
+    /// Written to (the added folders, where plots are saved).
+    pub writable: Vec<PathBuf>,
+    /// Mounted read-only over a writable folder (`.git`).
+    pub read_only: Vec<PathBuf>,
+    /// Hidden behind an empty folder (oi's own).
+    pub hidden: Vec<PathBuf>,
+}
+
+impl Mounts {
+    /// The mounts `policy` asks for, plus `extra` writable folders.
+    pub(crate) fn of(policy: &oi_sandbox::Policy, extra: &[PathBuf]) -> Self {
+        let writable: Vec<PathBuf> = policy.writable_roots.iter().chain(extra).cloned().collect();
+        let mut all = vec![policy.workspace.clone()];
+        all.extend(writable.iter().cloned());
+        let inside = |p: &Path| all.iter().any(|root| p.starts_with(root));
+        let hidden: Vec<PathBuf> = policy
+            .protected_roots
+            .iter()
+            .filter(|p| inside(p) && p.exists())
+            .cloned()
+            .collect();
+        let read_only = policy
+            .protected()
+            .into_iter()
+            .filter(|p| inside(p) && !hidden.iter().any(|h| p.starts_with(h)))
+            .collect();
+        Self {
+            workspace: policy.workspace.clone(),
+            writable,
+            read_only,
+            hidden,
+        }
+    }
+}
+
+/// A started container, and what its engine needs to reach it.
+#[derive(Debug)]
+pub(crate) struct Container {
+    pub engine: Engine,
+    pub name: String,
+    pub image: String,
+    /// The container's first process as this machine sees it (when the
+    /// engine runs here): its processes can then be found in `/proc`.
+    init_pid: Option<i32>,
+    /// The engine client that started the container: its standard input
+    /// keeps the container alive.
+    run: Mutex<Option<Child>>,
+    next_kernel: AtomicU64,
+}
+
+impl Container {
+    /// Starts a container for `spec` with `mounts`, pulling the image first
+    /// when it is not here (its progress goes to `progress`).
+    pub(crate) async fn start(
+        spec: &ContainerSpec,
+        mounts: &Mounts,
+        progress: &Progress,
+    ) -> Result<Self, ContainerError> {
+        if let Some(variable) = remote_setting(spec) {
+            return Err(ContainerError::Remote { variable });
+        }
+        let engine = Engine::find(spec.engine)?;
+        let removed = remove_leftovers(&engine).await;
+        if removed > 0 {
+            progress.line(format!(
+                "oi: removed {removed} container{} that an earlier session left behind",
+                if removed == 1 { "" } else { "s" }
+            ));
+        }
+        ensure_image(&engine, &spec.image, progress).await?;
+        for dir in &mounts.writable {
+            // Where plots go is made on first use; the engine wants it now.
+            let _ = fs_err::create_dir_all(dir);
+        }
+        let name = format!("oi-{}-{:08x}", std::process::id(), fastrand::u32(..));
+        let mut cmd = engine.command();
+        cmd.args(run_args(spec, mounts, &name))
+            .stdin(Stdio::piped());
+        let start_error = |problem: String| ContainerError::Start {
+            image: spec.image.clone(),
+            problem,
+        };
+        let mut child = cmd.spawn().map_err(|e| ContainerError::Engine {
+            engine: engine.name().to_owned(),
+            problem: e.to_string(),
+        })?;
+        let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(start_error("the engine's output is missing".to_owned()));
+        };
+        let mut lines = BufReader::new(stdout).lines();
+        let ready = tokio::time::timeout(START_TIMEOUT, async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.trim() == READY {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        match ready {
+            Ok(true) => {}
+            other => {
+                let _ = child.start_kill();
+                let mut err = Vec::new();
+                let _ = tokio::time::timeout(
+                    std::time::Duration::from_secs(2),
+                    stderr.read_to_end(&mut err),
+                )
+                .await;
+                let problem = match (other, last_line(&err)) {
+                    (_, Some(line)) => line,
+                    (Err(_), None) => {
+                        format!("it did not start within {} s", START_TIMEOUT.as_secs())
+                    }
+                    _ => "the engine exited without a word".to_owned(),
+                };
+                return Err(start_error(problem));
+            }
+        }
+        let init_pid = engine
+            .output(&["inspect", "--format", "{{.State.Pid}}", &name])
+            .await
+            .ok()
+            .and_then(|pid| pid.trim().parse::<i32>().ok())
+            .filter(|pid| *pid > 0 && Path::new(&format!("/proc/{pid}")).exists());
+        Ok(Self {
+            engine,
+            name,
+            image: spec.image.clone(),
+            init_pid,
+            run: Mutex::new(Some(child)),
+            next_kernel: AtomicU64::new(1),
+        })
+    }
+
+    /// A fresh folder name for a kernel's pipes (in the container's `/tmp`).
+    pub(crate) fn kernel_dir(&self) -> String {
+        format!(
+            "/tmp/oi-kernel-{}",
+            self.next_kernel.fetch_add(1, Ordering::Relaxed)
+        )
+    }
+
+    /// `ENGINE exec [-i] NAME …`.
+    pub(crate) fn exec(&self, interactive: bool) -> Command {
+        let mut cmd = self.engine.command();
+        cmd.arg("exec");
+        if interactive {
+            cmd.arg("-i");
+        }
+        cmd
+    }
+
+    /// Runs `script` in the container's `sh` with `args` (`$0`, `$1` …), to
+    /// the end.
+    pub(crate) async fn sh(&self, script: &str, args: &[&str]) -> Result<String, String> {
+        let mut all = vec!["exec", self.name.as_str(), "sh", "-c", script];
+        all.extend(args);
+        self.engine.output(&all).await
+    }
+
+    /// The process `pid` of the container as this machine sees it, when
+    /// the engine runs here (found in `/proc`: a process of the
+    /// container's pid namespace whose innermost id is `pid`).
+    pub(crate) fn host_pid(&self, pid: i32) -> Option<nix::unistd::Pid> {
+        let init = self.init_pid?;
+        let namespace = std::fs::read_link(format!("/proc/{init}/ns/pid")).ok()?;
+        let entries = fs_err::read_dir("/proc").ok()?;
+        entries.flatten().find_map(|entry| {
+            let host: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let status = fs_err::read_to_string(format!("/proc/{host}/status")).ok()?;
+            let ids = status.lines().find_map(|l| l.strip_prefix("NSpid:"))?;
+            let inner: i32 = ids.split_whitespace().last()?.parse().ok()?;
+            (inner == pid && std::fs::read_link(format!("/proc/{host}/ns/pid")).ok()? == namespace)
+                .then(|| nix::unistd::Pid::from_raw(host))
+        })
+    }
+
+    /// Sends `signal` (`SIGINT`) to the process group `pgid` in the
+    /// container, without waiting for the engine.
+    pub(crate) fn signal(&self, pgid: i32, signal: &str) {
+        let signal = signal.strip_prefix("SIG").unwrap_or(signal);
+        let mut cmd = std::process::Command::new(&self.engine.program);
+        cmd.args([
+            "exec",
+            &self.name,
+            "sh",
+            "-c",
+            "kill -s \"$0\" -- \"-$1\" 2>/dev/null",
+            signal,
+            &pgid.to_string(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        if let Ok(mut child) = cmd.spawn() {
+            // Reaped on a thread of its own: nothing waits for it.
+            std::thread::spawn(move || child.wait());
+        }
+    }
+
+    /// Stops and removes the container.
+    pub(crate) async fn stop(&self) {
+        let run = self.run.lock().ok().and_then(|mut r| r.take());
+        let _ = self
+            .engine
+            .output(&["rm", "-f", "-t", "0", &self.name])
+            .await;
+        if let Some(mut run) = run {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), run.wait()).await;
+            let _ = run.start_kill();
+        }
+    }
+}
+
+impl Drop for Container {
+    fn drop(&mut self) {
+        let run = self.run.lock().ok().and_then(|mut r| r.take());
+        if run.is_some() {
+            // Not stopped: removed without waiting (the engine client's own
+            // end closes its input too, which ends the container).
+            let mut cmd = std::process::Command::new(&self.engine.program);
+            cmd.args(["rm", "-f", "-t", "0", &self.name])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            if let Ok(mut child) = cmd.spawn() {
+                std::thread::spawn(move || child.wait());
+            }
+        }
+    }
+}
+
+/// How long a container may take to start (a warm image: about a second).
+const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The engine's arguments that start the container.
+fn run_args(spec: &ContainerSpec, mounts: &Mounts, name: &str) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "run",
+        "-i",
+        "--rm",
+        "--name",
+        name,
+        "--label",
+        &format!("{OWNER_LABEL}={}", crate::cleanup::owner_mark()),
+        "--label",
+        &format!("{HOST_LABEL}={}", host_name()),
+        "--network",
+        &spec.network,
+        "--read-only",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    // The container's own /tmp, unless a folder of this machine is mounted
+    // there (a workspace in /tmp itself).
+    let tmp = Path::new("/tmp");
+    if mounts.workspace != tmp && !mounts.writable.iter().any(|w| w == tmp) {
+        args.extend(["--tmpfs".to_owned(), "/tmp:rw,exec,mode=1777".to_owned()]);
+    }
+    args.extend([
+        "--workdir".to_owned(),
+        mounts.workspace.display().to_string(),
+    ]);
+    let uid = nix::unistd::getuid();
+    let gid = nix::unistd::getgid();
+    // Files the code writes in the workspace are the user's, as on the host.
+    args.extend(["--user".to_owned(), format!("{uid}:{gid}")]);
+    args.extend(["--env".to_owned(), "HOME=/tmp".to_owned()]);
+    let volume = |source: &Path, target: &Path, mode: &str| {
+        vec![
+            "--volume".to_owned(),
+            format!("{}:{}:{mode}", source.display(), target.display()),
+        ]
+    };
+    args.extend(volume(&mounts.workspace, &mounts.workspace, "rw"));
+    for dir in &mounts.writable {
+        args.extend(volume(dir, dir, "rw"));
+    }
+    for dir in &mounts.read_only {
+        args.extend(volume(dir, dir, "ro"));
+    }
+    for dir in &mounts.hidden {
+        args.extend([
+            "--tmpfs".to_owned(),
+            format!("{}:ro,size=4k", dir.display()),
+        ]);
+    }
+    for mount in &spec.mounts {
+        args.extend(["--volume".to_owned(), mount.clone()]);
+    }
+    if let Some(memory) = &spec.memory {
+        args.extend(["--memory".to_owned(), memory.clone()]);
+    }
+    if let Some(cpus) = spec.cpus {
+        args.extend(["--cpus".to_owned(), cpus.to_string()]);
+    }
+    if let Some(pids) = spec.pids {
+        args.extend(["--pids-limit".to_owned(), pids.to_string()]);
+    }
+    for (key, value) in &spec.env {
+        args.extend(["--env".to_owned(), format!("{key}={value}")]);
+    }
+    args.extend(
+        [
+            "--entrypoint",
+            "sh",
+            &spec.image,
+            "-c",
+            &format!("echo {READY}; read _ignored"),
+        ]
+        .iter()
+        .map(|s| (*s).to_owned()),
+    );
+    args
+}
+
+/// The setting that points at a remote engine, if any.
+fn remote_setting(spec: &ContainerSpec) -> Option<String> {
+    if spec.host.is_some() {
+        return Some("`[container] host`".to_owned());
+    }
+    let variables: &[&str] = match spec.engine {
+        EngineKind::Docker => &["DOCKER_HOST"],
+        EngineKind::Podman => &["CONTAINER_HOST"],
+        EngineKind::Auto => &["CONTAINER_HOST", "DOCKER_HOST"],
+    };
+    variables
+        .iter()
+        .find(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+        .map(|v| format!("${v}"))
+}
+
+fn host_name() -> String {
+    fs_err::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// Removes the containers that sessions on this machine left behind when
+/// they were killed; says how many.
+async fn remove_leftovers(engine: &Engine) -> usize {
+    let Ok(ids) = engine
+        .output(&[
+            "ps",
+            "-a",
+            "-q",
+            "--filter",
+            &format!("label={OWNER_LABEL}"),
+        ])
+        .await
+    else {
+        return 0;
+    };
+    let ids: Vec<&str> = ids.split_whitespace().collect();
+    if ids.is_empty() {
+        return 0;
+    }
+    let format = format!(
+        "{{{{.Id}}}} {{{{index .Config.Labels \"{HOST_LABEL}\"}}}} {{{{index .Config.Labels \"{OWNER_LABEL}\"}}}}"
+    );
+    let mut args = vec!["inspect", "--format", &format];
+    args.extend(ids);
+    let Ok(described) = engine.output(&args).await else {
+        return 0;
+    };
+    let here = host_name();
+    let dead: Vec<&str> = described
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let (id, host, owner) = (words.next()?, words.next()?, words.next()?);
+            (host == here && !crate::cleanup::owner_alive(owner)).then_some(id)
+        })
+        .collect();
+    if dead.is_empty() {
+        return 0;
+    }
+    let mut args = vec!["rm", "-f", "-t", "0"];
+    args.extend(&dead);
+    match engine.output(&args).await {
+        Ok(_) => dead.len(),
+        Err(_) => 0,
+    }
+}
+
+/// Pulls `image` unless the engine has it.
+async fn ensure_image(
+    engine: &Engine,
+    image: &str,
+    progress: &Progress,
+) -> Result<(), ContainerError> {
+    if engine.output(&["image", "inspect", image]).await.is_ok() {
+        return Ok(());
+    }
+    progress.line(format!(
+        "oi: pulling the image {image} (it is not here yet)"
+    ));
+    let pull_error = |problem: String| ContainerError::Pull {
+        image: image.to_owned(),
+        problem,
+    };
+    let mut child = engine
+        .command()
+        .args(["pull", image])
+        .spawn()
+        .map_err(|e| pull_error(e.to_string()))?;
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(pull_error("the engine's output is missing".to_owned()));
+    };
+    let last = Arc::new(Mutex::new(String::new()));
+    let forward = |reader: Box<dyn tokio::io::AsyncRead + Unpin + Send>| {
+        let progress = progress.clone();
+        let last = Arc::clone(&last);
+        async move {
+            let mut lines = BufReader::new(reader).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let line = line.trim().to_owned();
+                if line.is_empty() {
+                    continue;
+                }
+                if let Ok(mut last) = last.lock() {
+                    last.clone_from(&line);
+                }
+                progress.line(line);
+            }
+        }
+    };
+    tokio::join!(forward(Box::new(stdout)), forward(Box::new(stderr)));
+    let status = child.wait().await.map_err(|e| pull_error(e.to_string()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        let last = last.lock().map(|l| l.clone()).unwrap_or_default();
+        Err(pull_error(if last.is_empty() {
+            crate::process::describe_exit(status)
+        } else {
+            last
+        }))
+    }
+}
+
+/// Lines saying how the container's start is going (an image pull), kept
+/// for whoever waits on it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Progress {
+    lines: Arc<Mutex<Vec<String>>>,
+    changed: Arc<tokio::sync::Notify>,
+}
+
+impl Progress {
+    fn line(&self, line: String) {
+        if let Ok(mut lines) = self.lines.lock() {
+            lines.push(line);
+        }
+        self.changed.notify_waiters();
+    }
+
+    /// The lines after the first `seen`, and how many there are now.
+    pub(crate) fn since(&self, seen: usize) -> (Vec<String>, usize) {
+        let lines = self.lines.lock().map(|l| l.clone()).unwrap_or_default();
+        let count = lines.len();
+        (lines.into_iter().skip(seen).collect(), count)
+    }
+
+    pub(crate) async fn changed(&self) {
+        self.changed.notified().await;
+    }
+}
+
+/// The session's container, started by the first kernel that needs it.
+#[derive(Debug)]
+pub(crate) struct ContainerSlot {
+    pub spec: ContainerSpec,
+    pub mounts: Mounts,
+    pub progress: Progress,
+    cell: tokio::sync::OnceCell<Result<Arc<Container>, ContainerError>>,
+}
+
+impl ContainerSlot {
+    pub(crate) fn new(spec: ContainerSpec, mounts: Mounts) -> Self {
+        Self {
+            spec,
+            mounts,
+            progress: Progress::default(),
+            cell: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// The container, started if it is not yet (a failed start is not
+    /// tried again: the session reports the same error).
+    pub(crate) async fn get(&self) -> Result<Arc<Container>, ContainerError> {
+        self.cell
+            .get_or_init(|| async {
+                Container::start(&self.spec, &self.mounts, &self.progress)
+                    .await
+                    .map(Arc::new)
+            })
+            .await
+            .clone()
+    }
+
+    /// The container if it was started.
+    pub(crate) fn started(&self) -> Option<Arc<Container>> {
+        self.cell.get().and_then(|r| r.as_ref().ok()).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_container_mounts_only_what_the_policy_lets_code_write() {
+        let ws = tempfile::tempdir().unwrap();
+        let home = ws.path().join(".oi-home");
+        fs_err::create_dir_all(ws.path().join(".git")).unwrap();
+        fs_err::create_dir_all(&home).unwrap();
+        let mut policy = oi_sandbox::Policy::new(oi_protocol::SandboxMode::Container, ws.path());
+        policy.protected_roots.push(home.clone());
+        let images = home.join("sessions/x/images");
+        let mounts = Mounts::of(&policy, std::slice::from_ref(&images));
+        assert_eq!(mounts.workspace, ws.path());
+        assert_eq!(mounts.writable, vec![images.clone()]);
+        assert_eq!(mounts.read_only, vec![ws.path().join(".git")]);
+        assert_eq!(mounts.hidden, vec![home]);
+
+        let mut spec = ContainerSpec::new("img:1");
+        spec.memory = Some("512m".into());
+        spec.pids = Some(64);
+        spec.env.insert("LANG".into(), "C.UTF-8".into());
+        let args = run_args(&spec, &mounts, "oi-1");
+        let joined = args.join(" ");
+        for part in [
+            "run -i --rm --name oi-1",
+            "--network none",
+            "--read-only",
+            "--tmpfs /tmp:rw,exec,mode=1777",
+            &format!("--workdir {}", ws.path().display()),
+            &format!("--volume {0}:{0}:rw", ws.path().display()),
+            &format!("--volume {0}/.git:{0}/.git:ro", ws.path().display()),
+            &format!("--volume {0}:{0}:rw", images.display()),
+            "--memory 512m",
+            "--pids-limit 64",
+            "--env LANG=C.UTF-8",
+            "--entrypoint sh img:1 -c",
+        ] {
+            assert!(joined.contains(part), "{part} not in {joined}");
+        }
+        assert!(joined.contains(&format!("--tmpfs {}/.oi-home:ro", ws.path().display())));
+        assert!(!joined.contains("--cpus"));
+        // A workspace that is /tmp itself is not hidden by the container's own.
+        let mounts = Mounts {
+            workspace: PathBuf::from("/tmp"),
+            ..Mounts::default()
+        };
+        let joined = run_args(&spec, &mounts, "oi-2").join(" ");
+        assert!(!joined.contains("--tmpfs /tmp"), "{joined}");
+        assert!(joined.contains("--workdir /tmp --user"), "{joined}");
+    }
+
+    #[test]
+    fn a_remote_engine_is_named() {
+        let mut spec = ContainerSpec::new("x");
+        spec.host = Some("tcp://box:2375".into());
+        assert_eq!(remote_setting(&spec).as_deref(), Some("`[container] host`"));
+    }
+
+    #[test]
+    fn engines_are_named_by_their_words() {
+        assert_eq!("podman".parse(), Ok(EngineKind::Podman));
+        assert_eq!("docker".parse(), Ok(EngineKind::Docker));
+        assert_eq!("auto".parse(), Ok(EngineKind::Auto));
+        assert!(
+            "lxc"
+                .parse::<EngineKind>()
+                .unwrap_err()
+                .contains("auto, docker, podman")
+        );
+    }
+}
