@@ -15,6 +15,7 @@ mod appserver_sdk;
 mod codex;
 mod codex_sdk;
 mod config;
+mod container;
 mod context;
 mod errors;
 mod eval;

@@ -412,16 +412,20 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
             &session_dir.join("screenshots"),
         )?);
     }
+    let mut kernels = KernelManager::new(languages, cwd)
+        .with_image_dir(session_dir.join("images"))
+        .with_cache_dir(loaded.home.join("cache"))
+        .with_hidden_env(loaded.hidden_env())
+        .with_sandbox(policy.clone());
+    if policy.in_container() {
+        kernels = kernels.with_container(parts::container_spec(&loaded));
+    }
     Ok(Setup {
         session_id,
         config,
         resumed,
         client,
-        kernels: KernelManager::new(languages, cwd)
-            .with_image_dir(session_dir.join("images"))
-            .with_cache_dir(loaded.home.join("cache"))
-            .with_hidden_env(loaded.hidden_env())
-            .with_sandbox(policy.clone()),
+        kernels,
         sandbox: policy,
         loaded,
         notices,

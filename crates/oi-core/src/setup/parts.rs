@@ -99,6 +99,9 @@ pub fn policy(loaded: &Loaded, request: &SessionRequest) -> Result<Policy, Setup
     };
     let mut policy = Policy::new(c.sandbox, workspace);
     policy.network = c.network;
+    if policy.in_container() {
+        policy.network = container_network(loaded) != "none";
+    }
     // Code may never change oi's own folder: its configuration (which
     // could lift the sandbox), checkpoints, transcripts and trust list.
     let home = fs_err::canonicalize(&loaded.home).unwrap_or_else(|_| loaded.home.clone());
@@ -166,6 +169,44 @@ pub fn checkpoints(loaded: &Loaded, policy: &Policy) -> crate::Checkpoints {
 }
 
 /// `~/x` as `$HOME/x`.
+/// The container's network: `[container] network`, but none when
+/// `network = false`.
+fn container_network(loaded: &Loaded) -> String {
+    let c = &loaded.config;
+    if c.network {
+        c.container.network.clone()
+    } else {
+        "none".to_owned()
+    }
+}
+
+/// The container code runs in (`sandbox = "container"`), as
+/// `[container]` describes it.
+pub(super) fn container_spec(loaded: &Loaded) -> oi_kernels::ContainerSpec {
+    let k = &loaded.config.container;
+    let mut spec = oi_kernels::ContainerSpec::new(k.image.clone());
+    // The word was checked with the configuration.
+    spec.engine = k.engine.parse().unwrap_or_default();
+    spec.host = k.host.clone();
+    spec.memory = k.memory.clone();
+    spec.cpus = k.cpus;
+    spec.pids = k.pids;
+    spec.network = container_network(loaded);
+    spec.mounts = k
+        .mounts
+        .iter()
+        .map(|m| match m.strip_prefix("~/") {
+            Some(_) => {
+                let (source, rest) = m.split_once(':').unwrap_or((m, ""));
+                format!("{}:{rest}", expand_home(source).display())
+            }
+            None => m.clone(),
+        })
+        .collect();
+    spec.env = k.env.clone();
+    spec
+}
+
 fn expand_home(path: &str) -> PathBuf {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
