@@ -33,6 +33,22 @@ pub fn sandbox(request: &SessionRequest, command: &[String]) -> Result<ExitCode,
             "put the command after `--`: `interpreter sandbox -- touch /etc/x`",
         ));
     };
+    if policy.in_container() {
+        use std::io::IsTerminal;
+        let spec = setup::container_spec(&loaded);
+        let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+        let mut child =
+            oi_kernels::one_off_command(&spec, &policy, command, terminal).map_err(|e| {
+                CliError::usage(e.to_string(), "see `[container]` in docs/configuration.md")
+            })?;
+        let status = child.status().map_err(|e| {
+            CliError::usage(
+                format!("cannot run the container engine: {e}"),
+                "install Podman or Docker",
+            )
+        })?;
+        return Ok(exit_code_of(status));
+    }
     let temp = tempfile::Builder::new().prefix("oi-sandbox-").tempdir()?;
     let confinement =
         oi_sandbox::Confinement::prepare(&policy, &[temp.path().to_path_buf()], &policy.workspace)
@@ -52,6 +68,11 @@ pub fn sandbox(request: &SessionRequest, command: &[String]) -> Result<ExitCode,
             "check the command's name and that it is on PATH",
         )
     })?;
+    Ok(exit_code_of(status))
+}
+
+/// The exit code a shell would give for `status` (128 + a signal).
+fn exit_code_of(status: std::process::ExitStatus) -> ExitCode {
     let code = match (
         status.code(),
         std::os::unix::process::ExitStatusExt::signal(&status),
@@ -60,7 +81,7 @@ pub fn sandbox(request: &SessionRequest, command: &[String]) -> Result<ExitCode,
         (None, Some(signal)) => 128 + signal,
         (None, None) => 1,
     };
-    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 /// The checkpoints of this session's workspace (`--workspace` or here).

@@ -40,6 +40,12 @@ fn passed_through(options: &SessionOptions) -> Vec<String> {
     if options.local {
         args.push("--local".to_owned());
     }
+    // Each attempt in its own workspace, confined to it (or in its own
+    // container with `--sandbox container`).
+    let sandbox = options
+        .sandbox
+        .unwrap_or(oi_protocol::SandboxMode::WorkspaceWrite);
+    args.extend(["--sandbox".to_owned(), sandbox.to_string()]);
     args
 }
 

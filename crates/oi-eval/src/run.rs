@@ -257,7 +257,7 @@ pub async fn run_task(task: &Task, repeat: u32, settings: &RunSettings) -> Attem
     }
 
     let mut cmd = tokio::process::Command::new(&settings.binary);
-    cmd.args(["exec", "--oi-json", "--yes", "--sandbox", "workspace-write"])
+    cmd.args(["exec", "--oi-json", "--yes"])
         .args(&settings.args);
     if let Some(turns) = task.max_turns {
         cmd.args(["--max-turns", &turns.to_string()]);

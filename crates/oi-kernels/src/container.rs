@@ -438,6 +438,49 @@ const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The engine's arguments that start the container.
 fn run_args(spec: &ContainerSpec, mounts: &Mounts, name: &str) -> Vec<String> {
+    let script = format!("echo {READY}; read _ignored");
+    let mut args = container_args(spec, mounts, name);
+    args.extend(
+        ["--entrypoint", "sh", &spec.image, "-c", &script]
+            .iter()
+            .map(|s| (*s).to_owned()),
+    );
+    args
+}
+
+/// The engine's command that runs `command` (a program and its
+/// arguments) once in a container like a session's, with the same mounts
+/// and limits, removed when it ends; `terminal` gives it one.
+pub fn one_off_command(
+    spec: &ContainerSpec,
+    policy: &oi_sandbox::Policy,
+    command: &[String],
+    terminal: bool,
+) -> Result<std::process::Command, ContainerError> {
+    if let Some(variable) = remote_setting(spec) {
+        return Err(ContainerError::Remote { variable });
+    }
+    let engine = Engine::find(spec.engine)?;
+    let name = format!("oi-{}-{:08x}", std::process::id(), fastrand::u32(..));
+    let mut args = container_args(spec, &Mounts::of(policy, &[]), &name);
+    if terminal {
+        args.push("--tty".to_owned());
+    }
+    if let Some((program, rest)) = command.split_first() {
+        args.extend([
+            "--entrypoint".to_owned(),
+            program.clone(),
+            spec.image.clone(),
+        ]);
+        args.extend(rest.iter().cloned());
+    }
+    let mut cmd = std::process::Command::new(&engine.program);
+    cmd.args(args);
+    Ok(cmd)
+}
+
+/// What every container of oi's is started with, up to the image.
+fn container_args(spec: &ContainerSpec, mounts: &Mounts, name: &str) -> Vec<String> {
     let mut args: Vec<String> = [
         "run",
         "-i",
@@ -504,17 +547,6 @@ fn run_args(spec: &ContainerSpec, mounts: &Mounts, name: &str) -> Vec<String> {
     for (key, value) in &spec.env {
         args.extend(["--env".to_owned(), format!("{key}={value}")]);
     }
-    args.extend(
-        [
-            "--entrypoint",
-            "sh",
-            &spec.image,
-            "-c",
-            &format!("echo {READY}; read _ignored"),
-        ]
-        .iter()
-        .map(|s| (*s).to_owned()),
-    );
     args
 }
 

@@ -156,3 +156,90 @@ async fn the_container_goes_when_the_session_is_killed() {
         ours()
     );
 }
+
+#[tokio::test]
+async fn interpreter_sandbox_runs_a_command_in_a_container_like_the_sessions() {
+    let Some((env, _image)) = container_env().await else {
+        return;
+    };
+    let cwd = std::fs::canonicalize(env.cwd.path()).unwrap();
+    let out = env
+        .run(
+            &[
+                "sandbox",
+                "--",
+                "sh",
+                "-c",
+                "pwd; echo kept > here.txt; touch /etc/oi-escape || echo refused; echo $OI_TEST_MARK; exit 3",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.code, 3, "{out:?}");
+    assert_eq!(
+        out.stdout,
+        format!("{}\nrefused\ninside\n", cwd.display()),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr.contains("sandbox: container: writes in"),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("Read-only file system"), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("here.txt")).unwrap(),
+        "kept\n"
+    );
+}
+
+#[tokio::test]
+async fn eval_runs_each_attempt_in_its_own_container() {
+    let Some((env, _image)) = container_env().await else {
+        return;
+    };
+    let dir = crate::eval::suite(env.cwd.path(), &["one", "two"]);
+    for name in ["one", "two"] {
+        env.server
+            .answer_when(&format!("MADE-{name}"), Reply::text("Done."))
+            .answer_when(
+                &format!("make {name}.txt"),
+                Reply::execute(
+                    "python",
+                    &format!(
+                        "import socket\nopen('{name}.txt', 'w').write('x')\nprint('MADE-{name}', 'HOST-' + socket.gethostname())"
+                    ),
+                ),
+            );
+    }
+    let out_file = env.cwd.path().join("r.json");
+    let out = env
+        .run(
+            &[
+                "eval",
+                dir.to_str().unwrap(),
+                "--jobs",
+                "2",
+                "--sandbox",
+                "container",
+                "--out",
+                out_file.to_str().unwrap(),
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("2 of 2 attempts passed"), "{out:?}");
+    let hosts: std::collections::BTreeSet<String> = env
+        .server
+        .model_requests()
+        .iter()
+        .map(|r| r.last_message_text())
+        .filter_map(|text| {
+            text.split_whitespace()
+                .find_map(|w| w.strip_prefix("HOST-").map(str::to_owned))
+        })
+        .collect();
+    assert_eq!(hosts.len(), 2, "{hosts:?}");
+    let here = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert!(!hosts.contains(here.trim()), "{hosts:?}");
+}

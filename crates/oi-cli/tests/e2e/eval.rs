@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::support::TestEnv;
 
 /// A suite of tasks `make NAME.txt`, each checked by the file's existence.
-fn suite(root: &Path, names: &[&str]) -> std::path::PathBuf {
+pub(crate) fn suite(root: &Path, names: &[&str]) -> std::path::PathBuf {
     let dir = root.join("suite");
     for name in names {
         let task = dir.join(format!("make-{name}"));

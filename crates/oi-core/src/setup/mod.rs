@@ -39,7 +39,7 @@ pub const SMALL_MODEL_TEMPERATURE: f64 = 0.0;
 
 pub use error::SetupError;
 pub use local::LocalChoice;
-pub use parts::{checkpoints, config_notices, policy, provider};
+pub use parts::{checkpoints, config_notices, container_spec, policy, provider};
 
 /// A value and where the front end got it (`--workspace`, a request
 /// field), so an error about it can say where.

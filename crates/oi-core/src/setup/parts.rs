@@ -182,7 +182,7 @@ fn container_network(loaded: &Loaded) -> String {
 
 /// The container code runs in (`sandbox = "container"`), as
 /// `[container]` describes it.
-pub(super) fn container_spec(loaded: &Loaded) -> oi_kernels::ContainerSpec {
+pub fn container_spec(loaded: &Loaded) -> oi_kernels::ContainerSpec {
     let k = &loaded.config.container;
     let mut spec = oi_kernels::ContainerSpec::new(k.image.clone());
     // The word was checked with the configuration.
