@@ -230,6 +230,7 @@ mod tests {
                 "read-only",
                 "workspace-write",
                 "full-access",
+                "container",
                 "danger-full-access"
             ]
         );
