@@ -73,9 +73,14 @@ pub struct ContainerSpec {
     pub mounts: Vec<String>,
     /// Variables set in the container.
     pub env: BTreeMap<String, String>,
+    /// With a remote engine: files larger than this (bytes) are not copied.
+    pub sync_max_file: u64,
 }
 
 impl ContainerSpec {
+    /// Files over 50 MB stay where they are.
+    pub const DEFAULT_SYNC_MAX_FILE: u64 = 50 << 20;
+
     /// `image` on the default engine, with no network and no limits.
     pub fn new(image: impl Into<String>) -> Self {
         Self {
@@ -88,6 +93,7 @@ impl ContainerSpec {
             network: "none".to_owned(),
             mounts: Vec::new(),
             env: BTreeMap::new(),
+            sync_max_file: Self::DEFAULT_SYNC_MAX_FILE,
         }
     }
 }
@@ -106,9 +112,9 @@ pub enum ContainerError {
     #[error("the container (image `{image}`) did not start: {problem}")]
     Start { image: String, problem: String },
     #[error(
-        "remote container engines (`[container] host` or {variable}) are not supported yet: unset it to use this machine's engine"
+        "`interpreter sandbox` runs a command in a container of this machine's engine only (the workspace of a remote one is copied, which a one-off command cannot wait for): unset `[container] host` (or CONTAINER_HOST / DOCKER_HOST)"
     )]
-    Remote { variable: String },
+    Remote,
 }
 
 /// The engine's command line: its program and the arguments every call
@@ -117,24 +123,49 @@ pub enum ContainerError {
 pub(crate) struct Engine {
     pub kind: EngineKind,
     program: PathBuf,
+    /// Arguments before every command (`--remote --url …`).
+    args: Vec<String>,
+    /// Whether the engine runs on another machine (its paths are not
+    /// this machine's: the workspace is copied, not mounted).
+    pub remote: bool,
 }
 
 impl Engine {
     /// The engine `kind` names (`Auto`: Podman, else Docker).
-    pub(crate) fn find(kind: EngineKind) -> Result<Self, ContainerError> {
+    /// `host` (or the engine's own variable, `CONTAINER_HOST` or
+    /// `DOCKER_HOST`) points at another engine than this machine's default.
+    pub(crate) fn find(kind: EngineKind, host: Option<&str>) -> Result<Self, ContainerError> {
         let find = |name: &str, kind| {
-            which::which(name)
-                .ok()
-                .map(|program| Self { kind, program })
+            which::which(name).ok().map(|program| Self {
+                kind,
+                program,
+                args: Vec::new(),
+                remote: false,
+            })
         };
-        match kind {
+        let mut engine = match kind {
             EngineKind::Podman => find("podman", kind),
             EngineKind::Docker => find("docker", kind),
             EngineKind::Auto => {
                 find("podman", EngineKind::Podman).or_else(|| find("docker", EngineKind::Docker))
             }
         }
-        .ok_or(ContainerError::NoEngine)
+        .ok_or(ContainerError::NoEngine)?;
+        let variable = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let address = match (engine.kind, host) {
+            (_, Some(host)) => Some(host.to_owned()),
+            (EngineKind::Docker, None) => variable("DOCKER_HOST"),
+            (_, None) => variable("CONTAINER_HOST"),
+        };
+        if let Some(address) = address {
+            engine.args = match engine.kind {
+                EngineKind::Docker => vec!["--host".to_owned(), address.clone()],
+                _ => vec!["--remote".to_owned(), "--url".to_owned(), address.clone()],
+            };
+            // A socket of this machine is an engine of this machine.
+            engine.remote = !address.starts_with("unix://");
+        }
+        Ok(engine)
     }
 
     fn name(&self) -> &'static str {
@@ -148,7 +179,8 @@ impl Engine {
     /// in the user's terminal is oi's to handle) and killed with oi.
     pub(crate) fn command(&self) -> Command {
         let mut cmd = Command::new(&self.program);
-        cmd.stdin(Stdio::null())
+        cmd.args(&self.args)
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
@@ -158,14 +190,45 @@ impl Engine {
 
     /// Runs `args` to the end; its standard output, or what went wrong.
     async fn output(&self, args: &[&str]) -> Result<String, String> {
-        let out = self
-            .command()
-            .args(args)
-            .output()
+        self.output_bytes(args)
             .await
-            .map_err(|e| format!("`{} {}`: {e}", self.name(), args.join(" ")))?;
+            .map(|out| String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// [`Self::output`] as bytes.
+    pub(crate) async fn output_bytes(&self, args: &[&str]) -> Result<Vec<u8>, String> {
+        self.run(args, None).await
+    }
+
+    /// Runs `args` with `input` on its standard input, to the end.
+    pub(crate) async fn output_with_input(
+        &self,
+        args: &[&str],
+        input: Vec<u8>,
+    ) -> Result<Vec<u8>, String> {
+        self.run(args, Some(input)).await
+    }
+
+    async fn run(&self, args: &[&str], input: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
+        let spawn_error = |e: std::io::Error| format!("`{} {}`: {e}", self.name(), args.join(" "));
+        let mut cmd = self.command();
+        cmd.args(args);
+        if input.is_some() {
+            cmd.stdin(Stdio::piped());
+        }
+        let mut child = cmd.spawn().map_err(spawn_error)?;
+        let writer = child.stdin.take().zip(input).map(|(mut stdin, input)| {
+            tokio::spawn(async move {
+                use tokio::io::AsyncWriteExt;
+                let _ = stdin.write_all(&input).await;
+            })
+        });
+        let out = child.wait_with_output().await.map_err(spawn_error)?;
+        if let Some(writer) = writer {
+            let _ = writer.await;
+        }
         if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+            Ok(out.stdout)
         } else {
             Err(last_line(&out.stderr).unwrap_or_else(|| {
                 format!(
@@ -244,6 +307,8 @@ pub(crate) struct Container {
     /// The container's first process as this machine sees it (when the
     /// engine runs here): its processes can then be found in `/proc`.
     init_pid: Option<i32>,
+    /// With an engine on another machine: the copies of the workspace.
+    pub sync: Option<crate::sync::Sync>,
     /// The engine client that started the container: its standard input
     /// keeps the container alive.
     run: Mutex<Option<Child>>,
@@ -258,10 +323,7 @@ impl Container {
         mounts: &Mounts,
         progress: &Progress,
     ) -> Result<Self, ContainerError> {
-        if let Some(variable) = remote_setting(spec) {
-            return Err(ContainerError::Remote { variable });
-        }
-        let engine = Engine::find(spec.engine)?;
+        let engine = Engine::find(spec.engine, spec.host.as_deref())?;
         let removed = remove_leftovers(&engine).await;
         if removed > 0 {
             progress.line(format!(
@@ -276,7 +338,7 @@ impl Container {
         }
         let name = format!("oi-{}-{:08x}", std::process::id(), fastrand::u32(..));
         let mut cmd = engine.command();
-        cmd.args(run_args(spec, mounts, &name))
+        cmd.args(run_args(spec, mounts, &name, engine.remote))
             .stdin(Stdio::piped());
         let start_error = |problem: String| ContainerError::Start {
             image: spec.image.clone(),
@@ -319,17 +381,32 @@ impl Container {
                 return Err(start_error(problem));
             }
         }
-        let init_pid = engine
-            .output(&["inspect", "--format", "{{.State.Pid}}", &name])
-            .await
-            .ok()
-            .and_then(|pid| pid.trim().parse::<i32>().ok())
-            .filter(|pid| *pid > 0 && Path::new(&format!("/proc/{pid}")).exists());
+        let init_pid = if engine.remote {
+            None
+        } else {
+            engine
+                .output(&["inspect", "--format", "{{.State.Pid}}", &name])
+                .await
+                .ok()
+                .and_then(|pid| pid.trim().parse::<i32>().ok())
+                .filter(|pid| *pid > 0 && Path::new(&format!("/proc/{pid}")).exists())
+        };
+        let sync = engine.remote.then(|| {
+            let mut roots = vec![mounts.workspace.clone()];
+            roots.extend(mounts.writable.iter().cloned());
+            crate::sync::Sync::new(
+                roots,
+                mounts.read_only.clone(),
+                mounts.hidden.clone(),
+                spec.sync_max_file,
+            )
+        });
         Ok(Self {
             engine,
             name,
             image: spec.image.clone(),
             init_pid,
+            sync,
             run: Mutex::new(Some(child)),
             next_kernel: AtomicU64::new(1),
         })
@@ -383,18 +460,19 @@ impl Container {
     pub(crate) fn signal(&self, pgid: i32, signal: &str) {
         let signal = signal.strip_prefix("SIG").unwrap_or(signal);
         let mut cmd = std::process::Command::new(&self.engine.program);
-        cmd.args([
-            "exec",
-            &self.name,
-            "sh",
-            "-c",
-            "kill -s \"$0\" -- \"-$1\" 2>/dev/null",
-            signal,
-            &pgid.to_string(),
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        cmd.args(&self.engine.args)
+            .args([
+                "exec",
+                &self.name,
+                "sh",
+                "-c",
+                "kill -s \"$0\" -- \"-$1\" 2>/dev/null",
+                signal,
+                &pgid.to_string(),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         if let Ok(mut child) = cmd.spawn() {
             // Reaped on a thread of its own: nothing waits for it.
             std::thread::spawn(move || child.wait());
@@ -404,9 +482,10 @@ impl Container {
     /// Stops and removes the container.
     pub(crate) async fn stop(&self) {
         let run = self.run.lock().ok().and_then(|mut r| r.take());
+        // `--volumes`: a copied workspace lives in an anonymous volume.
         let _ = self
             .engine
-            .output(&["rm", "-f", "-t", "0", &self.name])
+            .output(&["rm", "-f", "--volumes", "-t", "0", &self.name])
             .await;
         if let Some(mut run) = run {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), run.wait()).await;
@@ -422,7 +501,8 @@ impl Drop for Container {
             // Not stopped: removed without waiting (the engine client's own
             // end closes its input too, which ends the container).
             let mut cmd = std::process::Command::new(&self.engine.program);
-            cmd.args(["rm", "-f", "-t", "0", &self.name])
+            cmd.args(&self.engine.args)
+                .args(["rm", "-f", "--volumes", "-t", "0", &self.name])
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null());
@@ -437,9 +517,9 @@ impl Drop for Container {
 const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The engine's arguments that start the container.
-fn run_args(spec: &ContainerSpec, mounts: &Mounts, name: &str) -> Vec<String> {
+fn run_args(spec: &ContainerSpec, mounts: &Mounts, name: &str, remote: bool) -> Vec<String> {
     let script = format!("echo {READY}; read _ignored");
-    let mut args = container_args(spec, mounts, name);
+    let mut args = container_args(spec, mounts, name, remote);
     args.extend(
         ["--entrypoint", "sh", &spec.image, "-c", &script]
             .iter()
@@ -457,12 +537,13 @@ pub fn one_off_command(
     command: &[String],
     terminal: bool,
 ) -> Result<std::process::Command, ContainerError> {
-    if let Some(variable) = remote_setting(spec) {
-        return Err(ContainerError::Remote { variable });
+    let engine = Engine::find(spec.engine, spec.host.as_deref())?;
+    if engine.remote {
+        return Err(ContainerError::Remote);
     }
-    let engine = Engine::find(spec.engine)?;
     let name = format!("oi-{}-{:08x}", std::process::id(), fastrand::u32(..));
-    let mut args = container_args(spec, &Mounts::of(policy, &[]), &name);
+    let mut args = engine.args.clone();
+    args.extend(container_args(spec, &Mounts::of(policy, &[]), &name, false));
     if terminal {
         args.push("--tty".to_owned());
     }
@@ -480,7 +561,9 @@ pub fn one_off_command(
 }
 
 /// What every container of oi's is started with, up to the image.
-fn container_args(spec: &ContainerSpec, mounts: &Mounts, name: &str) -> Vec<String> {
+/// With `remote`, the folders of this machine are volumes of the
+/// container's own, filled and emptied by copies (see `sync.rs`).
+fn container_args(spec: &ContainerSpec, mounts: &Mounts, name: &str, remote: bool) -> Vec<String> {
     let mut args: Vec<String> = [
         "run",
         "-i",
@@ -508,29 +591,38 @@ fn container_args(spec: &ContainerSpec, mounts: &Mounts, name: &str) -> Vec<Stri
         "--workdir".to_owned(),
         mounts.workspace.display().to_string(),
     ]);
-    let uid = nix::unistd::getuid();
-    let gid = nix::unistd::getgid();
-    // Files the code writes in the workspace are the user's, as on the host.
-    args.extend(["--user".to_owned(), format!("{uid}:{gid}")]);
     args.extend(["--env".to_owned(), "HOME=/tmp".to_owned()]);
-    let volume = |source: &Path, target: &Path, mode: &str| {
-        vec![
-            "--volume".to_owned(),
-            format!("{}:{}:{mode}", source.display(), target.display()),
-        ]
-    };
-    args.extend(volume(&mounts.workspace, &mounts.workspace, "rw"));
-    for dir in &mounts.writable {
-        args.extend(volume(dir, dir, "rw"));
-    }
-    for dir in &mounts.read_only {
-        args.extend(volume(dir, dir, "ro"));
-    }
-    for dir in &mounts.hidden {
-        args.extend([
-            "--tmpfs".to_owned(),
-            format!("{}:ro,size=4k", dir.display()),
-        ]);
+    if remote {
+        // Empty volumes at the same paths, which the copies fill; the
+        // image's user owns them (files come back as this user's here).
+        for dir in std::iter::once(&mounts.workspace).chain(&mounts.writable) {
+            args.extend(["--volume".to_owned(), dir.display().to_string()]);
+        }
+    } else {
+        let uid = nix::unistd::getuid();
+        let gid = nix::unistd::getgid();
+        // Files the code writes in the workspace are the user's, as on the
+        // host.
+        args.extend(["--user".to_owned(), format!("{uid}:{gid}")]);
+        let volume = |source: &Path, target: &Path, mode: &str| {
+            vec![
+                "--volume".to_owned(),
+                format!("{}:{}:{mode}", source.display(), target.display()),
+            ]
+        };
+        args.extend(volume(&mounts.workspace, &mounts.workspace, "rw"));
+        for dir in &mounts.writable {
+            args.extend(volume(dir, dir, "rw"));
+        }
+        for dir in &mounts.read_only {
+            args.extend(volume(dir, dir, "ro"));
+        }
+        for dir in &mounts.hidden {
+            args.extend([
+                "--tmpfs".to_owned(),
+                format!("{}:ro,size=4k", dir.display()),
+            ]);
+        }
     }
     for mount in &spec.mounts {
         args.extend(["--volume".to_owned(), mount.clone()]);
@@ -548,22 +640,6 @@ fn container_args(spec: &ContainerSpec, mounts: &Mounts, name: &str) -> Vec<Stri
         args.extend(["--env".to_owned(), format!("{key}={value}")]);
     }
     args
-}
-
-/// The setting that points at a remote engine, if any.
-fn remote_setting(spec: &ContainerSpec) -> Option<String> {
-    if spec.host.is_some() {
-        return Some("`[container] host`".to_owned());
-    }
-    let variables: &[&str] = match spec.engine {
-        EngineKind::Docker => &["DOCKER_HOST"],
-        EngineKind::Podman => &["CONTAINER_HOST"],
-        EngineKind::Auto => &["CONTAINER_HOST", "DOCKER_HOST"],
-    };
-    variables
-        .iter()
-        .find(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
-        .map(|v| format!("${v}"))
 }
 
 fn host_name() -> String {
@@ -764,7 +840,7 @@ mod tests {
         spec.memory = Some("512m".into());
         spec.pids = Some(64);
         spec.env.insert("LANG".into(), "C.UTF-8".into());
-        let args = run_args(&spec, &mounts, "oi-1");
+        let args = run_args(&spec, &mounts, "oi-1", false);
         let joined = args.join(" ");
         for part in [
             "run -i --rm --name oi-1",
@@ -789,16 +865,29 @@ mod tests {
             workspace: PathBuf::from("/tmp"),
             ..Mounts::default()
         };
-        let joined = run_args(&spec, &mounts, "oi-2").join(" ");
+        let joined = run_args(&spec, &mounts, "oi-2", false).join(" ");
         assert!(!joined.contains("--tmpfs /tmp"), "{joined}");
-        assert!(joined.contains("--workdir /tmp --user"), "{joined}");
+        assert!(
+            joined.contains("--workdir /tmp --env HOME=/tmp --user"),
+            "{joined}"
+        );
     }
 
     #[test]
-    fn a_remote_engine_is_named() {
-        let mut spec = ContainerSpec::new("x");
-        spec.host = Some("tcp://box:2375".into());
-        assert_eq!(remote_setting(&spec).as_deref(), Some("`[container] host`"));
+    fn a_remote_engine_copies_the_workspace_instead_of_mounting_it() {
+        let mounts = Mounts {
+            workspace: PathBuf::from("/work/ws"),
+            writable: vec![PathBuf::from("/work/added")],
+            read_only: vec![PathBuf::from("/work/ws/.git")],
+            hidden: Vec::new(),
+        };
+        let joined = run_args(&ContainerSpec::new("img"), &mounts, "oi-3", true).join(" ");
+        assert!(
+            joined.contains("--volume /work/ws --volume /work/added"),
+            "{joined}"
+        );
+        assert!(!joined.contains("/work/ws:/work/ws"), "{joined}");
+        assert!(!joined.contains("--user"), "{joined}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod languages;
 mod output;
 mod process;
 mod shims;
+mod sync;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -413,7 +414,59 @@ impl KernelManager {
             }
         };
         forward(&mut seen, sink);
-        Ok(kernel?.run(code, sink, control, &handlers).await)
+        let kernel = kernel?;
+        let container = slot.started();
+        let Some((container, sync)) = container
+            .as_ref()
+            .and_then(|c| c.sync.as_ref().map(|sync| (c, sync)))
+        else {
+            return Ok(kernel.run(code, sink, control, &handlers).await);
+        };
+        // An engine on another machine: the workspace is copied there
+        // before the run and back after it.
+        let say = |notes: Vec<String>, sink: &mut (dyn FnMut(RunEvent) + Send)| {
+            for note in notes {
+                sink(RunEvent::Output {
+                    stream: OutputStream::Stderr,
+                    text: format!("{note}\n"),
+                });
+            }
+        };
+        match sync.push(container).await {
+            Ok(notes) => say(notes, sink),
+            Err(problem) => {
+                return Ok(RunOutcome {
+                    status: RunStatus::Crashed {
+                        reason: format!(
+                            "the workspace could not be copied to the container, so the code was not run: {problem}"
+                        ),
+                    },
+                    output_bytes: 0,
+                });
+            }
+        }
+        // Plots are here only once the copy is back.
+        let mut images = Vec::new();
+        let outcome = {
+            let mut hold = |event: RunEvent| match event {
+                RunEvent::Image { .. } => images.push(event),
+                other => sink(other),
+            };
+            kernel.run(code, &mut hold, control, &handlers).await
+        };
+        match sync.pull(container).await {
+            Ok(notes) => say(notes, sink),
+            Err(problem) => say(
+                vec![format!(
+                    "oi: the code's changes could not be copied back from the container: {problem}"
+                )],
+                sink,
+            ),
+        }
+        for image in images {
+            sink(image);
+        }
+        Ok(outcome)
     }
 
     /// The live kernel of `language`, started (or restarted) as needed.

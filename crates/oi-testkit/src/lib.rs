@@ -22,7 +22,7 @@ mod xvfb;
 pub use reply::{MockToolCall, Reply};
 pub use server::{MockServer, RecordedRequest};
 pub use skip::{
-    Need, builtin_weights, container_image, installed, matplotlib_python, npm_package, pip_package,
-    present_or_skip, which,
+    Need, PodmanService, builtin_weights, container_image, installed, matplotlib_python,
+    npm_package, pip_package, present_or_skip, which,
 };
 pub use xvfb::{XEvent, Xvfb, wait_until, xev_events};

@@ -143,6 +143,72 @@ pub fn container_image() -> Option<String> {
     None
 }
 
+/// A second Podman serving its API on a free TCP port of 127.0.0.1 (`url`,
+/// `tcp://127.0.0.1:PORT`): a container engine oi takes for another
+/// machine's. Stopped when dropped.
+#[derive(Debug)]
+pub struct PodmanService {
+    child: std::process::Child,
+    pub url: String,
+}
+
+impl PodmanService {
+    /// Started and answering, with the test image ([`container_image`]);
+    /// `None` (skipped) without Podman or the image.
+    pub fn start() -> Option<(Self, String)> {
+        let image = container_image()?;
+        if !present_or_skip(
+            Need::Container,
+            installed("podman"),
+            "the remote-engine tests need Podman (`podman system service`)",
+        ) {
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port());
+        let Ok(port) = port else {
+            present_or_skip(Need::Container, false, "no free port on 127.0.0.1");
+            return None;
+        };
+        let url = format!("tcp://127.0.0.1:{port}");
+        let Ok(child) = std::process::Command::new("podman")
+            .args(["system", "service", "--time=0", &url])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+        else {
+            present_or_skip(
+                Need::Container,
+                false,
+                "podman system service could not be started",
+            );
+            return None;
+        };
+        let service = Self { child, url };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !std::process::Command::new("podman")
+            .args(["--remote", "--url", &service.url, "version"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the Podman service did not answer within 30 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        Some((service, image))
+    }
+}
+
+impl Drop for PodmanService {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// A Python that imports matplotlib: `$OI_TEST_MATPLOTLIB_PYTHON` (CI sets
 /// it), else `python3` if it has matplotlib; `None` (skipped) otherwise.
 pub fn matplotlib_python() -> Option<String> {
