@@ -225,10 +225,14 @@ pub struct ContainerSettings {
     pub mounts: Vec<String>,
     /// Variables set in the container.
     pub env: BTreeMap<String, String>,
+    /// With a remote engine: files larger than this many megabytes are not
+    /// copied to the container or back.
+    pub sync_max_file_mb: u64,
 }
 
 impl ContainerSettings {
     pub const DEFAULT_IMAGE: &str = "docker.io/library/python:3.12-slim";
+    pub const DEFAULT_SYNC_MAX_FILE_MB: u64 = 50;
 }
 
 impl Default for ContainerSettings {
@@ -243,6 +247,7 @@ impl Default for ContainerSettings {
             network: "none".to_owned(),
             mounts: Vec::new(),
             env: BTreeMap::new(),
+            sync_max_file_mb: Self::DEFAULT_SYNC_MAX_FILE_MB,
         }
     }
 }

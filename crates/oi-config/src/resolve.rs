@@ -430,6 +430,9 @@ fn container(values: &mut Values) -> crate::config::ContainerSettings {
             .unwrap_or(defaults.network),
         mounts: values.strings("container.mounts"),
         env: vars,
+        sync_max_file_mb: values
+            .u64("container.sync_max_file_mb")
+            .unwrap_or(defaults.sync_max_file_mb),
     }
 }
 

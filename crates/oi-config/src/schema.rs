@@ -157,6 +157,7 @@ pub(crate) const CONTAINER: &[(&str, Kind)] = &[
     ("network", Kind::Str),
     ("mounts", Kind::StrList),
     ("env", Kind::StrMap),
+    ("sync_max_file_mb", Kind::Positive),
 ];
 
 /// Keys of `[builtin]`: the model oi runs in its own process.
@@ -866,6 +867,7 @@ mod tests {
             json!(["/data:/data:ro", "~/models:/models"]),
         );
         ok("container.env.LANG", json!("C.UTF-8"));
+        ok("container.sync_max_file_mb", json!(200));
         bad("container.engine", json!("lxc"), "\"podman\"");
         bad("container.host", json!("box:2375"), "tcp://");
         bad("container.memory", json!("lots"), "512m");

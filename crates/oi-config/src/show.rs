@@ -226,6 +226,10 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
             ("container.pids", k.pids.map(|n| n.to_string())),
             ("container.network", Some(toml_string(&k.network))),
             ("container.mounts", Some(list(&k.mounts))),
+            (
+                "container.sync_max_file_mb",
+                Some(k.sync_max_file_mb.to_string()),
+            ),
         ] {
             if let Some(value) = value {
                 lines.row(

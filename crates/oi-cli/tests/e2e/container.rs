@@ -243,3 +243,34 @@ async fn eval_runs_each_attempt_in_its_own_container() {
     let here = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
     assert!(!hosts.contains(here.trim()), "{hosts:?}");
 }
+
+#[tokio::test]
+async fn a_remote_engine_gets_a_copy_of_the_workspace_and_the_changes_come_back() {
+    let Some((service, _image)) = oi_testkit::PodmanService::start() else {
+        return;
+    };
+    let Some((env, _image)) = container_env().await else {
+        return;
+    };
+    let cwd = std::fs::canonicalize(env.cwd.path()).unwrap();
+    std::fs::write(cwd.join("names.txt"), "ada\ngrace\n").unwrap();
+    env.server
+        .push(Reply::execute(
+            "python",
+            "names = open('names.txt').read().split()\nopen('upper.txt', 'w').write(' '.join(n.upper() for n in names))\nprint('wrote', len(names))",
+        ))
+        .push(Reply::text("Done."));
+    let host = format!("container.host={}", service.url);
+    let out = env.exec(&["-c", &host, "--yes", "shout the names"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("upper.txt")).unwrap(),
+        "ADA GRACE",
+        "{out:?}"
+    );
+    assert!(last_message_text(&env.server, 1).contains("wrote 2"));
+    // Checkpointed before the run, like any other: undo removes it.
+    let undo = env.run(&["undo"], None).await;
+    assert_eq!(undo.code, 0, "{undo:?}");
+    assert!(!cwd.join("upper.txt").exists());
+}

@@ -204,6 +204,7 @@ pub fn container_spec(loaded: &Loaded) -> oi_kernels::ContainerSpec {
         })
         .collect();
     spec.env = k.env.clone();
+    spec.sync_max_file = k.sync_max_file_mb.saturating_mul(1 << 20);
     spec
 }
 
