@@ -274,3 +274,49 @@ async fn the_shell_follows_cd_and_a_missing_interpreter_is_named() {
     assert!(err.contains("[container] image"), "{err}");
     k.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_missing_image_is_pulled_and_its_progress_shown_to_the_waiting_run() {
+    let Some(image) = oi_testkit::container_image() else {
+        return;
+    };
+    // An image the engine does not have under that name: the test image
+    // as an OCI archive (Podman pulls from `oci-archive:` like from a
+    // registry; none is reachable here).
+    if !oi_testkit::present_or_skip(
+        oi_testkit::Need::Container,
+        oi_testkit::installed("podman"),
+        "pulling from an OCI archive needs Podman",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("image.tar");
+    let saved = std::process::Command::new("podman")
+        .args(["save", "--quiet", "--format", "oci-archive", "-o"])
+        .arg(&archive)
+        .arg(&image)
+        .output()
+        .unwrap();
+    assert!(saved.status.success(), "{saved:?}");
+    let workspace = fs_err::canonicalize(dir.path()).unwrap();
+    let reference = format!("oci-archive:{}", archive.display());
+    let mut k = KernelManager::new(vec![LanguageSpec::python("/usr/bin/python3")], &workspace)
+        .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &workspace))
+        .with_container(ContainerSpec::new(&reference));
+    let (status, out) = run(&mut k, "python", "print('pulled')").await;
+    assert_eq!(
+        (&status, out.stdout.as_str()),
+        (&RunStatus::Ok, "pulled\n"),
+        "{out:?}"
+    );
+    assert!(
+        out.stderr.contains(&format!(
+            "oi: pulling the image {reference} (it is not here yet)"
+        )),
+        "{out:?}"
+    );
+    // The engine's own progress lines, as they came.
+    assert!(out.stderr.contains("Writing manifest"), "{out:?}");
+    k.shutdown().await;
+}
