@@ -412,6 +412,16 @@ impl Container {
         })
     }
 
+    /// Whether the container has stopped (its engine client, which lives
+    /// as long as it does, has exited).
+    pub(crate) fn ended(&self) -> bool {
+        self.run
+            .lock()
+            .ok()
+            .and_then(|mut run| run.as_mut().map(|c| c.try_wait().ok().flatten().is_some()))
+            .unwrap_or(true)
+    }
+
     /// A fresh folder name for a kernel's pipes (in the container's `/tmp`).
     pub(crate) fn kernel_dir(&self) -> String {
         format!(
@@ -785,7 +795,11 @@ pub(crate) struct ContainerSlot {
     pub spec: ContainerSpec,
     pub mounts: Mounts,
     pub progress: Progress,
-    cell: tokio::sync::OnceCell<Result<Arc<Container>, ContainerError>>,
+    /// The start's outcome (a failed start is not tried again: the session
+    /// reports the same error).
+    state: tokio::sync::Mutex<Option<Result<Arc<Container>, ContainerError>>>,
+    /// The container now, for whoever cannot wait.
+    current: Mutex<Option<Arc<Container>>>,
 }
 
 impl ContainerSlot {
@@ -794,26 +808,37 @@ impl ContainerSlot {
             spec,
             mounts,
             progress: Progress::default(),
-            cell: tokio::sync::OnceCell::new(),
+            state: tokio::sync::Mutex::new(None),
+            current: Mutex::new(None),
         }
     }
 
-    /// The container, started if it is not yet (a failed start is not
-    /// tried again: the session reports the same error).
+    /// The container, started if it is not yet, or again if it stopped
+    /// (its kernels went with it and start again in the new one).
     pub(crate) async fn get(&self) -> Result<Arc<Container>, ContainerError> {
-        self.cell
-            .get_or_init(|| async {
-                Container::start(&self.spec, &self.mounts, &self.progress)
-                    .await
-                    .map(Arc::new)
-            })
+        let mut state = self.state.lock().await;
+        match state.as_ref() {
+            Some(Ok(container)) if !container.ended() => return Ok(Arc::clone(container)),
+            Some(Err(e)) => return Err(e.clone()),
+            Some(Ok(_)) => self.progress.line(
+                "oi: the session's container stopped (its files outside the workspace are gone); starting a new one"
+                    .to_owned(),
+            ),
+            None => {}
+        }
+        let started = Container::start(&self.spec, &self.mounts, &self.progress)
             .await
-            .clone()
+            .map(Arc::new);
+        if let Ok(mut current) = self.current.lock() {
+            *current = started.as_ref().ok().cloned();
+        }
+        *state = Some(started.clone());
+        started
     }
 
     /// The container if it was started.
     pub(crate) fn started(&self) -> Option<Arc<Container>> {
-        self.cell.get().and_then(|r| r.as_ref().ok()).cloned()
+        self.current.lock().ok().and_then(|c| c.clone())
     }
 }
 

@@ -320,3 +320,72 @@ async fn a_missing_image_is_pulled_and_its_progress_shown_to_the_waiting_run() {
     assert!(out.stderr.contains("Writing manifest"), "{out:?}");
     k.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_container_that_stopped_is_replaced_and_the_session_goes_on() {
+    let Some((mut k, _dir)) = manager() else {
+        return;
+    };
+    let (_, out) = run(&mut k, "shell", "hostname").await;
+    let first = out.stdout.trim().to_owned();
+    let engine = if oi_testkit::installed("podman") {
+        "podman"
+    } else {
+        "docker"
+    };
+    let removed = std::process::Command::new(engine)
+        .args(["rm", "-f", &first])
+        .output()
+        .unwrap();
+    assert!(removed.status.success(), "{removed:?}");
+    // The kernel went with it: that run is lost, the next one works.
+    let (status, _) = run(&mut k, "shell", "echo hello").await;
+    assert!(matches!(status, RunStatus::Crashed { .. }), "{status:?}");
+    let (status, out) = run(&mut k, "shell", "hostname").await;
+    assert_eq!(status, RunStatus::Ok, "{out:?}");
+    assert_ne!(out.stdout.trim(), first);
+    assert!(
+        out.stderr.contains("the session's container stopped"),
+        "{out:?}"
+    );
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn memory_and_process_limits_hold() {
+    let Some(image) = oi_testkit::container_image() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = fs_err::canonicalize(dir.path()).unwrap();
+    let mut spec = ContainerSpec::new(image);
+    spec.memory = Some("128m".into());
+    spec.pids = Some(40);
+    let mut k = KernelManager::new(vec![LanguageSpec::python("/usr/bin/python3")], &workspace)
+        .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &workspace))
+        .with_container(spec);
+    let (status, out) = run(
+        &mut k,
+        "python",
+        "import subprocess\nprocs = []\ntry:\n    for _ in range(100):\n        procs.append(subprocess.Popen(['sleep', '30']))\nexcept OSError as e:\n    print('stopped at', len(procs), type(e).__name__)\nfor p in procs:\n    p.kill()\n    p.wait()",
+    )
+    .await;
+    assert_eq!(status, RunStatus::Ok, "{out:?}");
+    let started: u32 = out
+        .stdout
+        .strip_prefix("stopped at ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no process limit: {out:?}"));
+    assert!(started < 40, "{out:?}");
+    // 400 MB in 128 MB: the kernel is killed (or Python refuses).
+    let (status, out) = run(
+        &mut k,
+        "python",
+        "b = bytearray(400 * 1024 * 1024)\nb[::4096] = b'x' * len(b[::4096])\nprint('allocated')",
+    )
+    .await;
+    assert!(!out.stdout.contains("allocated"), "{status:?} {out:?}");
+    assert_ne!(status, RunStatus::Ok, "{out:?}");
+    k.shutdown().await;
+}
