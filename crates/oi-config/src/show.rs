@@ -147,27 +147,9 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
     top(
         &mut lines,
         "writable_roots",
-        Some(format!(
-            "[{}]",
-            c.writable_roots
-                .iter()
-                .map(|r| toml_string(r))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        Some(toml_list(&c.writable_roots)),
     );
-    top(
-        &mut lines,
-        "pass_env",
-        Some(format!(
-            "[{}]",
-            c.pass_env
-                .iter()
-                .map(|r| toml_string(r))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    );
+    top(&mut lines, "pass_env", Some(toml_list(&c.pass_env)));
     top(&mut lines, "max_output", Some(c.max_output.to_string()));
     top(&mut lines, "max_turns", Some(c.max_turns.to_string()));
     top(&mut lines, "run_timeout", Some(c.run_timeout.to_string()));
@@ -207,16 +189,6 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
         || loaded.origins.keys().any(|k| k.starts_with("container."))
     {
         let k = &c.container;
-        let list = |items: &[String]| {
-            format!(
-                "[{}]",
-                items
-                    .iter()
-                    .map(|r| toml_string(r))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
         for (key, value) in [
             ("container.engine", Some(toml_string(&k.engine))),
             ("container.image", Some(toml_string(&k.image))),
@@ -225,7 +197,7 @@ pub fn show(loaded: &Loaded, key_from_flag: bool) -> String {
             ("container.cpus", k.cpus.map(|n| n.to_string())),
             ("container.pids", k.pids.map(|n| n.to_string())),
             ("container.network", Some(toml_string(&k.network))),
-            ("container.mounts", Some(list(&k.mounts))),
+            ("container.mounts", Some(toml_list(&k.mounts))),
             (
                 "container.sync_max_file_mb",
                 Some(k.sync_max_file_mb.to_string()),
@@ -499,6 +471,18 @@ fn show_provider(loaded: &Loaded, p: &ProviderInfo, key_from_flag: bool, lines: 
 }
 
 /// Header names whose values are credentials.
+/// `["a", "b"]`.
+fn toml_list(items: &[String]) -> String {
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|r| toml_string(r))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 fn looks_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     ["auth", "key", "token", "secret", "cookie", "password"]
@@ -513,16 +497,6 @@ fn show_mcp_server(loaded: &Loaded, server: &crate::McpServerSettings, lines: &m
     let name = &server.name;
     lines.text("");
     lines.text(&format!("[mcp_servers.{name}]"));
-    let list = |items: &[String]| {
-        format!(
-            "[{}]",
-            items
-                .iter()
-                .map(|r| toml_string(r))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
     let hidden = |map: &BTreeMap<String, String>| {
         format!(
             "{{ {} }}",
@@ -542,9 +516,12 @@ fn show_mcp_server(loaded: &Loaded, server: &crate::McpServerSettings, lines: &m
             cwd,
         } => {
             fields.push(("command", Some(toml_string(command))));
-            fields.push(("args", (!args.is_empty()).then(|| list(args))));
+            fields.push(("args", (!args.is_empty()).then(|| toml_list(args))));
             fields.push(("env", (!env.is_empty()).then(|| hidden(env))));
-            fields.push(("env_vars", (!env_vars.is_empty()).then(|| list(env_vars))));
+            fields.push((
+                "env_vars",
+                (!env_vars.is_empty()).then(|| toml_list(env_vars)),
+            ));
             fields.push(("cwd", cwd.as_deref().map(toml_string)));
         }
         McpTransport::Http {
@@ -586,10 +563,13 @@ fn show_mcp_server(loaded: &Loaded, server: &crate::McpServerSettings, lines: &m
         "tool_timeout_sec",
         Some(server.tool_timeout_sec.to_string()),
     ));
-    fields.push(("enabled_tools", server.enabled_tools.as_deref().map(list)));
+    fields.push((
+        "enabled_tools",
+        server.enabled_tools.as_deref().map(toml_list),
+    ));
     fields.push((
         "disabled_tools",
-        (!server.disabled_tools.is_empty()).then(|| list(&server.disabled_tools)),
+        (!server.disabled_tools.is_empty()).then(|| toml_list(&server.disabled_tools)),
     ));
     for (field, value) in fields {
         let Some(value) = value else { continue };

@@ -155,6 +155,39 @@ async fn assert_blocked(k: &mut KernelManager, policy: &Policy, target: &Path) {
     }
 }
 
+/// Writes outside the workspace, directly and through a symbolic link,
+/// `..` and into `/etc`, are all refused.
+async fn assert_detours_blocked(k: &mut KernelManager, policy: &Policy, place: &Place) {
+    for target in [
+        place.outside.join("new.txt"),
+        place.outside.join("victim.txt"),
+        place.workspace.join("link/victim.txt"),
+        place.workspace.join("../outside/victim.txt"),
+        PathBuf::from("/etc/oi-sandbox-escape-test"),
+    ] {
+        assert_blocked(k, policy, &target).await;
+    }
+}
+
+/// A hard link to a file outside cannot be made (or written through).
+async fn assert_hard_link_cannot_escape(k: &mut KernelManager, place: &Place) {
+    let victim = place.outside.join("victim.txt");
+    let (_, output) = run(
+        k,
+        "shell",
+        &format!(
+            "ln '{}' hard.txt; echo escaped >> hard.txt",
+            victim.display()
+        ),
+    )
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "original\n",
+        "{output}"
+    );
+}
+
 /// Whether this process, unconfined, may write `target` (or create it).
 fn host_can_write(target: &Path) -> bool {
     if target.exists() {
@@ -189,16 +222,7 @@ async fn workspace_write_keeps_writes_in_the_workspace() {
     let mut k = kernels(&policy);
 
     // Outside the workspace, directly and by every detour.
-    assert_blocked(&mut k, &policy, &place.outside.join("new.txt")).await;
-    assert_blocked(&mut k, &policy, &place.outside.join("victim.txt")).await;
-    assert_blocked(&mut k, &policy, &place.workspace.join("link/victim.txt")).await;
-    assert_blocked(
-        &mut k,
-        &policy,
-        &place.workspace.join("../outside/victim.txt"),
-    )
-    .await;
-    assert_blocked(&mut k, &policy, Path::new("/etc/oi-sandbox-escape-test")).await;
+    assert_detours_blocked(&mut k, &policy, &place).await;
     if let Some(home) = std::env::var_os("HOME") {
         assert_blocked(
             &mut k,
@@ -228,21 +252,7 @@ async fn workspace_write_keeps_writes_in_the_workspace() {
     .await;
     assert_eq!(status, RunStatus::Ok);
     // A hard link to a file outside cannot be made (or written through).
-    let victim = place.outside.join("victim.txt");
-    let (_, output) = run(
-        &mut k,
-        "shell",
-        &format!(
-            "ln '{}' hard.txt; echo escaped >> hard.txt",
-            victim.display()
-        ),
-    )
-    .await;
-    assert_eq!(
-        std::fs::read_to_string(&victim).unwrap(),
-        "original\n",
-        "{output}"
-    );
+    assert_hard_link_cannot_escape(&mut k, &place).await;
 
     // The workspace's history stays read-only, when namespaces allow it.
     if namespaces_available() {
@@ -656,33 +666,10 @@ async fn a_container_keeps_writes_in_the_workspace() {
 
     // Outside the mounts, directly and by every detour: those folders are
     // not in the container at all.
-    assert_blocked(&mut k, &policy, &place.outside.join("new.txt")).await;
-    assert_blocked(&mut k, &policy, &place.outside.join("victim.txt")).await;
-    assert_blocked(&mut k, &policy, &place.workspace.join("link/victim.txt")).await;
-    assert_blocked(
-        &mut k,
-        &policy,
-        &place.workspace.join("../outside/victim.txt"),
-    )
-    .await;
-    assert_blocked(&mut k, &policy, Path::new("/etc/oi-sandbox-escape-test")).await;
+    assert_detours_blocked(&mut k, &policy, &place).await;
     assert_blocked(&mut k, &policy, &place.workspace.join(".git/config")).await;
     assert_blocked(&mut k, &policy, &place.workspace.join(".git/new-hook")).await;
-    let victim = place.outside.join("victim.txt");
-    let (_, output) = run(
-        &mut k,
-        "shell",
-        &format!(
-            "ln '{}' hard.txt; echo escaped >> hard.txt",
-            victim.display()
-        ),
-    )
-    .await;
-    assert_eq!(
-        std::fs::read_to_string(&victim).unwrap(),
-        "original\n",
-        "{output}"
-    );
+    assert_hard_link_cannot_escape(&mut k, &place).await;
     // Nor the network, nor the host's processes.
     let (_, output) = run(
         &mut k,

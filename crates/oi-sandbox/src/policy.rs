@@ -145,35 +145,25 @@ impl Policy {
         } else {
             "network off"
         };
+        let writable = self
+            .writable()
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
         match self.mode {
             SandboxMode::FullAccess => format!("sandbox: full-access ({network})"),
             SandboxMode::ReadOnly => format!("sandbox: read-only: no writes ({network})"),
-            SandboxMode::WorkspaceWrite => {
-                let writable: Vec<String> = self
-                    .writable()
+            SandboxMode::WorkspaceWrite => format!(
+                "sandbox: workspace-write: writes in {writable} (not .git, .openinterpreter{}) ({network})",
+                self.protected_roots
                     .iter()
-                    .map(|p| p.display().to_string())
-                    .collect();
-                format!(
-                    "sandbox: workspace-write: writes in {} (not .git, .openinterpreter{}) ({network})",
-                    writable.join(", "),
-                    self.protected_roots
-                        .iter()
-                        .map(|p| format!(", {}", p.display()))
-                        .collect::<String>()
-                )
-            }
-            SandboxMode::Container => {
-                let writable: Vec<String> = self
-                    .writable()
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect();
-                format!(
-                    "sandbox: container: writes in {} (not .git, .openinterpreter) and the container's own /tmp ({network})",
-                    writable.join(", ")
-                )
-            }
+                    .map(|p| format!(", {}", p.display()))
+                    .collect::<String>()
+            ),
+            SandboxMode::Container => format!(
+                "sandbox: container: writes in {writable} (not .git, .openinterpreter) and the container's own /tmp ({network})"
+            ),
         }
     }
 }
