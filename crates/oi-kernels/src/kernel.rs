@@ -127,6 +127,35 @@ impl KernelKind {
     }
 }
 
+/// The programs that may run `spec`'s language in a container, the first
+/// the image has winning: the configured interpreter's name (its path is
+/// this machine's), then the language's usual names.
+fn container_programs(spec: &LanguageSpec) -> Vec<String> {
+    let mut programs: Vec<String> = spec
+        .program
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .into_iter()
+        .collect();
+    let usual: &[&str] = match spec.kind {
+        KernelKind::Python => &["python3", "python"],
+        KernelKind::Bash => &["bash"],
+        KernelKind::Zsh => &["zsh"],
+        KernelKind::Node => &["node", "nodejs"],
+        KernelKind::Ruby => &["ruby"],
+        KernelKind::R => &["Rscript"],
+        KernelKind::Perl => &["perl"],
+        KernelKind::Lua => &["lua5.4", "lua"],
+        KernelKind::Php => &["php"],
+    };
+    for name in usual {
+        if !programs.iter().any(|p| p == name) {
+            programs.push((*name).to_owned());
+        }
+    }
+    programs
+}
+
 /// Asks `handler` (on a blocking thread: it may block) to answer a
 /// request of the running code, or says why nobody can.
 async fn ask_handler(
@@ -480,11 +509,7 @@ impl Kernel {
             .sh("mkdir -p \"$0\" && mkfifo \"$0/req\" \"$0/rep\"", &[&dir])
             .await
             .map_err(|e| spawn_error(std::io::Error::other(e)))?;
-        // The image's own interpreter, found on its PATH.
-        let program = spec
-            .program
-            .file_name()
-            .map_or_else(|| spec.program.clone(), PathBuf::from);
+        let programs = container_programs(spec);
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let mut cmd = container.exec(true);
         cmd.arg("--workdir").arg(&launch.cwd);
@@ -510,10 +535,21 @@ impl Kernel {
             .args([
                 "sh",
                 "-c",
-                "echo $$ > \"$0/pid\" && exec \"$@\" 3<\"$0/req\" 4>\"$0/rep\"",
+                // The first of the programs the image has (`$1`: how many
+                // there are), then the interpreter's arguments. Without
+                // one, the pipes are opened all the same (the relays wait
+                // on them) and the shell exits 127.
+                "echo $$ > \"$0/pid\"; n=$1; shift; p=''\n\
+                 while [ \"$n\" -gt 0 ]; do\n\
+                   [ -z \"$p\" ] && command -v \"$1\" >/dev/null 2>&1 && p=$1\n\
+                   shift; n=$((n - 1))\n\
+                 done\n\
+                 if [ -z \"$p\" ]; then exec 3<\"$0/req\" 4>\"$0/rep\"; exit 127; fi\n\
+                 exec \"$p\" \"$@\" 3<\"$0/req\" 4>\"$0/rep\"",
                 &dir,
             ])
-            .arg(&program)
+            .arg(programs.len().to_string())
+            .args(&programs)
             .args(&spec.args)
             .args(spec.kind.driver_args())
             .stdin(Stdio::piped());
@@ -595,17 +631,16 @@ impl Kernel {
         if let Some((container, ..)) = &self.in_container
             && status.and_then(|s| s.code()) == Some(127)
         {
-            // `exec` in the container's shell found no such program.
-            let program = spec.program.file_name().map_or_else(
-                || spec.program.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
+            // The container's shell found none of the programs.
+            let programs = container_programs(spec);
+            let names: Vec<String> = programs.iter().map(|p| format!("`{p}`")).collect();
             return KernelError::StartupFailed {
                 language: spec.name.clone(),
-                program: program.clone(),
+                program: programs.first().cloned().unwrap_or_default(),
                 problem: format!(
-                    "the image `{}` has no `{program}`: use an image that has it (`[container] image`), or another language",
-                    container.image
+                    "the image `{}` has no {}: use an image that has it (`[container] image`), or another language",
+                    container.image,
+                    names.join(" or ")
                 ),
                 stderr: String::new(),
             };

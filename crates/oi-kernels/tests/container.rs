@@ -270,7 +270,7 @@ async fn the_shell_follows_cd_and_a_missing_interpreter_is_named() {
         .await
         .unwrap_err()
         .to_string();
-    assert!(err.contains("has no `node`"), "{err}");
+    assert!(err.contains("has no `node` or `nodejs`"), "{err}");
     assert!(err.contains("[container] image"), "{err}");
     k.shutdown().await;
 }
@@ -387,5 +387,25 @@ async fn memory_and_process_limits_hold() {
     .await;
     assert!(!out.stdout.contains("allocated"), "{status:?} {out:?}");
     assert_ne!(status, RunStatus::Ok, "{out:?}");
+    k.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_images_own_interpreter_is_used_whatever_this_machine_calls_it() {
+    let Some(image) = oi_testkit::container_image() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = fs_err::canonicalize(dir.path()).unwrap();
+    // A virtual environment's `python` here; the image has `python3` only.
+    let mut k = KernelManager::new(
+        vec![LanguageSpec::python("/home/someone/venv/bin/python")],
+        &workspace,
+    )
+    .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &workspace))
+    .with_container(ContainerSpec::new(image));
+    let (status, out) = run(&mut k, "python", "import sys\nprint(sys.executable)").await;
+    assert_eq!(status, RunStatus::Ok, "{out:?}");
+    assert_eq!(out.stdout, "/usr/bin/python3\n");
     k.shutdown().await;
 }
