@@ -22,6 +22,7 @@ struct Captured {
     stdout: String,
     stderr: String,
     waiting: Vec<String>,
+    images: Vec<std::path::PathBuf>,
 }
 
 /// Kernels for Python and the shell in a container of the test image,
@@ -70,6 +71,7 @@ async fn run_with(
                 text,
             } => c.stderr.push_str(&text),
             RunEvent::WaitingForInput { prompt } => c.waiting.push(prompt),
+            RunEvent::Image { path, .. } => c.images.push(path),
             _ => {}
         }
     };
@@ -407,5 +409,31 @@ async fn the_images_own_interpreter_is_used_whatever_this_machine_calls_it() {
     let (status, out) = run(&mut k, "python", "import sys\nprint(sys.executable)").await;
     assert_eq!(status, RunStatus::Ok, "{out:?}");
     assert_eq!(out.stdout, "/usr/bin/python3\n");
+    k.shutdown().await;
+}
+
+/// Code that shows an image (any object with `_repr_png_`, as a plot).
+pub const SHOW_IMAGE: &str = "class Picture:\n    def _repr_png_(self):\n        return b'\\x89PNG\\r\\n\\x1a\\nfake'\ndisplay(Picture())";
+
+#[tokio::test]
+async fn images_the_code_shows_reach_this_machine() {
+    let Some(image) = oi_testkit::container_image() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = fs_err::canonicalize(dir.path()).unwrap();
+    let images = tempfile::tempdir().unwrap();
+    let mut k = KernelManager::new(vec![LanguageSpec::python("/usr/bin/python3")], &workspace)
+        .with_image_dir(images.path())
+        .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &workspace))
+        .with_container(ContainerSpec::new(image));
+    let (status, out) = run(&mut k, "python", SHOW_IMAGE).await;
+    assert_eq!(status, RunStatus::Ok, "{out:?}");
+    assert_eq!(out.images.len(), 1, "{out:?}");
+    assert!(out.images[0].starts_with(images.path()), "{out:?}");
+    assert_eq!(
+        fs_err::read(&out.images[0]).unwrap(),
+        b"\x89PNG\r\n\x1a\nfake"
+    );
     k.shutdown().await;
 }

@@ -53,6 +53,7 @@ async fn the_workspace_is_copied_to_a_remote_engine_and_back() {
     fs_err::create_dir_all(ws.join("data")).unwrap();
     fs_err::write(ws.join("data/input.csv"), "a,b\n1,2\n").unwrap();
     fs_err::write(ws.join("old.txt"), "to delete").unwrap();
+    let images = tempfile::tempdir().unwrap();
     let mut spec = ContainerSpec::new(image);
     spec.host = Some(service.url.clone());
     spec.sync_max_file = 1 << 20;
@@ -64,6 +65,7 @@ async fn the_workspace_is_copied_to_a_remote_engine_and_back() {
         ],
         &ws,
     )
+    .with_image_dir(images.path())
     .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &ws))
     .with_container(spec);
 
@@ -98,6 +100,24 @@ async fn the_workspace_is_copied_to_a_remote_engine_and_back() {
     )
     .await;
     assert_eq!((status, out.as_str()), (RunStatus::Ok, "20\nsum.txt\n"));
+
+    // An image the code shows is here by the time it is announced.
+    let mut shown = Vec::new();
+    let outcome = k
+        .run(
+            "python",
+            "class Picture:\n    def _repr_png_(self):\n        return b'\\x89PNG fake'\ndisplay(Picture())",
+            &mut |event| {
+                if let RunEvent::Image { path, .. } = event {
+                    shown.push(fs_err::read(&path).unwrap());
+                }
+            },
+            RunControl::cancel(&CancellationToken::new()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, RunStatus::Ok);
+    assert_eq!(shown, vec![b"\x89PNG fake".to_vec()]);
 
     // Interrupts reach the code through the engine.
     let cancel = CancellationToken::new();
