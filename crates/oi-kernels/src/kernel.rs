@@ -954,9 +954,9 @@ impl Kernel {
     /// it started that did not leave the group. Never after it was reaped.
     fn kill(&self) {
         if let Some((container, pgid, _)) = &self.in_container {
-            // By its id in the container: safe whether or not the client
-            // was reaped (the id cannot name a process of this machine).
-            if *pgid > 0 {
+            // By its id in the container (it cannot name a process of this
+            // machine); once, until the engine's client is reaped.
+            if *pgid > 0 && !self.reaped {
                 container.signal(*pgid, Signal::SIGKILL.as_str());
             }
         } else if !self.reaped

@@ -146,7 +146,7 @@ impl SetupError {
             }
             Self::InsideOiFolder { .. } => "give code a folder outside it (oi's configuration, checkpoints and transcripts live there)".to_owned(),
             Self::OfflineWithFullAccess { .. } => {
-                "drop one of the two (--offline works with read-only and workspace-write)".to_owned()
+                "drop one of the two (--offline works with read-only, workspace-write and container)".to_owned()
             }
             Self::OfflineUnenforceable { .. } => {
                 "run where the sandbox works (Linux with seccomp), or leave out --offline".to_owned()
