@@ -422,6 +422,18 @@ impl Container {
             .unwrap_or(true)
     }
 
+    /// Whether the container stops within `limit`.
+    pub(crate) async fn wait_ended(&self, limit: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        while !self.ended() {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        true
+    }
+
     /// A fresh folder name for a kernel's pipes (in the container's `/tmp`).
     pub(crate) fn kernel_dir(&self) -> String {
         format!(

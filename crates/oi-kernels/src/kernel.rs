@@ -495,20 +495,31 @@ impl Kernel {
         launch: &Launch,
         slot: &ContainerSlot,
     ) -> Result<Self, KernelError> {
-        let container = slot.get().await.map_err(|source| KernelError::Container {
+        let container_error = |source| KernelError::Container {
             language: spec.name.clone(),
             source,
-        })?;
+        };
         let spawn_error = |source: std::io::Error| KernelError::Spawn {
             language: spec.name.clone(),
             program: spec.program.display().to_string(),
             source,
         };
-        let dir = container.kernel_dir();
-        container
-            .sh("mkdir -p \"$0\" && mkfifo \"$0/req\" \"$0/rep\"", &[&dir])
-            .await
-            .map_err(|e| spawn_error(std::io::Error::other(e)))?;
+        let make_pipes = "mkdir -p \"$0\" && mkfifo \"$0/req\" \"$0/rep\"";
+        let mut container = slot.get().await.map_err(container_error)?;
+        let mut dir = container.kernel_dir();
+        if let Err(problem) = container.sh(make_pipes, &[&dir]).await {
+            // The container may have just stopped, its engine client not
+            // yet gone: then a new one is started.
+            if !container.wait_ended(Duration::from_secs(5)).await {
+                return Err(spawn_error(std::io::Error::other(problem)));
+            }
+            container = slot.get().await.map_err(container_error)?;
+            dir = container.kernel_dir();
+            container
+                .sh(make_pipes, &[&dir])
+                .await
+                .map_err(|e| spawn_error(std::io::Error::other(e)))?;
+        }
         let programs = container_programs(spec);
         let token = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
         let mut cmd = container.exec(true);
