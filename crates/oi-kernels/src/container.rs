@@ -168,6 +168,15 @@ impl Engine {
         Ok(engine)
     }
 
+    /// `rm` at once, with the container's anonymous volumes (where a
+    /// copied workspace lives). Docker's `rm` has no `--time`.
+    fn remove(&self) -> &'static [&'static str] {
+        match self.kind {
+            EngineKind::Docker => &["rm", "--force", "--volumes"],
+            _ => &["rm", "--force", "--volumes", "--time", "0"],
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self.kind {
             EngineKind::Docker => "docker",
@@ -507,7 +516,7 @@ impl Container {
         // `--volumes`: a copied workspace lives in an anonymous volume.
         let _ = self
             .engine
-            .output(&["rm", "-f", "--volumes", "-t", "0", &self.name])
+            .output(&[self.engine.remove(), &[&self.name]].concat())
             .await;
         if let Some(mut run) = run {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), run.wait()).await;
@@ -524,7 +533,8 @@ impl Drop for Container {
             // end closes its input too, which ends the container).
             let mut cmd = std::process::Command::new(&self.engine.program);
             cmd.args(&self.engine.args)
-                .args(["rm", "-f", "--volumes", "-t", "0", &self.name])
+                .args(self.engine.remove())
+                .arg(&self.name)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null());
@@ -709,7 +719,7 @@ async fn remove_leftovers(engine: &Engine) -> usize {
     if dead.is_empty() {
         return 0;
     }
-    let mut args = vec!["rm", "-f", "-t", "0"];
+    let mut args = engine.remove().to_vec();
     args.extend(&dead);
     match engine.output(&args).await {
         Ok(_) => dead.len(),
@@ -925,6 +935,25 @@ mod tests {
         );
         assert!(!joined.contains("/work/ws:/work/ws"), "{joined}");
         assert!(!joined.contains("--user"), "{joined}");
+    }
+
+    #[test]
+    fn each_engine_removes_at_once_in_its_own_words() {
+        let engine = |kind| Engine {
+            kind,
+            program: PathBuf::from("engine"),
+            args: Vec::new(),
+            remote: false,
+        };
+        assert_eq!(
+            engine(EngineKind::Podman).remove(),
+            ["rm", "--force", "--volumes", "--time", "0"]
+        );
+        // Docker's `rm` has no `--time` (and stops at once with --force).
+        assert_eq!(
+            engine(EngineKind::Docker).remove(),
+            ["rm", "--force", "--volumes"]
+        );
     }
 
     #[test]
