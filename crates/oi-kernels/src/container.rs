@@ -486,6 +486,22 @@ impl Container {
         })
     }
 
+    /// Whether a process of the group `pgid` in the container is blocked
+    /// reading the kernel's standard input (as `process::waiting_for_input`
+    /// looks on this machine), asked of the container's own `/proc`.
+    pub(crate) async fn waiting_for_input(&self, pgid: i32) -> bool {
+        const LOOK: &str = r#"g=$0; s=$(readlink "/proc/$g/fd/0") || exit 1
+for d in /proc/[0-9]*; do
+  set -- $(cut -d')' -f2- "$d/stat" 2>/dev/null)
+  [ "$3" = "$g" ] || continue
+  [ "$(readlink "$d/fd/0" 2>/dev/null)" = "$s" ] || continue
+  read -r a b rest < "$d/syscall" 2>/dev/null || continue
+  [ "$a" = 0 ] && [ "$b" = 0x0 ] && exit 0
+done
+exit 1"#;
+        self.sh(LOOK, &[&pgid.to_string()]).await.is_ok()
+    }
+
     /// Sends `signal` (`SIGINT`) to the process group `pgid` in the
     /// container, without waiting for the engine.
     pub(crate) fn signal(&self, pgid: i32, signal: &str) {

@@ -63,6 +63,9 @@ const NODE_SIGNAL_DELAY: Duration = Duration::from_millis(150);
 const MARKER_GRACE: Duration = Duration::from_secs(2);
 /// How often a running kernel is checked for a program waiting for input.
 const INPUT_POLL: Duration = Duration::from_millis(100);
+/// The same for a kernel of a remote engine's container, where each look
+/// is an `exec`.
+const REMOTE_INPUT_POLL: Duration = Duration::from_secs(1);
 const READ_BUF: usize = 64 * 1024;
 
 const PYTHON_DRIVER: &str = include_str!("drivers/python_driver.py");
@@ -743,6 +746,18 @@ impl Kernel {
         // Whether the current wait for input was reported already.
         let mut waiting_reported = false;
         let mut input_open = input.is_some();
+        // A remote engine's kernel is looked at through the engine: the
+        // look runs beside the run, its answer arrives as a branch below.
+        let remote = match (&self.pgid, &self.in_container) {
+            (None, Some((container, pid, _))) if *pid > 0 => Some((Arc::clone(container), *pid)),
+            _ => None,
+        };
+        let poll = if remote.is_some() {
+            REMOTE_INPUT_POLL
+        } else {
+            INPUT_POLL
+        };
+        let mut look: Option<tokio::task::JoinHandle<bool>> = None;
 
         // Node gets an `interrupt` line naming the run first (a promise the
         // code awaits is not stopped by the signal alone), then SIGINT.
@@ -881,8 +896,25 @@ impl Kernel {
                     }
                     None => input_open = false,
                 },
-                () = tokio::time::sleep(INPUT_POLL), if started && done.is_none() && !waiting_reported && stop.is_none() => {
-                    if self.pgid.is_some_and(waiting_for_input) {
+                () = tokio::time::sleep(poll), if started && done.is_none() && !waiting_reported && stop.is_none() && look.is_none() => {
+                    if let Some((container, pid)) = &remote {
+                        let (container, pid) = (Arc::clone(container), *pid);
+                        look = Some(tokio::spawn(async move { container.waiting_for_input(pid).await }));
+                    } else if self.pgid.is_some_and(waiting_for_input) {
+                        waiting_reported = true;
+                        sink(RunEvent::WaitingForInput {
+                            prompt: streams[0].last_line(),
+                        });
+                    }
+                }
+                waiting = async {
+                    match look.as_mut() {
+                        Some(look) => look.await,
+                        None => Ok(false),
+                    }
+                }, if look.is_some() => {
+                    look = None;
+                    if waiting.unwrap_or(false) && done.is_none() && !waiting_reported && stop.is_none() {
                         waiting_reported = true;
                         sink(RunEvent::WaitingForInput {
                             prompt: streams[0].last_line(),

@@ -119,6 +119,35 @@ async fn the_workspace_is_copied_to_a_remote_engine_and_back() {
     assert_eq!(outcome.status, RunStatus::Ok);
     assert_eq!(shown, vec![b"\x89PNG fake".to_vec()]);
 
+    // A program waiting for input is noticed through the engine, and fed.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let mut asked = Vec::new();
+    let mut out = String::new();
+    let never = CancellationToken::new();
+    let outcome = k
+        .run(
+            "python",
+            "name = input('name? ')\nprint('hello', name)",
+            &mut |event| match event {
+                RunEvent::WaitingForInput { prompt } => {
+                    asked.push(prompt);
+                    tx.send("Ada\n".to_owned()).unwrap();
+                }
+                RunEvent::Output { text, .. } => out.push_str(&text),
+                _ => {}
+            },
+            RunControl {
+                cancel: &never,
+                timeout: Some(Duration::from_secs(60)),
+                input: Some(&mut rx),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.status, RunStatus::Ok, "{out}");
+    assert_eq!(asked, vec!["name? ".to_owned()]);
+    assert!(out.ends_with("hello Ada\n"), "{out}");
+
     // Interrupts reach the code through the engine.
     let cancel = CancellationToken::new();
     let stopper = cancel.clone();
