@@ -12,7 +12,7 @@ use crate::error::{CliError, exit};
 
 /// `interpreter sandbox -- CMD…`: runs CMD under the session's sandbox
 /// policy and exits with its exit code.
-pub fn sandbox(request: &SessionRequest, command: &[String]) -> Result<ExitCode, CliError> {
+pub async fn sandbox(request: &SessionRequest, command: &[String]) -> Result<ExitCode, CliError> {
     let loaded = setup::load_config(request)?;
     let policy = setup::policy(&loaded, request)?;
     let mut err = crate::render::HumanRenderer::new(anstream::stderr());
@@ -37,15 +37,14 @@ pub fn sandbox(request: &SessionRequest, command: &[String]) -> Result<ExitCode,
         use std::io::IsTerminal;
         let spec = setup::container_spec(&loaded);
         let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-        let mut child =
-            oi_kernels::one_off_command(&spec, &policy, command, terminal).map_err(|e| {
-                CliError::usage(e.to_string(), "see `[container]` in docs/configuration.md")
-            })?;
-        let status = child.status().map_err(|e| {
-            CliError::usage(
-                format!("cannot run the container engine: {e}"),
-                "install Podman or Docker",
-            )
+        // Said as it happens (a pull, the copies of a remote engine); a
+        // note that cannot be written is not worth stopping the command.
+        let status = oi_kernels::run_once(&spec, &policy, command, terminal, &mut |line| {
+            let _ = err.line(dim, &line);
+        })
+        .await;
+        let status = status.map_err(|e| {
+            CliError::usage(e.to_string(), "see `[container]` in docs/configuration.md")
         })?;
         return Ok(exit_code_of(status));
     }

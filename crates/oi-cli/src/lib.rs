@@ -98,7 +98,9 @@ pub fn main() -> ExitCode {
             Some(Command::Sessions { here, limit }) => {
                 commands::sessions(&request().await?, here, limit)
             }
-            Some(Command::Sandbox { command }) => commands::sandbox(&request().await?, &command),
+            Some(Command::Sandbox { command }) => {
+                commands::sandbox(&request().await?, &command).await
+            }
             Some(Command::Undo) => commands::undo(&request().await?).await,
             Some(Command::Checkpoints { action }) => {
                 commands::checkpoints(&request().await?, action).await

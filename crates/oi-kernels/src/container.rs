@@ -111,10 +111,6 @@ pub enum ContainerError {
     Pull { image: String, problem: String },
     #[error("the container (image `{image}`) did not start: {problem}")]
     Start { image: String, problem: String },
-    #[error(
-        "`interpreter sandbox` runs a command in a container of this machine's engine only (the workspace of a remote one is copied, which a one-off command cannot wait for): unset `[container] host` (or CONTAINER_HOST / DOCKER_HOST)"
-    )]
-    Remote,
 }
 
 /// The engine's command line: its program and the arguments every call
@@ -576,36 +572,87 @@ fn run_args(spec: &ContainerSpec, mounts: &Mounts, name: &str, remote: bool) -> 
     args
 }
 
-/// The engine's command that runs `command` (a program and its
-/// arguments) once in a container like a session's, with the same mounts
-/// and limits, removed when it ends; `terminal` gives it one.
-pub fn one_off_command(
+/// Runs `command` (a program and its arguments) once in a container like
+/// a session's — the same mounts (or, with a remote engine, copies of the
+/// workspace there and back), limits and network — removed when it ends,
+/// with this process's standard streams (`terminal`: a terminal too).
+/// What oi has to say on the way (a pull, copies) goes to `note`.
+pub async fn run_once(
     spec: &ContainerSpec,
     policy: &oi_sandbox::Policy,
     command: &[String],
     terminal: bool,
-) -> Result<std::process::Command, ContainerError> {
+    note: &mut (dyn FnMut(String) + Send),
+) -> Result<std::process::ExitStatus, ContainerError> {
     let engine = Engine::find(spec.engine, spec.host.as_deref())?;
-    if engine.remote {
-        return Err(ContainerError::Remote);
-    }
-    let name = format!("oi-{}-{:08x}", std::process::id(), fastrand::u32(..));
+    let spawn_error = |e: std::io::Error| ContainerError::Engine {
+        engine: engine.name().to_owned(),
+        problem: e.to_string(),
+    };
+    let (program, rest) = command.split_first().ok_or_else(|| ContainerError::Start {
+        image: spec.image.clone(),
+        problem: "no command given".to_owned(),
+    })?;
     let mut args = engine.args.clone();
-    args.extend(container_args(spec, &Mounts::of(policy, &[]), &name, false));
-    if terminal {
-        args.push("--tty".to_owned());
-    }
-    if let Some((program, rest)) = command.split_first() {
+    let container = if engine.remote {
+        // The workspace must be copied there and back around the command:
+        // a container like a session's, the command run in it.
+        let progress = Progress::default();
+        let started = Container::start(spec, &Mounts::of(policy, &[]), &progress).await;
+        progress.since(0).0.into_iter().for_each(&mut *note);
+        let container = started?;
+        if let Some(sync) = &container.sync {
+            let copied = sync
+                .push(&container)
+                .await
+                .map_err(|problem| ContainerError::Start {
+                    image: spec.image.clone(),
+                    problem: format!("the workspace could not be copied there: {problem}"),
+                })?;
+            copied.into_iter().for_each(&mut *note);
+        }
+        args.extend(["exec".to_owned(), "--interactive".to_owned()]);
+        if terminal {
+            args.push("--tty".to_owned());
+        }
+        args.extend([
+            "--workdir".to_owned(),
+            policy.workspace.display().to_string(),
+            container.name.clone(),
+            program.clone(),
+        ]);
+        Some(container)
+    } else {
+        let name = format!("oi-{}-{:08x}", std::process::id(), fastrand::u32(..));
+        args.extend(container_args(spec, &Mounts::of(policy, &[]), &name, false));
+        if terminal {
+            args.push("--tty".to_owned());
+        }
         args.extend([
             "--entrypoint".to_owned(),
             program.clone(),
             spec.image.clone(),
         ]);
-        args.extend(rest.iter().cloned());
+        None
+    };
+    args.extend(rest.iter().cloned());
+    let status = Command::new(&engine.program)
+        .args(args)
+        .status()
+        .await
+        .map_err(spawn_error);
+    if let Some(container) = container {
+        if let Some(sync) = &container.sync {
+            match sync.pull(&container).await {
+                Ok(notes) => notes.into_iter().for_each(&mut *note),
+                Err(problem) => note(format!(
+                    "oi: the command's changes could not be copied back from the container: {problem}"
+                )),
+            }
+        }
+        container.stop().await;
     }
-    let mut cmd = std::process::Command::new(&engine.program);
-    cmd.args(args);
-    Ok(cmd)
+    status
 }
 
 /// What every container of oi's is started with, up to the image.

@@ -274,3 +274,37 @@ async fn a_remote_engine_gets_a_copy_of_the_workspace_and_the_changes_come_back(
     assert_eq!(undo.code, 0, "{undo:?}");
     assert!(!cwd.join("upper.txt").exists());
 }
+
+#[tokio::test]
+async fn interpreter_sandbox_with_a_remote_engine_copies_the_workspace_there_and_back() {
+    let Some((service, _image)) = oi_testkit::PodmanService::start() else {
+        return;
+    };
+    let Some((env, _image)) = container_env().await else {
+        return;
+    };
+    let cwd = std::fs::canonicalize(env.cwd.path()).unwrap();
+    std::fs::write(cwd.join("in.txt"), "from here\n").unwrap();
+    let host = format!("container.host={}", service.url);
+    let out = env
+        .run(
+            &[
+                "sandbox",
+                "-c",
+                &host,
+                "--",
+                "sh",
+                "-c",
+                "cat in.txt; echo made there > out.txt; rm in.txt; exit 4",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.code, 4, "{out:?}");
+    assert_eq!(out.stdout, "from here\n", "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("out.txt")).unwrap(),
+        "made there\n"
+    );
+    assert!(!cwd.join("in.txt").exists());
+}
