@@ -25,6 +25,23 @@ struct Captured {
     images: Vec<std::path::PathBuf>,
 }
 
+/// A Python kernel (`python`, as this machine names it) in the container
+/// `spec` describes, working in `workspace`, plots saved in `images`.
+fn python_in(
+    spec: ContainerSpec,
+    python: &str,
+    workspace: &std::path::Path,
+    images: Option<&std::path::Path>,
+) -> KernelManager {
+    let mut kernels = KernelManager::new(vec![LanguageSpec::python(python)], workspace);
+    if let Some(images) = images {
+        kernels = kernels.with_image_dir(images);
+    }
+    kernels
+        .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, workspace))
+        .with_container(spec)
+}
+
 /// Kernels for Python and the shell in a container of the test image,
 /// working in a fresh workspace.
 fn manager() -> Option<(KernelManager, tempfile::TempDir)> {
@@ -303,9 +320,12 @@ async fn a_missing_image_is_pulled_and_its_progress_shown_to_the_waiting_run() {
     assert!(saved.status.success(), "{saved:?}");
     let workspace = fs_err::canonicalize(dir.path()).unwrap();
     let reference = format!("oci-archive:{}", archive.display());
-    let mut k = KernelManager::new(vec![LanguageSpec::python("/usr/bin/python3")], &workspace)
-        .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &workspace))
-        .with_container(ContainerSpec::new(&reference));
+    let mut k = python_in(
+        ContainerSpec::new(&reference),
+        "/usr/bin/python3",
+        &workspace,
+        None,
+    );
     let (status, out) = run(&mut k, "python", "print('pulled')").await;
     assert_eq!(
         (&status, out.stdout.as_str()),
@@ -363,9 +383,7 @@ async fn memory_and_process_limits_hold() {
     let mut spec = ContainerSpec::new(image);
     spec.memory = Some("128m".into());
     spec.pids = Some(40);
-    let mut k = KernelManager::new(vec![LanguageSpec::python("/usr/bin/python3")], &workspace)
-        .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &workspace))
-        .with_container(spec);
+    let mut k = python_in(spec, "/usr/bin/python3", &workspace, None);
     let (status, out) = run(
         &mut k,
         "python",
@@ -400,12 +418,12 @@ async fn the_images_own_interpreter_is_used_whatever_this_machine_calls_it() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = fs_err::canonicalize(dir.path()).unwrap();
     // A virtual environment's `python` here; the image has `python3` only.
-    let mut k = KernelManager::new(
-        vec![LanguageSpec::python("/home/someone/venv/bin/python")],
+    let mut k = python_in(
+        ContainerSpec::new(image),
+        "/home/someone/venv/bin/python",
         &workspace,
-    )
-    .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &workspace))
-    .with_container(ContainerSpec::new(image));
+        None,
+    );
     let (status, out) = run(&mut k, "python", "import sys\nprint(sys.executable)").await;
     assert_eq!(status, RunStatus::Ok, "{out:?}");
     assert_eq!(out.stdout, "/usr/bin/python3\n");
@@ -413,7 +431,7 @@ async fn the_images_own_interpreter_is_used_whatever_this_machine_calls_it() {
 }
 
 /// Code that shows an image (any object with `_repr_png_`, as a plot).
-pub const SHOW_IMAGE: &str = "class Picture:\n    def _repr_png_(self):\n        return b'\\x89PNG\\r\\n\\x1a\\nfake'\ndisplay(Picture())";
+const SHOW_IMAGE: &str = "class Picture:\n    def _repr_png_(self):\n        return b'\\x89PNG\\r\\n\\x1a\\nfake'\ndisplay(Picture())";
 
 #[tokio::test]
 async fn images_the_code_shows_reach_this_machine() {
@@ -423,10 +441,12 @@ async fn images_the_code_shows_reach_this_machine() {
     let dir = tempfile::tempdir().unwrap();
     let workspace = fs_err::canonicalize(dir.path()).unwrap();
     let images = tempfile::tempdir().unwrap();
-    let mut k = KernelManager::new(vec![LanguageSpec::python("/usr/bin/python3")], &workspace)
-        .with_image_dir(images.path())
-        .with_sandbox(oi_sandbox::Policy::new(SandboxMode::Container, &workspace))
-        .with_container(ContainerSpec::new(image));
+    let mut k = python_in(
+        ContainerSpec::new(image),
+        "/usr/bin/python3",
+        &workspace,
+        Some(images.path()),
+    );
     let (status, out) = run(&mut k, "python", SHOW_IMAGE).await;
     assert_eq!(status, RunStatus::Ok, "{out:?}");
     assert_eq!(out.images.len(), 1, "{out:?}");
