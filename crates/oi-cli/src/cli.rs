@@ -99,6 +99,13 @@ pub enum Command {
         #[arg(required = true, last = true, value_name = "CMD")]
         command: Vec<String>,
     },
+    /// Print the shell completion script for `interpreter`: load it with
+    /// `source <(interpreter completion bash)` (zsh: the same; fish:
+    /// `interpreter completion fish | source`).
+    Completion {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// Restore the workspace to its state before the last run that changed
     /// it (each undo goes one run further back).
     Undo,

@@ -281,6 +281,16 @@ pub(crate) fn write_stdout(text: &str) -> Result<(), CliError> {
     }
 }
 
+/// `interpreter completion SHELL`: the completion script of every
+/// subcommand and flag, generated from the same definitions as the parser.
+pub fn completion(shell: clap_complete::Shell) -> Result<ExitCode, CliError> {
+    let mut command = <crate::cli::Cli as clap::CommandFactory>::command();
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "interpreter", &mut script);
+    write_stdout(&String::from_utf8_lossy(&script))?;
+    Ok(ExitCode::from(exit::OK))
+}
+
 /// `interpreter sessions [--here] [-n N]`
 pub fn sessions(request: &SessionRequest, here: bool, limit: usize) -> Result<ExitCode, CliError> {
     let loaded = setup::load_config(request)?;

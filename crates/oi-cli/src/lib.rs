@@ -101,6 +101,7 @@ pub fn main() -> ExitCode {
             Some(Command::Sandbox { command }) => {
                 commands::sandbox(&request().await?, &command).await
             }
+            Some(Command::Completion { shell }) => commands::completion(shell),
             Some(Command::Undo) => commands::undo(&request().await?).await,
             Some(Command::Checkpoints { action }) => {
                 commands::checkpoints(&request().await?, action).await
