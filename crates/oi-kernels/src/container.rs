@@ -193,6 +193,21 @@ impl Engine {
         cmd
     }
 
+    /// Starts `args` without waiting for it (from `Drop` and other places
+    /// that cannot wait); it is reaped on a thread of its own.
+    fn fire(&self, args: &[&str]) {
+        let spawned = std::process::Command::new(&self.program)
+            .args(&self.args)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        if let Ok(mut child) = spawned {
+            std::thread::spawn(move || child.wait());
+        }
+    }
+
     /// Runs `args` to the end; its standard output, or what went wrong.
     async fn output(&self, args: &[&str]) -> Result<String, String> {
         self.output_bytes(args)
@@ -502,24 +517,15 @@ exit 1"#;
     /// container, without waiting for the engine.
     pub(crate) fn signal(&self, pgid: i32, signal: &str) {
         let signal = signal.strip_prefix("SIG").unwrap_or(signal);
-        let mut cmd = std::process::Command::new(&self.engine.program);
-        cmd.args(&self.engine.args)
-            .args([
-                "exec",
-                &self.name,
-                "sh",
-                "-c",
-                "kill -s \"$0\" -- \"-$1\" 2>/dev/null",
-                signal,
-                &pgid.to_string(),
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        if let Ok(mut child) = cmd.spawn() {
-            // Reaped on a thread of its own: nothing waits for it.
-            std::thread::spawn(move || child.wait());
-        }
+        self.engine.fire(&[
+            "exec",
+            &self.name,
+            "sh",
+            "-c",
+            "kill -s \"$0\" -- \"-$1\" 2>/dev/null",
+            signal,
+            &pgid.to_string(),
+        ]);
     }
 
     /// Stops and removes the container.
@@ -543,16 +549,8 @@ impl Drop for Container {
         if run.is_some() {
             // Not stopped: removed without waiting (the engine client's own
             // end closes its input too, which ends the container).
-            let mut cmd = std::process::Command::new(&self.engine.program);
-            cmd.args(&self.engine.args)
-                .args(self.engine.remove())
-                .arg(&self.name)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            if let Ok(mut child) = cmd.spawn() {
-                std::thread::spawn(move || child.wait());
-            }
+            self.engine
+                .fire(&[self.engine.remove(), &[&self.name]].concat());
         }
     }
 }

@@ -67,7 +67,7 @@ async fn code_runs_in_the_container_and_its_changes_can_be_undone() {
     env.server
         .push(Reply::execute(
             "python",
-            "import os\nopen('result.txt', 'w').write('made inside')\nprint(os.getcwd(), os.environ['OI_TEST_MARK'], open('/sys/fs/cgroup/pids.max').read().strip() if os.path.exists('/sys/fs/cgroup/pids.max') else 'limit')",
+            "import os\nopen('result.txt', 'w').write('made inside')\nprint(os.getcwd(), os.environ['OI_TEST_MARK'])",
         ))
         .push(Reply::text("Done."));
     let out = env.exec(&["--yes", "make the result"]).await;
