@@ -11,6 +11,26 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// A task to start the interactive session with (`exec` runs one
+    /// task and exits). Piped input is added to it as a `<stdin>` block.
+    #[arg(value_name = "TASK")]
+    pub prompt: Option<String>,
+
+    /// List the profiles `--profile` takes (oi's own, yours, Open
+    /// Interpreter's) and the folder yours go in.
+    #[arg(long, visible_alias = "list-profiles")]
+    pub profiles: bool,
+
+    /// Pick a recorded session and take it up again (as `interpreter
+    /// resume`).
+    #[arg(long)]
+    pub conversations: bool,
+
+    /// The models of the servers running on this machine and those the
+    /// built-in model can use (as `interpreter models --local`).
+    #[arg(long = "local-models", visible_alias = "local_models")]
+    pub local_models: bool,
+
     #[command(flatten)]
     pub options: SessionOptions,
 }
@@ -105,6 +125,18 @@ pub enum Command {
     Completion {
         /// The shell: bash, zsh, fish, elvish or powershell.
         shell: clap_complete::Shell,
+    },
+    /// Take up a recorded session again in the interactive session: pick
+    /// one from a list, name it, or `--last` for this folder's latest.
+    Resume {
+        /// The session (its id, or a unique prefix).
+        session_id: Option<String>,
+        /// The most recent session of this folder, without asking.
+        #[arg(long, conflicts_with = "session_id")]
+        last: bool,
+        /// Only list the sessions of this folder to pick from.
+        #[arg(long)]
+        here: bool,
     },
     /// Restore the workspace to its state before the last run that changed
     /// it (each undo goes one run further back).
@@ -322,10 +354,22 @@ pub struct ExecOptions {
 /// Options of every command.
 #[derive(Debug, Clone, Args)]
 pub struct SessionOptions {
-    /// Apply a profile: `[profiles.NAME]` in the user file, or
-    /// `~/.openinterpreter/profiles/NAME.toml`.
-    #[arg(long, global = true, value_name = "NAME")]
+    /// Apply a profile: `[profiles.NAME]` in the user file,
+    /// `~/.openinterpreter/profiles/NAME.toml`, an Open Interpreter YAML
+    /// profile, one of oi's own (`fast`, `local`, `os`, `vision`), or a
+    /// file's path (`--profiles` lists them).
+    #[arg(long, short = 'p', global = true, value_name = "NAME|FILE")]
     pub profile: Option<String>,
+
+    /// Open Interpreter's shortcut for `--profile fast`: a quick, cheap
+    /// model, asked to be brief.
+    #[arg(long, short = 'f', global = true, conflicts_with_all = ["profile", "vision"])]
+    pub fast: bool,
+
+    /// Open Interpreter's shortcut for `--profile vision`: a model that
+    /// reads images.
+    #[arg(long, global = true, conflicts_with = "profile")]
+    pub vision: bool,
 
     /// Set a configuration value for this run, e.g. `-c model=gpt-5` or
     /// `-c model_providers.kunavo.wire_api=chat` (repeatable).
@@ -363,7 +407,7 @@ pub struct SessionOptions {
     /// llama.cpp, vLLM, Jan): found on its usual port, its model picked
     /// (or `--model`), its context window asked, the harness suited to it.
     /// With no server running, the built-in model runs in oi's process.
-    #[arg(long, global = true)]
+    #[arg(long, short = 'l', global = true)]
     pub local: bool,
 
     /// OS mode: the model may see the screen and use the mouse and keyboard
@@ -391,13 +435,55 @@ pub struct SessionOptions {
     /// Run code without asking for approval, except risky code
     /// (`approval = "auto"`); also agrees to download the built-in model
     /// when it is not downloaded yet.
-    #[arg(long, short = 'y', global = true)]
+    #[arg(long, short = 'y', visible_alias = "auto_run", global = true)]
     pub yes: bool,
 
     /// Run all code without asking, risky code included (`approval =
     /// "never"`). Only for throwaway machines.
-    #[arg(long = "dangerously-allow-all", global = true)]
+    #[arg(
+        long = "dangerously-allow-all",
+        visible_alias = "dangerously-bypass-approvals-and-sandbox",
+        global = true
+    )]
     pub dangerously_allow_all: bool,
+
+    /// When code may run without asking, in Codex's words: `untrusted`
+    /// (always ask: `approval = "ask"`), `on-request` or `on-failure`
+    /// (ask only for risky code: `"auto"`), `never` (never ask, risky code
+    /// included: `"never"`, still inside the sandbox).
+    #[arg(
+        long = "ask-for-approval",
+        short = 'a',
+        global = true,
+        value_name = "POLICY",
+        conflicts_with_all = ["yes", "dangerously_allow_all"]
+    )]
+    pub ask_for_approval: Option<CodexApproval>,
+
+    /// Codex's low-friction mode: code runs without asking except risky
+    /// code, sandboxed to the workspace (`-a on-request --sandbox
+    /// workspace-write`).
+    #[arg(long = "full-auto", global = true, conflicts_with_all = ["ask_for_approval", "dangerously_allow_all"])]
+    pub full_auto: bool,
+
+    /// Keep no transcript of this session: it cannot be resumed and is not
+    /// listed by `interpreter sessions`.
+    #[arg(long, global = true)]
+    pub ephemeral: bool,
+
+    /// Show each model request and event as sent (also `--debug`; in the
+    /// session, `/verbose` turns it on and off).
+    #[arg(long, short = 'v', visible_alias = "debug", global = true)]
+    pub verbose: bool,
+
+    /// Accepted for Open Interpreter's scripts: oi sends no usage data.
+    #[arg(
+        long = "disable-telemetry",
+        alias = "disable_telemetry",
+        global = true,
+        hide = true
+    )]
+    pub disable_telemetry: bool,
 
     /// How far code may reach: `read-only`, `workspace-write` (default) or
     /// `full-access` (also spelled `danger-full-access`).
@@ -436,6 +522,7 @@ pub struct SessionOptions {
     #[arg(
         long = "max-budget",
         visible_alias = "max_budget",
+        short = 'b',
         global = true,
         allow_negative_numbers = true,
         value_name = "USD"
@@ -447,12 +534,14 @@ pub struct SessionOptions {
     #[arg(
         long = "system-message",
         visible_alias = "system_message",
+        short = 's',
         global = true,
         value_name = "TEXT"
     )]
     pub system_message: Option<String>,
 
-    /// Add TEXT to the end of the system prompt (`custom_instructions`).
+    /// Add TEXT to the end of the system prompt (`custom_instructions`;
+    /// Open Interpreter's `-ci`).
     #[arg(
         long = "custom-instructions",
         visible_alias = "custom_instructions",
@@ -460,6 +549,38 @@ pub struct SessionOptions {
         value_name = "TEXT"
     )]
     pub custom_instructions: Option<String>,
+
+    /// The model's context window in tokens (`context_window`; Open
+    /// Interpreter's `-cw`), where oi cannot learn it from the server.
+    #[arg(
+        long = "context-window",
+        visible_alias = "context_window",
+        global = true,
+        allow_negative_numbers = true,
+        value_name = "TOKENS"
+    )]
+    pub context_window: Option<i64>,
+
+    /// The most tokens the model may write per reply (`max_tokens`).
+    #[arg(
+        long = "max-tokens",
+        visible_alias = "max_tokens",
+        short = 'x',
+        global = true,
+        allow_negative_numbers = true,
+        value_name = "TOKENS"
+    )]
+    pub max_tokens: Option<i64>,
+
+    /// The model's sampling temperature, 0 to 2 (`temperature`).
+    #[arg(
+        long,
+        short = 't',
+        global = true,
+        allow_negative_numbers = true,
+        value_name = "T"
+    )]
+    pub temperature: Option<f64>,
 
     /// Characters of each run's output sent to the model (head and tail are kept).
     #[arg(
@@ -537,6 +658,40 @@ impl Default for ServerArgs {
             port: 8000,
             idle_timeout: 1800,
             workspaces: None,
+        }
+    }
+}
+
+/// Codex's approval policies (`-a`), as oi's `approval` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CodexApproval {
+    /// Ask before every run.
+    Untrusted,
+    /// Run without asking, except risky code.
+    OnRequest,
+    /// As `on-request` (Codex no longer distinguishes them).
+    OnFailure,
+    /// Never ask (risky code too), still inside the sandbox.
+    Never,
+}
+
+impl CodexApproval {
+    /// oi's `approval` value.
+    pub fn approval(self) -> &'static str {
+        match self {
+            Self::Untrusted => "ask",
+            Self::OnRequest | Self::OnFailure => "auto",
+            Self::Never => "never",
+        }
+    }
+
+    /// The value as typed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Untrusted => "untrusted",
+            Self::OnRequest => "on-request",
+            Self::OnFailure => "on-failure",
+            Self::Never => "never",
         }
     }
 }

@@ -455,3 +455,113 @@ pub async fn acp(request: SessionRequest) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::Io(std::io::Error::other(e.to_string())))?;
     Ok(ExitCode::from(exit::OK))
 }
+
+/// `interpreter --profiles`: the profiles `--profile` takes, where each
+/// comes from, and the folder for yours.
+pub fn profiles(request: &SessionRequest) -> Result<ExitCode, CliError> {
+    let loaded = setup::load_config(request)?;
+    let profiles = oi_config::list_profiles(&loaded)?;
+    let mut out = anstream::stdout();
+    let dim = anstyle::Style::new().dimmed();
+    for profile in &profiles {
+        use oi_config::profiles::ProfileSource;
+        let from = match &profile.source {
+            ProfileSource::UserFile(path) => {
+                format!(
+                    "[profiles.{}] in {}",
+                    profile.name,
+                    oi_config::display_path(path)
+                )
+            }
+            ProfileSource::File(path) => oi_config::display_path(path),
+            ProfileSource::OpenInterpreter(path) => {
+                format!("{} (Open Interpreter's)", oi_config::display_path(path))
+            }
+            ProfileSource::BuiltIn => "oi's own".to_owned(),
+        };
+        writeln!(out, "{:<16} {dim}{from}{dim:#}", profile.name)?;
+    }
+    writeln!(
+        out,
+        "{dim}Yours go in {} (NAME.toml); `--profile NAME` or `-p FILE` applies one.{dim:#}",
+        oi_config::display_path(&loaded.home.join("profiles"))
+    )?;
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// A recorded session picked by the user (of this folder with `here`):
+/// its id, or `None` when they cancel. In a terminal a list to move in;
+/// otherwise the list numbered on stderr and a number read from stdin.
+pub fn pick_session(request: &SessionRequest, here: bool) -> Result<Option<String>, CliError> {
+    use std::io::{BufRead, IsTerminal};
+    let loaded = setup::load_config(request)?;
+    let dir = loaded.home.join("sessions");
+    let cwd = setup::policy(&loaded, request)?
+        .workspace
+        .display()
+        .to_string();
+    let sessions: Vec<_> = oi_core::transcript::list(&dir)
+        .into_iter()
+        .filter(|s| !here || s.header.cwd == cwd)
+        .take(50)
+        .collect();
+    if sessions.is_empty() {
+        return Err(CliError::usage(
+            format!(
+                "no sessions recorded{} yet",
+                if here { " in this folder" } else { "" }
+            ),
+            "a session is recorded as you work; start one with `interpreter`",
+        ));
+    }
+    let labels: Vec<String> = sessions
+        .iter()
+        .map(|s| {
+            let when: String = s.last_active.replace('T', " ").chars().take(16).collect();
+            let prompt = s
+                .first_prompt
+                .as_deref()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!(
+                "{} · {when} · {} · {}",
+                &s.header.id,
+                shorten(
+                    &oi_config::display_path(std::path::Path::new(&s.header.cwd)),
+                    30
+                ),
+                shorten(&prompt, 50)
+            )
+        })
+        .collect();
+    let id_of = |label: &str| label.split(' ').next().unwrap_or(label).to_owned();
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let picker = oi_tui::dialog::Picker::new("Resume which session?", labels, None);
+        return Ok(oi_tui::dialog::pick(&mut std::io::stdout(), picker)?.map(|l| id_of(&l)));
+    }
+    let mut err = anstream::stderr();
+    for (i, label) in labels.iter().enumerate() {
+        writeln!(err, "{:>3}. {label}", i + 1)?;
+    }
+    write!(err, "Resume which session? (number; Enter cancels) ")?;
+    err.flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Ok(None);
+    }
+    match answer
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| labels.get(n.wrapping_sub(1)))
+    {
+        Some(label) => Ok(Some(id_of(label))),
+        None => Err(CliError::usage(
+            format!("there is no session number `{answer}` in the list"),
+            "answer with a number from the list",
+        )),
+    }
+}

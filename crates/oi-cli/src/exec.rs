@@ -42,7 +42,12 @@ struct Task {
     from_stdin: bool,
 }
 
-pub async fn run(args: ExecArgs, mut request: SessionRequest) -> Result<ExitCode, CliError> {
+/// Runs `exec`; `verbose` (`-v`) also shows each model request.
+pub async fn run(
+    args: ExecArgs,
+    mut request: SessionRequest,
+    verbose: bool,
+) -> Result<ExitCode, CliError> {
     let ExecArgs {
         command,
         prompt,
@@ -110,6 +115,9 @@ pub async fn run(args: ExecArgs, mut request: SessionRequest) -> Result<ExitCode
     }
     let mut signals = Signals::install()?;
     let (ops, mut events) = Agent::spawn(setup.config, setup.client, setup.kernels);
+    if verbose {
+        let _ = ops.send(Op::SetVerbose { verbose: true });
+    }
     let _ = ops.send(Op::UserInput {
         text: task.text,
         images: task.images,
@@ -379,7 +387,8 @@ fn read_task(prompt: Option<&str>, options: &ExecOptions) -> Result<Task, CliErr
             std::io::stdin().read_to_string(&mut text)?;
             (text, true)
         }
-        Some(prompt) => (prompt.to_owned(), false),
+        // Piped input goes with the task, as a `<stdin>` block.
+        Some(prompt) => (crate::input::with_stdin(prompt)?, false),
     };
     if text.trim().is_empty() {
         return Err(CliError::usage(

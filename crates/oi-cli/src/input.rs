@@ -57,3 +57,26 @@ impl LineReader {
         line.unwrap_or(Ok(None))
     }
 }
+
+/// `prompt`, with what is piped in on stdin (when it is not a terminal)
+/// added after it as a `<stdin>` block, as Codex does.
+pub fn with_stdin(prompt: &str) -> std::io::Result<String> {
+    use std::io::{IsTerminal, Read};
+    if std::io::stdin().is_terminal() {
+        return Ok(prompt.to_owned());
+    }
+    let mut piped = String::new();
+    std::io::stdin().read_to_string(&mut piped)?;
+    Ok(append_stdin(prompt, &piped))
+}
+
+/// `prompt` followed by `piped` in a `<stdin>` block (nothing when it is empty).
+pub fn append_stdin(prompt: &str, piped: &str) -> String {
+    if piped.trim().is_empty() {
+        return prompt.to_owned();
+    }
+    format!(
+        "{prompt}\n\n<stdin>\n{}\n</stdin>",
+        piped.trim_end_matches(['\n', '\r'])
+    )
+}

@@ -9,6 +9,7 @@ pub mod error;
 pub mod eval;
 pub mod exec;
 pub mod first_run;
+pub mod habits;
 pub mod input;
 pub mod mcp_cmd;
 pub mod render;
@@ -19,7 +20,7 @@ pub mod tui;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::Parser as _;
 
 use crate::cli::{Cli, Command, ConfigAction, SessionOptions};
 use crate::error::{CliError, exit};
@@ -27,7 +28,10 @@ use crate::render::HumanRenderer;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let secrets = secrets_of_this_process(cli.options.api_key.as_deref());
     // Processes that code starts and leaves behind (daemons, `nohup` jobs)
     // become this process's children when their parent exits, so the
@@ -57,8 +61,19 @@ pub fn main() -> ExitCode {
             let request = session::request(options_ref).await?;
             first_run::before_session(options_ref, request, dialog, questions).await
         };
+        if cli.profiles {
+            return commands::profiles(&request().await?);
+        }
+        if cli.local_models {
+            return commands::local_models(&options).await;
+        }
+        if cli.conversations {
+            return resume(&options, None, false, false).await;
+        }
         match cli.command {
-            Some(Command::Exec(args)) => exec::run(args, session(false, true).await?).await,
+            Some(Command::Exec(args)) => {
+                exec::run(args, session(false, true).await?, options.verbose).await
+            }
             Some(Command::Acp) => commands::acp(session(false, false).await?).await,
             Some(Command::McpServer) => commands::mcp_server(session(false, false).await?).await,
             Some(Command::Lmc) => commands::lmc(session(false, false).await?).await,
@@ -107,7 +122,17 @@ pub fn main() -> ExitCode {
                 commands::checkpoints(&request().await?, action).await
             }
             Some(Command::Trust { path, untrust }) => commands::trust(path, untrust),
-            None => tui::run(&options, session(true, true).await?).await,
+            Some(Command::Resume {
+                session_id,
+                last,
+                here,
+            }) => resume(&options, session_id, last, here).await,
+            None => {
+                if let Some(prompt) = &cli.prompt {
+                    check_not_a_mistyped_command(prompt)?;
+                }
+                tui::run(&options, session(true, true).await?, cli.prompt).await
+            }
         }
     });
     // A line read from the terminal may still be pending; do not wait for it.
@@ -116,6 +141,75 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => report(&error, &secrets),
     }
+}
+
+/// The command line, with Open Interpreter's spellings put in oi's; a
+/// usage error is reported here (the exit code returned).
+fn parse() -> Result<Cli, ExitCode> {
+    let secrets = || secrets_of_this_process(None);
+    let args = habits::rewrite(std::env::args_os().collect())
+        .map_err(|error| report(&error, &secrets()))?;
+    Cli::try_parse_from(args).map_err(|error| {
+        // An Open Interpreter flag oi does not take gets its one line.
+        if error.kind() == clap::error::ErrorKind::UnknownArgument
+            && let Some(clap::error::ContextValue::String(arg)) =
+                error.get(clap::error::ContextKind::InvalidArg)
+            && let Some(answer) = habits::instead(arg.split('=').next().unwrap_or(arg))
+        {
+            return report(&answer, &secrets());
+        }
+        let _ = error.print();
+        ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(exit::USAGE))
+    })
+}
+
+/// A one-word task that is a command's name mistyped (`interpreter
+/// sesions`) is an error, not a task for the model.
+fn check_not_a_mistyped_command(prompt: &str) -> Result<(), CliError> {
+    use clap::CommandFactory as _;
+    let word = prompt.trim();
+    let after_double_dash = std::env::args_os().any(|a| a == "--");
+    if after_double_dash || word.is_empty() || word.contains(char::is_whitespace) {
+        return Ok(());
+    }
+    let command = Cli::command();
+    let close = command
+        .get_subcommands()
+        .map(clap::Command::get_name)
+        .find(|name| strsim::damerau_levenshtein(word, name) <= 2 && word.len() > 2);
+    match close {
+        Some(name) => Err(CliError::usage(
+            format!("unknown command `{word}`; did you mean `{name}`?"),
+            format!("to give the model this one-word task, write `interpreter -- {word}`"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `interpreter resume`: the interactive session on a recorded one —
+/// named, this folder's latest, or picked from a list.
+async fn resume(
+    options: &SessionOptions,
+    id: Option<String>,
+    last: bool,
+    here: bool,
+) -> Result<ExitCode, CliError> {
+    let chosen = match (id, last) {
+        (Some(id), _) => id,
+        (None, true) => String::new(),
+        (None, false) => match commands::pick_session(&session::request(options).await?, here)? {
+            Some(id) => id,
+            None => return Ok(ExitCode::from(exit::OK)),
+        },
+    };
+    let options = SessionOptions {
+        resume: Some(chosen),
+        continue_session: false,
+        ..options.clone()
+    };
+    let request = session::request(&options).await?;
+    let request = first_run::before_session(&options, request, false, true).await?;
+    tui::run(&options, request, None).await
 }
 
 /// The secrets an error printed here must not show: `--api-key`, and the

@@ -15,7 +15,7 @@ use crate::render::HumanRenderer;
 pub async fn request(options: &SessionOptions) -> Result<SessionRequest, CliError> {
     let mut request = SessionRequest {
         cwd: None,
-        profile: options.profile.clone(),
+        profile: profile(options),
         overrides: options.config.clone(),
         settings: settings(options),
         defaults: Vec::new(),
@@ -38,12 +38,15 @@ pub async fn request(options: &SessionOptions) -> Result<SessionRequest, CliErro
             (None, true) => Some(Given::new(Resume::Latest, "--continue")),
             (None, false) => None,
         },
-        allow_all: options.dangerously_allow_all,
+        // Typed on the command line, `never` needs no second confirmation.
+        allow_all: options.dangerously_allow_all
+            || options.ask_for_approval == Some(crate::cli::CodexApproval::Never),
         user_input: false,
-        ephemeral: false,
+        ephemeral: options.ephemeral,
         mcp_servers: Vec::new(),
     };
-    if options.local {
+    // Open Interpreter's `--profile local` means a model on this machine.
+    if options.local || options.profile.as_deref() == Some("local") {
         let interactive =
             std::io::stdin().is_terminal() && std::io::stdout().is_terminal() && !options.plain;
         let mut pick = |title: &str, labels: &[String]| {
@@ -58,6 +61,18 @@ pub async fn request(options: &SessionOptions) -> Result<SessionRequest, CliErro
         request.local = Some(choice);
     }
     Ok(request)
+}
+
+/// The profile asked for: `--profile`, or Open Interpreter's shortcuts
+/// for oi's own profiles.
+fn profile(options: &SessionOptions) -> Option<String> {
+    if options.fast {
+        Some("fast".to_owned())
+    } else if options.vision {
+        Some("vision".to_owned())
+    } else {
+        options.profile.clone()
+    }
 }
 
 /// The flags that set configuration values, named as typed.
@@ -110,6 +125,36 @@ fn settings(options: &SessionOptions) -> Vec<FlagSetting> {
             "custom_instructions",
             text.as_str(),
         ));
+    }
+    if let Some(tokens) = options.context_window {
+        flags.push(FlagSetting::new(
+            "--context-window",
+            "context_window",
+            tokens,
+        ));
+    }
+    if let Some(tokens) = options.max_tokens {
+        flags.push(FlagSetting::new("--max-tokens", "max_tokens", tokens));
+    }
+    if let Some(t) = options.temperature {
+        flags.push(FlagSetting::new("--temperature", "temperature", t));
+    }
+    if let Some(policy) = options.ask_for_approval {
+        flags.push(FlagSetting::new(
+            &format!("--ask-for-approval {}", policy.as_str()),
+            "approval",
+            policy.approval(),
+        ));
+    }
+    if options.full_auto {
+        flags.push(FlagSetting::new("--full-auto", "approval", "auto"));
+        if options.sandbox.is_none() {
+            flags.push(FlagSetting::new(
+                "--full-auto",
+                "sandbox",
+                "workspace-write",
+            ));
+        }
     }
     if let Some(usd) = options.max_budget {
         flags.push(FlagSetting::new("--max-budget", "max_budget", usd));

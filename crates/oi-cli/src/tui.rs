@@ -209,8 +209,13 @@ struct App {
     quiet: Option<Quiet>,
 }
 
-/// Runs the session: live when [`live_possible`], else plain.
-pub async fn run(options: &SessionOptions, request: SessionRequest) -> Result<ExitCode, CliError> {
+/// Runs the session: live when [`live_possible`], else plain; `task`
+/// (`interpreter "a task"`) is its first.
+pub async fn run(
+    options: &SessionOptions,
+    request: SessionRequest,
+    task: Option<String>,
+) -> Result<ExitCode, CliError> {
     let live = live_possible(options);
     if live {
         oi_tui::highlight::preload();
@@ -304,19 +309,31 @@ pub async fn run(options: &SessionOptions, request: SessionRequest) -> Result<Ex
         harness,
         sandbox,
         auto,
-        verbose: false,
+        verbose: options.verbose,
         cwd,
         last_interrupt: None,
         quiet: None,
     };
-    let result = app.session().await;
+    if options.verbose {
+        let _ = app.ops.send(Op::SetVerbose { verbose: true });
+    }
+    let result = app.session(task).await;
     app.shutdown().await;
     result
 }
 
 impl App {
-    async fn session(&mut self) -> Result<ExitCode, CliError> {
+    async fn session(&mut self, mut first: Option<String>) -> Result<ExitCode, CliError> {
         loop {
+            if let Some(task) = first.take().filter(|t| !t.trim().is_empty()) {
+                if self.live() {
+                    self.view.line(Style::new(), &format!("> {task}"))?;
+                }
+                if let Flow::Exit = self.task(task).await? {
+                    return Ok(ExitCode::from(exit::OK));
+                }
+                continue;
+            }
             let line = tokio::select! {
                 line = self.console.prompt(&mut self.view) => line?,
                 // Live, Ctrl-C reaches the editor as a key and a signal here

@@ -14,6 +14,7 @@ pub mod keys;
 mod layers;
 mod load;
 mod origin;
+pub mod profiles;
 mod providers;
 mod resolve;
 mod schema;
@@ -27,8 +28,8 @@ pub use credentials::Credentials;
 pub use error::ConfigError;
 pub use instructions::{InstructionFile, Instructions};
 pub use load::{
-    FlagSetting, LoadOptions, Loaded, UntrustedProject, home_dir, is_small_model, load,
-    project_root,
+    FlagSetting, LoadOptions, Loaded, UntrustedProject, home_dir, is_small_model, list_profiles,
+    load, project_root,
 };
 pub use origin::{Origin, display_path};
 pub use providers::{

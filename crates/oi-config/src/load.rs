@@ -24,7 +24,7 @@
 //! same id as a whole; `-c`, environment variables and flags change single
 //! fields of whichever provider results.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -127,7 +127,11 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
     let (user, profiles_in_file) = user_layer(&user_file)?;
     let profile = match &options.profile {
         None => Layer::default(),
-        Some(name) => load_profile(options, name, &user_file, profiles_in_file)?,
+        Some(name) => {
+            let (layer, note) = load_profile(options, name, &user_file, profiles_in_file)?;
+            warnings.extend(note);
+            layer
+        }
     };
     // `-c` arguments are read before the project files: they may trust one.
     let overrides = override_layer(&options.overrides)?;
@@ -169,6 +173,19 @@ pub fn load(options: &LoadOptions) -> Result<Loaded, ConfigError> {
         user_file,
         env: environment,
     })
+}
+
+/// Every profile `--profile` can name for `loaded`'s user (see
+/// [`crate::profiles::list`]).
+pub fn list_profiles(loaded: &Loaded) -> Result<Vec<crate::profiles::ProfileInfo>, ConfigError> {
+    let (_, in_file) = user_layer(&loaded.user_file)?;
+    let names: Vec<String> = in_file.into_keys().collect();
+    Ok(crate::profiles::list(
+        &loaded.home,
+        &loaded.user_file,
+        &names,
+        &loaded.env,
+    ))
 }
 
 /// Layer 2, the user file, without its profiles (returned apart, by name).
@@ -381,51 +398,105 @@ pub(crate) fn read_config_text(path: &Path) -> Result<Option<String>, ConfigErro
     }
 }
 
+/// The profile `name` names: a file's path; else `[profiles.NAME]` in the
+/// user file, `profiles/NAME.toml`, Open Interpreter's `NAME.yaml`, or oi's
+/// own, the first found. With it, a line about keys it does not use.
 fn load_profile(
     options: &LoadOptions,
     name: &str,
     user_file: &Path,
     mut in_file: BTreeMap<String, Layer>,
-) -> Result<Layer, ConfigError> {
+) -> Result<(Layer, Option<String>), ConfigError> {
     let dir = options.home.join("profiles");
+    let toml_origin = |path: &Path, name: &str| {
+        let (path, name) = (path.to_owned(), name.to_owned());
+        move |line| Origin::Profile {
+            name: name.clone(),
+            path: path.clone(),
+            line,
+        }
+    };
+    let checked = |layer: Layer| -> Result<Layer, ConfigError> {
+        for entry in &layer.entries {
+            validate(entry, Scope::Profile)?;
+        }
+        Ok(layer)
+    };
+    let is_yaml = |path: &Path| path.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    let read_yaml =
+        |path: &Path, name: &str| -> Result<Option<(Layer, Option<String>)>, ConfigError> {
+            let Some(text) = read_config_text(path)? else {
+                return Ok(None);
+            };
+            let (layer, note) = crate::profiles::from_yaml(name, path, &text)?;
+            Ok(Some((checked(layer)?, note)))
+        };
+    // A path: the file itself, TOML or Open Interpreter's YAML.
+    let as_path = Path::new(name);
+    let looks_like_path = name.contains(std::path::MAIN_SEPARATOR)
+        || [".toml", ".yaml", ".yml"].iter().any(|e| name.ends_with(e));
+    if looks_like_path && (name.contains(std::path::MAIN_SEPARATOR) || as_path.is_file()) {
+        let path =
+            std::path::absolute(options.cwd.join(as_path)).unwrap_or_else(|_| as_path.to_owned());
+        let stem = path
+            .file_stem()
+            .map_or_else(|| name.to_owned(), |s| s.to_string_lossy().into_owned());
+        let found = if is_yaml(&path) {
+            read_yaml(&path, &stem)?
+        } else {
+            read_layer(&path, &toml_origin(&path, &stem))?
+                .map(checked)
+                .transpose()?
+                .map(|layer| (layer, None))
+        };
+        return found.ok_or_else(|| ConfigError::UnknownProfile {
+            name: name.to_owned(),
+            searched: vec![path.clone()],
+            available: Vec::new(),
+        });
+    }
     let valid_name = !name.is_empty()
         && name
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
         && !name.starts_with('.');
+    let oi_dir = crate::profiles::open_interpreter_dir(&options.env);
     if valid_name {
         if let Some(layer) = in_file.remove(name) {
-            return Ok(layer);
+            return Ok((layer, None));
         }
         let file = dir.join(format!("{name}.toml"));
-        let origin_file = file.clone();
-        let profile_name = name.to_owned();
-        if let Some(layer) = read_layer(&file, &|line| Origin::Profile {
-            name: profile_name.clone(),
-            path: origin_file.clone(),
-            line,
-        })? {
-            for entry in &layer.entries {
-                validate(entry, Scope::Profile)?;
-            }
-            return Ok(layer);
+        if let Some(layer) = read_layer(&file, &toml_origin(&file, name))? {
+            return Ok((checked(layer)?, None));
         }
-    }
-    let mut available: BTreeSet<String> = in_file.into_keys().collect();
-    if let Ok(entries) = fs_err::read_dir(&dir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.extension().is_some_and(|e| e == "toml")
-                && let Some(stem) = path.file_stem()
-            {
-                available.insert(stem.to_string_lossy().into_owned());
+        if let Some(oi_dir) = &oi_dir {
+            let stem = name
+                .strip_suffix(".yaml")
+                .or_else(|| name.strip_suffix(".yml"))
+                .unwrap_or(name);
+            for extension in ["yaml", "yml"] {
+                if let Some(found) = read_yaml(&oi_dir.join(format!("{stem}.{extension}")), stem)? {
+                    return Ok(found);
+                }
             }
         }
+        if let Some((_, text)) = crate::profiles::BUILT_IN.iter().find(|(n, _)| *n == name) {
+            let path = PathBuf::from(format!("<oi>/profiles/{name}.toml"));
+            let layer = crate::layers::parse_toml(&path, text, &toml_origin(&path, name))?;
+            return Ok((checked(layer)?, None));
+        }
     }
+    let in_user_file: Vec<String> = in_file.into_keys().collect();
+    let available = crate::profiles::list(&options.home, user_file, &in_user_file, &options.env)
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    let mut searched = vec![user_file.to_owned(), dir.join(format!("{name}.toml"))];
+    searched.extend(oi_dir.map(|d| d.join(format!("{name}.yaml"))));
     Err(ConfigError::UnknownProfile {
         name: name.to_owned(),
-        searched: vec![user_file.to_owned(), dir.join(format!("{name}.toml"))],
-        available: available.into_iter().collect(),
+        searched,
+        available,
     })
 }
 

@@ -14,6 +14,7 @@ mod appserver;
 mod appserver_sdk;
 mod codex;
 mod codex_sdk;
+mod coming_from;
 mod completion;
 mod config;
 mod container;

@@ -89,11 +89,15 @@ impl TestEnv {
             .env_remove("OI_MODEL")
             .env_remove("VISUAL")
             .env_remove("EDITOR")
+            // Open Interpreter's profiles are looked for under the test's home.
+            .env_remove("XDG_CONFIG_HOME")
             // OS-mode tests name their own (virtual) display.
             .env_remove("DISPLAY")
             .env_remove("WAYLAND_DISPLAY")
             .env("HOME", self.home.path())
             .env("NO_COLOR", "1")
+            // Not the test runner's: a program reading it must see its end.
+            .stdin(Stdio::null())
             .kill_on_drop(true);
         cmd
     }

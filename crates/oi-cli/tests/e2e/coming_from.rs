@@ -1,0 +1,344 @@
+//! Habits brought from Open Interpreter 0.4.3 and Codex (docs/coming-from.md):
+//! their flags, profiles and forms of the command line do what they did there.
+
+use oi_testkit::Reply;
+use serde_json::Value;
+
+use crate::support::TestEnv;
+
+/// The user's words of model request `n`.
+fn user_text(env: &TestEnv, n: usize) -> String {
+    let request = &env.server.chat_requests()[n];
+    let user = request
+        .messages()
+        .iter()
+        .rfind(|m| m["role"] == "user")
+        .unwrap();
+    user["content"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn open_interpreter_flags_reach_the_model_request() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::text("done"));
+    let out = env
+        .exec(&[
+            "-t",
+            "0.25",
+            "-x",
+            "321",
+            "-cw",
+            "9000",
+            "-ci",
+            "Custom rule: be kind.",
+            "-s",
+            "You are the test system.",
+            "hi",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let request = &env.server.chat_requests()[0];
+    assert_eq!(request.body["temperature"], 0.25);
+    assert_eq!(request.body["max_tokens"], 321);
+    let system = request.messages()[0]["content"].as_str().unwrap();
+    assert!(system.starts_with("You are the test system."), "{system}");
+    assert!(system.contains("Custom rule: be kind."), "{system}");
+
+    // Where each value came from, as typed in oi's spelling.
+    let out = env
+        .run(&["config", "show", "-cw", "9000", "-t", "1"], None)
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.contains("context_window = 9000") && out.stdout.contains("--context-window"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("--temperature"), "{}", out.stdout);
+}
+
+#[tokio::test]
+async fn flags_oi_does_not_take_get_one_line_saying_what_it_offers() {
+    let env = TestEnv::new().await;
+    for (args, says) in [
+        (vec!["-safe", "ask"], "-a untrusted"),
+        (vec!["--speak_messages"], "aloud"),
+        (vec!["--llm_supports_vision"], "vision = true"),
+        (vec!["-o"], "--offline"),
+        (vec!["exec", "--multi_line", "x"], "several lines"),
+        (vec!["--codestral"], "--local --model"),
+    ] {
+        let out = env.run(&args, None).await;
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 2, "{args:?}: {}", out.stderr);
+        assert!(
+            lines[0].starts_with("error: `") && lines[0].contains("oi does not take"),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(lines[1].contains(says), "{args:?}: {}", out.stderr);
+        assert!(
+            !out.stderr.contains("unexpected argument"),
+            "{}",
+            out.stderr
+        );
+    }
+    // Accepted for Open Interpreter's scripts, changing nothing.
+    env.server.push(Reply::text("done"));
+    let out = env.exec(&["--disable_telemetry", "hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+}
+
+#[tokio::test]
+async fn llm_supports_functions_chooses_the_harness() {
+    let env = TestEnv::new().await;
+    let show = |args: &'static [&'static str]| env.run(args, None);
+    let out = show(&["config", "show", "--no-llm_supports_functions"]).await;
+    assert!(
+        out.stdout.contains("harness = \"markdown\""),
+        "{}",
+        out.stdout
+    );
+    let out = show(&["config", "show", "-lsf"]).await;
+    assert!(
+        out.stdout.contains("harness = \"native\""),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test]
+async fn codex_approval_spellings_map_onto_oi_policies() {
+    let env = TestEnv::new().await;
+    let line_of = |stdout: &str, key: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{key} =")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let out = env.run(&["config", "show", "-a", "untrusted"], None).await;
+    let approval = line_of(&out.stdout, "approval");
+    assert!(
+        approval.contains("\"ask\"") && approval.contains("--ask-for-approval untrusted"),
+        "{approval}"
+    );
+    let out = env.run(&["config", "show", "--full-auto"], None).await;
+    assert!(
+        line_of(&out.stdout, "approval").contains("\"auto\""),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        line_of(&out.stdout, "sandbox").contains("\"workspace-write\""),
+        "{}",
+        out.stdout
+    );
+
+    // `-a never` runs code without asking (no second confirmation needed).
+    env.server
+        .push(Reply::execute(
+            "python",
+            "open('ran.txt', 'w').write('yes')",
+        ))
+        .push(Reply::text("done"));
+    let out = env.exec(&["-a", "never", "write the file"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(env.cwd.path().join("ran.txt").is_file(), "{out:?}");
+}
+
+#[tokio::test]
+async fn ephemeral_sessions_leave_no_transcript() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::text("done"));
+    let out = env.exec(&["--ephemeral", "hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let out = env.run(&["sessions"], None).await;
+    assert!(
+        out.stdout.starts_with("No sessions recorded"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test]
+async fn piped_input_joins_the_task_as_a_stdin_block() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::text("two lines"));
+    let out = env
+        .run(&["exec", "count these lines"], Some("alpha\nbeta\n"))
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        user_text(&env, 0),
+        "count these lines\n\n<stdin>\nalpha\nbeta\n</stdin>"
+    );
+}
+
+#[tokio::test]
+async fn a_task_as_the_first_argument_starts_the_interactive_session_with_it() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::text("first answer"))
+        .push(Reply::text("second answer"));
+    // The task runs first; the session then reads the next one.
+    let out = env
+        .run(&["what is in this folder?"], Some("and now?\n"))
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(user_text(&env, 0), "what is in this folder?");
+    assert_eq!(user_text(&env, 1), "and now?");
+    assert!(
+        out.stdout.contains("first answer") && out.stdout.contains("second answer"),
+        "{}",
+        out.stdout
+    );
+
+    // A mistyped command is not sent to the model.
+    let out = env.run(&["sesions"], None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("did you mean `sessions`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.server.chat_requests().len(), 2);
+}
+
+#[tokio::test]
+async fn resume_takes_up_a_session_picked_from_the_list_or_the_last() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::text("noted"));
+    let out = env.exec(&["remember the number 4242"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+
+    // `--last`: this folder's latest, in the interactive session.
+    env.server.push(Reply::text("it was 4242"));
+    let out = env.run(&["resume", "--last"], Some("what was it?\n")).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let sent: Vec<Value> = env.server.chat_requests()[1].messages().to_vec();
+    assert!(
+        sent.iter()
+            .any(|m| m["content"] == "remember the number 4242"),
+        "{sent:?}"
+    );
+
+    // Picked by number (without a terminal the list goes to stderr), and
+    // Open Interpreter's `--conversations` is the same picker.
+    for args in [&["resume"][..], &["--conversations"][..]] {
+        env.server.push(Reply::text("again"));
+        let n = env.server.chat_requests().len();
+        let out = env.run(args, Some("1\nand again?\n")).await;
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+        assert!(out.stderr.contains("  1. "), "{}", out.stderr);
+        assert!(
+            out.stderr.contains("remember the number 4242"),
+            "{}",
+            out.stderr
+        );
+        let sent = env.server.chat_requests()[n].messages().to_vec();
+        assert!(
+            sent.iter()
+                .any(|m| m["content"] == "remember the number 4242"),
+            "{sent:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn verbose_shows_each_request_as_sent() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::text("done"));
+    let out = env.exec(&["-v", "hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("→ request:"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("\"model\": \"mock-model\""),
+        "{}",
+        out.stderr
+    );
+    env.server.push(Reply::text("done"));
+    let out = env.exec(&["hi"]).await;
+    assert!(!out.stderr.contains("→ request:"), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn profiles_ship_with_oi_load_from_a_path_and_from_open_interpreter() {
+    let env = TestEnv::new().await;
+    let model_line = |stdout: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("model ="))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // oi's own, by name and by Open Interpreter's shortcut.
+    for args in [
+        &["config", "show", "-p", "fast"][..],
+        &["config", "show", "--fast"][..],
+    ] {
+        let out = env.run(args, None).await;
+        assert_eq!(out.code, 0, "{out:?}");
+        let line = model_line(&out.stdout);
+        assert!(
+            line.contains("gpt-5-nano") && line.contains("profile fast"),
+            "{line}"
+        );
+    }
+
+    // A file's path.
+    std::fs::write(
+        env.cwd.path().join("mine.toml"),
+        "model = \"from-a-file\"\n",
+    )
+    .unwrap();
+    let out = env
+        .run(&["config", "show", "--profile", "./mine.toml"], None)
+        .await;
+    assert!(
+        model_line(&out.stdout).contains("from-a-file"),
+        "{}",
+        out.stdout
+    );
+
+    // Open Interpreter's YAML profile, found in its folder: the keys oi
+    // knows converted, the others named.
+    let oi_dir = env.home.path().join(".config/open-interpreter/profiles");
+    std::fs::create_dir_all(&oi_dir).unwrap();
+    std::fs::write(
+        oi_dir.join("work.yaml"),
+        "llm:\n  model: openai/mock-model\n  temperature: 0.5\ncomputer:\n  import_computer_api: true\nauto_run: true\nversion: 0.2.5\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::execute("python", "print('ran without asking')"))
+        .push(Reply::text("done"));
+    let out = env.exec(&["-p", "work", "go"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let request = &env.server.chat_requests()[0];
+    assert_eq!(request.body["model"], "mock-model");
+    assert_eq!(request.body["temperature"], 0.5);
+    assert!(
+        out.stderr.contains("`computer.import_computer_api`") && !out.stderr.contains("`version`"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("ran without asking"), "{}", out.stderr);
+
+    // `--profiles` lists all three kinds, and where yours go.
+    let out = env.run(&["--profiles"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    for expected in ["fast", "oi's own", "work", "Open Interpreter's", "profiles"] {
+        assert!(out.stdout.contains(expected), "{expected}: {}", out.stdout);
+    }
+
+    // A name nobody has lists what there is.
+    let out = env.run(&["config", "show", "-p", "nope"], None).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("fast") && out.stderr.contains("work"),
+        "{}",
+        out.stderr
+    );
+}
