@@ -423,8 +423,10 @@ pub struct SessionOptions {
     /// Take up a recorded session again: its conversation is restored and
     /// its transcript continued (the kernels start afresh). Without an ID,
     /// the most recent session of this folder. `interpreter sessions` lists
-    /// them.
-    #[arg(long, global = true, value_name = "ID", num_args = 0..=1, default_missing_value = "", conflicts_with = "continue_session")]
+    /// them. A FILE (a path, or a name ending in `.json`) starts a new
+    /// session from a conversation saved with `/save` or by Open
+    /// Interpreter.
+    #[arg(long, global = true, value_name = "ID|FILE", num_args = 0..=1, default_missing_value = "", conflicts_with = "continue_session")]
     pub resume: Option<String>,
 
     /// Take up the most recent session of this folder again (as `--resume`

@@ -33,6 +33,15 @@ pub async fn request(options: &SessionOptions) -> Result<SessionRequest, CliErro
         offline: options.offline.then(|| "--offline".to_owned()),
         local: None,
         resume: match (&options.resume, options.continue_session) {
+            // A conversation file (saved with /save, or by Open Interpreter).
+            (Some(file), _)
+                if file.contains(std::path::MAIN_SEPARATOR) || file.ends_with(".json") =>
+            {
+                Some(Given::new(
+                    Resume::File(std::path::absolute(file)?),
+                    "--resume",
+                ))
+            }
             (Some(id), _) if !id.is_empty() => Some(Given::new(Resume::Id(id.clone()), "--resume")),
             (Some(_), _) => Some(Given::new(Resume::Latest, "--resume")),
             (None, true) => Some(Given::new(Resume::Latest, "--continue")),

@@ -364,7 +364,13 @@ impl App {
             }
             let flow = if matches!(trimmed, "exit" | "quit") {
                 Flow::Exit
-            } else if trimmed.starts_with('/') && !trimmed[1..].contains('/') {
+            } else if let Some(command) = trimmed.strip_prefix("%%") {
+                self.shell(command.trim()).await?
+            } else if (trimmed.starts_with('/')
+                // A path (`/usr/bin/x is broken`) is a task, `/load ./x.json` a command.
+                && !trimmed[1..].split_whitespace().next().unwrap_or("").contains('/'))
+                || trimmed.starts_with('%')
+            {
                 self.command(trimmed).await?
             } else {
                 self.task(text.trim_end().to_owned()).await?
@@ -775,8 +781,13 @@ impl App {
                     .await?;
                 }
             }
+            SlashCommand::Export => self.export(name, arg).await?,
             SlashCommand::Verbose => {
-                self.verbose = !self.verbose;
+                self.verbose = match arg.to_ascii_lowercase().as_str() {
+                    "on" | "true" | "yes" => true,
+                    "off" | "false" | "no" => false,
+                    _ => !self.verbose,
+                };
                 let _ = self.ops.send(Op::SetVerbose {
                     verbose: self.verbose,
                 });
@@ -793,6 +804,85 @@ impl App {
         Ok(Flow::Continue)
     }
 
+    /// `%% COMMAND`: runs a shell command in the session's shell, as the
+    /// user, without the model (sandboxed like the model's code; Ctrl-C
+    /// stops it). The conversation is not changed.
+    async fn shell(&mut self, command: &str) -> Result<Flow, CliError> {
+        if command.is_empty() {
+            self.view.error(
+                "no command after `%%`",
+                Some("`%% ls -la` runs `ls -la` in the session's shell"),
+            )?;
+            return Ok(Flow::Continue);
+        }
+        self.quiet_on();
+        let _ = self.ops.send(Op::Run {
+            language: "shell".to_owned(),
+            code: command.to_owned(),
+        });
+        loop {
+            tokio::select! {
+                event = self.events.recv() => {
+                    let Some(event) = event else { break };
+                    let done = matches!(event, Event::RunFinished { .. } | Event::RunSkipped { .. });
+                    self.view.event(&event)?;
+                    if done {
+                        break;
+                    }
+                }
+                _ = self.signals.next() => {
+                    let _ = self.ops.send(Op::Interrupt);
+                }
+            }
+        }
+        self.quiet = None;
+        Ok(Flow::Continue)
+    }
+
+    /// `/export markdown|jupyter [FILE]` (`%markdown [FILE]`, `%jupyter
+    /// [FILE]`): the session written for people; without FILE, a file
+    /// named after the time in the current folder.
+    async fn export(&mut self, name: &str, arg: &str) -> Result<(), CliError> {
+        let (format_word, file) = match name {
+            "%markdown" => ("markdown", arg),
+            "%jupyter" => ("jupyter", arg),
+            _ => match arg.split_once(char::is_whitespace) {
+                Some((format, file)) => (format, file.trim()),
+                None => (arg, ""),
+            },
+        };
+        let Some(format) = oi_protocol::ExportFormat::parse(format_word) else {
+            self.view.error(
+                &format!(
+                    "`{}` is not a format oi exports",
+                    if format_word.is_empty() {
+                        "(none)"
+                    } else {
+                        format_word
+                    }
+                ),
+                Some("`/export markdown FILE` or `/export jupyter FILE`"),
+            )?;
+            return Ok(());
+        };
+        let file = if file.is_empty() {
+            let stamp = oi_core::new_session_id();
+            format!("oi-session-{stamp}.{}", format.extension())
+        } else {
+            file.to_owned()
+        };
+        let path = self.cwd.join(file);
+        self.control_shown(
+            Op::Export {
+                path: path.display().to_string(),
+                format,
+            },
+            |e| matches!(e, Event::Saved { .. } | Event::Error { .. }),
+        )
+        .await?;
+        Ok(())
+    }
+
     fn help(&mut self) -> Result<(), CliError> {
         let mut text = String::from(
             "Type a task and press Enter; Shift-Enter or Alt-Enter (or a \"\"\" block) for more lines.\nThe model proposes code; you answer y (run it), n or Esc (don't), a (run this and the rest without asking, except risky code) or e (edit it first).\nCtrl-C stops the running code or reply; twice (or Ctrl-D) leaves. Ctrl-L clears the screen. Tab completes commands and paths; a dropped image file is attached.\n\n",
@@ -800,6 +890,8 @@ impl App {
         for command in SlashCommand::ALL {
             text.push_str(&format!("{:<14} {}\n", command.name(), command.help()));
         }
+        text.push_str("%% COMMAND     run a shell command yourself, without the model\n");
+        text.push_str("Open Interpreter's magic commands work too: %reset, %undo, %tokens, %verbose, %info, %help, %auto_run, %save_message, %load_message, %markdown, %jupyter.\n");
         self.view.raw(&text)?;
         Ok(())
     }

@@ -66,6 +66,10 @@ pub struct AgentConfig {
     pub reply_grammar: bool,
     /// Where the session's transcript is written; `None`: nowhere.
     pub transcript: Option<TranscriptSetup>,
+    /// A conversation to start from that was saved elsewhere (`--resume
+    /// FILE`: one saved with `/save`, or by Open Interpreter); the session
+    /// is new, and its transcript records it whole.
+    pub initial_history: Option<Vec<oi_protocol::Message>>,
     /// OS mode: the screen, mouse and keyboard the model may use.
     pub os: Option<OsMode>,
     /// The MCP servers whose tools the model gets; `None`: none.
@@ -195,6 +199,7 @@ impl AgentConfig {
             user_input: false,
             checkpoints: None,
             transcript: None,
+            initial_history: None,
             harness_auto: false,
             small_model: false,
             reply_grammar: false,

@@ -17,7 +17,7 @@ pub use event::{
     Event, FileChange, FileChangeKind, OutputStream, RunId, RunStatus, SkipReason, StopReason,
 };
 pub use message::{ContentPart, Message, ToolCall, Usage};
-pub use op::{Op, ReviewDecision};
+pub use op::{ExportFormat, Op, ReviewDecision};
 pub use secrets::{REDACTED, Secrets};
 pub use vocabulary::{ApprovalPolicy, HarnessKind, SandboxMode, UnknownWord, WireApi};
 

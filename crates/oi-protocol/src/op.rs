@@ -42,6 +42,9 @@ pub enum Op {
     Stats,
     /// Save the conversation to a file (answered with `Saved`).
     Save { path: String },
+    /// Write the conversation for people to read, as Markdown or as a
+    /// Jupyter notebook (answered with `Saved` or `Error`).
+    Export { path: String, format: ExportFormat },
     /// Replace the conversation with one saved before (answered with `Loaded`).
     Load { path: String },
     /// Replace the conversation with these messages (answered with
@@ -83,6 +86,38 @@ impl Op {
         Self::UserInput {
             text: text.into(),
             images: Vec::new(),
+        }
+    }
+}
+
+/// What `Op::Export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// A Markdown document: the words, each run's code and its output.
+    Markdown,
+    /// A Jupyter notebook (nbformat 4): the runs as code cells with their
+    /// outputs, the words as Markdown cells.
+    Jupyter,
+}
+
+impl ExportFormat {
+    pub const NAMES: &'static [&'static str] = &["markdown", "jupyter"];
+
+    /// The format a word names (`md`, `ipynb` and `notebook` too).
+    pub fn parse(word: &str) -> Option<Self> {
+        match word.to_ascii_lowercase().as_str() {
+            "markdown" | "md" => Some(Self::Markdown),
+            "jupyter" | "ipynb" | "notebook" => Some(Self::Jupyter),
+            _ => None,
+        }
+    }
+
+    /// The usual file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Markdown => "md",
+            Self::Jupyter => "ipynb",
         }
     }
 }

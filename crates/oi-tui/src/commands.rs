@@ -17,6 +17,7 @@ pub enum SlashCommand {
     Cost,
     Save,
     Load,
+    Export,
     Verbose,
     DebugConfig,
     Exit,
@@ -36,6 +37,7 @@ impl SlashCommand {
         Self::Cost,
         Self::Save,
         Self::Load,
+        Self::Export,
         Self::Verbose,
         Self::DebugConfig,
         Self::Exit,
@@ -55,16 +57,28 @@ impl SlashCommand {
             Self::Cost => "/cost",
             Self::Save => "/save",
             Self::Load => "/load",
+            Self::Export => "/export",
             Self::Verbose => "/verbose",
             Self::DebugConfig => "/debug-config",
             Self::Exit => "/exit",
         }
     }
 
-    /// Other names it answers to.
+    /// Other names it answers to: Open Interpreter's magic commands
+    /// (`%reset` …) among them.
     pub fn aliases(self) -> &'static [&'static str] {
         match self {
-            Self::Exit => &["/quit"],
+            Self::Help => &["%help"],
+            Self::Auto => &["%auto_run"],
+            Self::Undo => &["%undo"],
+            Self::Reset => &["%reset"],
+            Self::Tokens => &["%tokens"],
+            Self::Save => &["%save_message"],
+            Self::Load => &["%load_message"],
+            Self::Export => &["%markdown", "%jupyter"],
+            Self::Verbose => &["%verbose"],
+            Self::DebugConfig => &["%info"],
+            Self::Exit => &["/quit", "%exit"],
             _ => &[],
         }
     }
@@ -86,8 +100,13 @@ impl SlashCommand {
             Self::Tokens => "context used and what the next request would cost",
             Self::Cost => "tokens and cost of this session",
             Self::Save => "save the conversation: /save [NAME]",
-            Self::Load => "load a saved conversation: /load [NAME]",
-            Self::Verbose => "show each request and event as sent",
+            Self::Load => {
+                "load a saved conversation: /load [NAME], or a FILE Open Interpreter saved"
+            }
+            Self::Export => {
+                "write the session for people: /export markdown|jupyter [FILE] (%markdown, %jupyter)"
+            }
+            Self::Verbose => "show each request as sent: /verbose [on|off]",
             Self::DebugConfig => "the effective configuration and where each value came from",
             Self::Exit => "leave (also Ctrl-D, or Ctrl-C twice)",
         }
@@ -126,6 +145,8 @@ mod tests {
             assert!(!command.help().is_empty());
         }
         assert_eq!(SlashCommand::parse("/quit"), Some(SlashCommand::Exit));
+        assert_eq!(SlashCommand::parse("%reset"), Some(SlashCommand::Reset));
+        assert_eq!(SlashCommand::parse("%jupyter"), Some(SlashCommand::Export));
         assert_eq!(SlashCommand::parse("/nope"), None);
     }
 

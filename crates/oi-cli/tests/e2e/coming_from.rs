@@ -342,3 +342,142 @@ async fn profiles_ship_with_oi_load_from_a_path_and_from_open_interpreter() {
         out.stderr
     );
 }
+
+#[tokio::test]
+async fn magic_commands_are_the_slash_commands_and_double_percent_runs_a_shell_command() {
+    let env = TestEnv::new().await;
+    env.server.push(Reply::text("hello there"));
+    let out = env
+        .run(
+            &[],
+            Some("%help\n%verbose on\nhi\n%verbose off\n%% echo from-the-shell-$((6*7))\n%tokens\n%nope\n%reset\n"),
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    for expected in [
+        "Open Interpreter's magic commands",
+        "→ request:",
+        "hello there",
+        "from-the-shell-42",
+        "context",
+    ] {
+        assert!(out.stdout.contains(expected), "{expected}: {}", out.stdout);
+    }
+    assert!(
+        out.stdout.contains("unknown command `%nope`")
+            || out.stderr.contains("unknown command `%nope`"),
+        "{out:?}"
+    );
+    // `%%` ran without the model.
+    assert_eq!(env.server.chat_requests().len(), 1);
+}
+
+#[tokio::test]
+async fn export_writes_markdown_and_a_notebook_the_jupyter_library_reads() {
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("python", "print(6 * 7)"))
+        .push(Reply::text("The answer is 42."));
+    let out = env
+        .run(
+            &["-y"],
+            Some("compute it\n/export markdown out.md\n%jupyter out.ipynb\n/export pdf x\n"),
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(all.contains("`pdf` is not a format oi exports"), "{all}");
+    let markdown = std::fs::read_to_string(env.cwd.path().join("out.md")).unwrap();
+    assert!(markdown.contains("> compute it"), "{markdown}");
+    assert!(
+        markdown.contains("```python\nprint(6 * 7)\n```"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("42"), "{markdown}");
+    assert!(
+        markdown.trim_end().ends_with("The answer is 42."),
+        "{markdown}"
+    );
+
+    let Some(python) = oi_testkit::pip_package("nbformat", "nbformat") else {
+        return;
+    };
+    let check = "import json, nbformat, sys\n\
+        nb = nbformat.read(sys.argv[1], as_version=4)\n\
+        nbformat.validate(nb)\n\
+        code = [c for c in nb.cells if c.cell_type == 'code']\n\
+        print(json.dumps({'source': code[0].source, 'out': code[0].outputs[0].text}))";
+    let out = env
+        .program(&python, &["-c", check, "out.ipynb"])
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let cell: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(cell["source"], "print(6 * 7)");
+    assert!(cell["out"].as_str().unwrap().contains("42"), "{cell}");
+}
+
+/// A conversation as Open Interpreter 0.4.3 saves it: a JSON list of LMC
+/// messages.
+const OPEN_INTERPRETER_CONVERSATION: &str = r#"[
+  {"role": "user", "type": "message", "content": "My name is Zed."},
+  {"role": "assistant", "type": "message", "content": "Nice to meet you. Let me check the date."},
+  {"role": "assistant", "type": "code", "format": "python", "content": "print('2024-07-01')"},
+  {"role": "computer", "type": "console", "format": "active_line", "content": "1"},
+  {"role": "computer", "type": "console", "format": "output", "content": "2024-07-01\n"},
+  {"role": "assistant", "type": "message", "content": "It is July 1st."}
+]"#;
+
+#[tokio::test]
+async fn open_interpreter_conversations_load_with_load_and_resume_file() {
+    let env = TestEnv::new().await;
+    std::fs::write(
+        env.cwd.path().join("oi-conversation.json"),
+        OPEN_INTERPRETER_CONVERSATION,
+    )
+    .unwrap();
+    let had_it = |n: usize| {
+        let sent = env.server.chat_requests()[n].messages().to_vec();
+        let text = serde_json::to_string(&sent).unwrap();
+        text.contains("My name is Zed.")
+            && text.contains("print('2024-07-01')")
+            && text.contains("2024-07-01\\n")
+    };
+
+    // `--resume FILE`: a new session that starts from it.
+    env.server.push(Reply::text("You are Zed."));
+    let out = env
+        .exec(&["--resume", "./oi-conversation.json", "what is my name?"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("Loaded 4 messages")
+            && out.stderr.contains("saved by Open Interpreter"),
+        "{}",
+        out.stderr
+    );
+    assert!(had_it(0));
+
+    // `/load FILE` in the session.
+    env.server.push(Reply::text("Zed."));
+    let out = env
+        .run(
+            &[],
+            Some("/load ./oi-conversation.json\nwhat is my name?\n"),
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("loaded 4 messages"), "{}", out.stdout);
+    assert!(had_it(1));
+
+    // A file that is no conversation is refused, naming it.
+    std::fs::write(env.cwd.path().join("bad.json"), "{\"hello\": 1}").unwrap();
+    let out = env.exec(&["--resume", "bad.json", "hi"]).await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("--resume") && out.stderr.contains("bad.json"),
+        "{}",
+        out.stderr
+    );
+}

@@ -323,7 +323,7 @@ async fn help_unknown_commands_and_exit() {
     pty.type_line("/modle");
     pty.wait_for("did you mean /model?");
     // Tab completes a command.
-    pty.send("/ex\t");
+    pty.send("/exi\t");
     wait_last_line(&pty, "› /exit");
     pty.send("\r");
     assert_eq!(pty.wait_exit(), 0, "{}", pty.screen());

@@ -89,6 +89,19 @@ impl Session {
                     hint: None,
                 }),
             },
+            Op::Export { path, format } => {
+                let text = crate::export::render(&self.history, format);
+                match fs_err::write(&path, text) {
+                    Ok(()) => self.emit(Event::Saved {
+                        path,
+                        messages: self.history.len(),
+                    }),
+                    Err(e) => self.emit(Event::Error {
+                        message: e.to_string(),
+                        hint: Some("give a path in a folder you may write to".to_owned()),
+                    }),
+                }
+            }
             Op::Load { path } => match load_conversation(Path::new(&path)) {
                 Ok(messages) => {
                     self.history = messages;
@@ -101,7 +114,10 @@ impl Session {
                 }
                 Err(message) => self.emit(Event::Error {
                     message,
-                    hint: Some("give the name of a conversation saved with /save".to_owned()),
+                    hint: Some(
+                        "give the name of a conversation saved with /save, or the path of one Open Interpreter saved"
+                            .to_owned(),
+                    ),
                 }),
             },
             Op::Restore { messages } => {
@@ -196,8 +212,5 @@ struct ConversationFile {
 }
 
 fn load_conversation(path: &Path) -> Result<Vec<Message>, String> {
-    let text = fs_err::read_to_string(path).map_err(|e| e.to_string())?;
-    let file: ConversationFile = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a conversation saved by oi: {e}", path.display()))?;
-    Ok(file.messages)
+    crate::lmc::read_conversation(path).map(|(messages, _)| messages)
 }

@@ -137,6 +137,15 @@ impl Agent {
                 .map_err(|e| warnings.push(format!("{e}; this session is not recorded")))
                 .ok()
         });
+        if history.is_empty()
+            && let Some(messages) = &config.initial_history
+        {
+            history = messages.clone();
+            crate::transcript::close_dangling_calls(&mut history);
+            // The new transcript records the conversation whole.
+            history_epoch = 1;
+            pending_notes.push(RESUMED_NOTE.to_owned());
+        }
         let session = Session {
             system_prompt: harness.system_prompt(&env),
             tools: harness.tools(&languages),
@@ -230,6 +239,7 @@ async fn route_ops(
             | Op::Reset
             | Op::Stats
             | Op::Save { .. }
+            | Op::Export { .. }
             | Op::Load { .. }
             | Op::Restore { .. }
             | Op::Run { .. }

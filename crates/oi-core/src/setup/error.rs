@@ -89,6 +89,8 @@ pub enum SetupError {
     },
     #[error("no session was recorded in {} yet, so there is none to continue", cwd.display())]
     NothingToContinue { cwd: PathBuf },
+    #[error("{from}: {problem}")]
+    BadConversationFile { from: String, problem: String },
     #[error("{0}")]
     Transcript(#[from] crate::transcript::TranscriptError),
     #[error("{from}: no model server with a model answered on this machine (looked for {places})")]
@@ -168,6 +170,7 @@ impl SetupError {
                     .to_owned()
             }
             Self::AmbiguousSession { .. } => "give more of the id".to_owned(),
+            Self::BadConversationFile { .. } => "give a file saved with /save (~/.openinterpreter/conversations), or one Open Interpreter saved (its conversations folder)".to_owned(),
             Self::NoLocalServer { .. } => "start one (e.g. `ollama serve` and `ollama pull qwen2.5-coder:7b`, LM Studio's server, or llama.cpp's `llama-server -m MODEL.gguf`), or give its address with `--api-base URL` (a build with the built-in model runs one itself instead)".to_owned(),
             Self::LocalModelNotServed { .. } => {
                 "`interpreter --local models` lists what they serve".to_owned()

@@ -65,6 +65,9 @@ pub enum Resume {
     Id(String),
     /// The most recent session of the workspace.
     Latest,
+    /// A conversation file: one saved with `/save`, or by Open
+    /// Interpreter; the session itself is new.
+    File(PathBuf),
 }
 
 /// What a front end knows when it asks for a session.
@@ -314,7 +317,30 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
         )));
     }
     let cwd = policy.workspace.clone();
-    let resumed = resume::find(&loaded, request.resume.as_ref(), &cwd)?;
+    let (resumed, initial_history) = match &request.resume {
+        Some(Given {
+            value: Resume::File(path),
+            from,
+        }) => {
+            let (messages, saved_by) = crate::lmc::read_conversation(path).map_err(|problem| {
+                SetupError::BadConversationFile {
+                    from: from.clone(),
+                    problem,
+                }
+            })?;
+            notices.push(Notice::note(format!(
+                "Loaded {} messages from {} (saved by {}). The kernels start afresh.",
+                messages.len(),
+                oi_config::display_path(path),
+                match saved_by {
+                    crate::lmc::SavedBy::Oi => "oi",
+                    crate::lmc::SavedBy::OpenInterpreter => "Open Interpreter",
+                }
+            )));
+            (None, Some(messages))
+        }
+        resume => (resume::find(&loaded, resume.as_ref(), &cwd)?, None),
+    };
     let session_id = resumed
         .as_ref()
         .map_or_else(crate::new_session_id, |r| r.header.id.clone());
@@ -327,6 +353,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
 
     let mut config = AgentConfig::new(model);
     config.harness = c.harness;
+    config.initial_history = initial_history;
     // Only models served on this machine are moved to the markdown harness
     // when they write code as text: a cloud model's code example in a final
     // answer is not meant to run.

@@ -41,6 +41,8 @@ pub(super) fn find(
                 }),
             }
         }
+        // Read by `setup` itself: the session is a new one.
+        Resume::File(_) => Ok(None),
         Resume::Latest => {
             let here = cwd.display().to_string();
             match transcript::list(&dir)
