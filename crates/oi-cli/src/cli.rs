@@ -138,6 +138,15 @@ pub enum Command {
         #[arg(long)]
         here: bool,
     },
+    /// What oi sees on this machine: the configuration, the model and
+    /// whether it answers, API keys, model servers running here, languages,
+    /// what the sandbox can enforce, a display for OS mode — each with a
+    /// hint. Exits with 1 when something stops tasks from running.
+    Doctor {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Restore the workspace to its state before the last run that changed
     /// it (each undo goes one run further back).
     Undo,

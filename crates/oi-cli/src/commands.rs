@@ -565,3 +565,49 @@ pub fn pick_session(request: &SessionRequest, here: bool) -> Result<Option<Strin
         )),
     }
 }
+
+/// `interpreter doctor [--json]`: what oi sees, each check with a hint;
+/// exit code 1 when something stops tasks from running.
+pub async fn doctor(
+    request: &SessionRequest,
+    api_key: Option<&str>,
+    json: bool,
+) -> Result<ExitCode, CliError> {
+    use oi_core::doctor::Status;
+    let report = oi_core::doctor::examine(request, api_key).await;
+    let code = ExitCode::from(if report.has_problems() {
+        exit::FAILED
+    } else {
+        exit::OK
+    });
+    if json {
+        let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        write_stdout(&format!("{text}\n"))?;
+        return Ok(code);
+    }
+    let mut out = anstream::stdout();
+    let style = |color: anstyle::AnsiColor| anstyle::Style::new().fg_color(Some(color.into()));
+    let dim = anstyle::Style::new().dimmed();
+    let bold = anstyle::Style::new().bold();
+    writeln!(
+        out,
+        "oi {} — what oi sees on this machine",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    for section in &report.sections {
+        writeln!(out, "\n{bold}{}{bold:#}", section.title)?;
+        for check in &section.checks {
+            let (mark, style) = match check.status {
+                Status::Ok => ("✓", style(anstyle::AnsiColor::Green)),
+                Status::Absent => ("·", dim),
+                Status::Warning => ("!", style(anstyle::AnsiColor::Yellow)),
+                Status::Problem => ("✗", style(anstyle::AnsiColor::Red)),
+            };
+            writeln!(out, "  {style}{mark}{style:#} {}", check.what)?;
+            if let Some(hint) = &check.hint {
+                writeln!(out, "    {dim}→ {hint}{dim:#}")?;
+            }
+        }
+    }
+    Ok(code)
+}

@@ -117,6 +117,9 @@ pub fn main() -> ExitCode {
                 commands::sandbox(&request().await?, &command).await
             }
             Some(Command::Completion { shell }) => commands::completion(shell),
+            Some(Command::Doctor { json }) => {
+                commands::doctor(&request().await?, options.api_key.as_deref(), json).await
+            }
             Some(Command::Undo) => commands::undo(&request().await?).await,
             Some(Command::Checkpoints { action }) => {
                 commands::checkpoints(&request().await?, action).await

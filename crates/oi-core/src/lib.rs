@@ -16,6 +16,7 @@ pub mod attachments;
 pub mod checkpoint;
 mod config;
 pub mod context;
+pub mod doctor;
 mod edits;
 mod environment;
 pub mod export;

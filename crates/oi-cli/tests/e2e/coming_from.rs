@@ -481,3 +481,81 @@ async fn open_interpreter_conversations_load_with_load_and_resume_file() {
         out.stderr
     );
 }
+
+#[tokio::test]
+async fn doctor_says_what_oi_sees_each_with_a_hint() {
+    let env = TestEnv::new().await;
+    env.server.set_models(serde_json::json!({
+        "object": "list",
+        "data": [{"id": "mock-model", "object": "model"}, {"id": "other", "object": "model"}]
+    }));
+    let out = run_with(
+        &env,
+        &["doctor"],
+        &[("ANTHROPIC_API_KEY", "sk-test-doctor")],
+    )
+    .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    for expected in [
+        "Configuration",
+        "✓ the model server at ",
+        "model mock-model",
+        "✓ the server answers: 2 models",
+        "✓ ANTHROPIC_API_KEY (Anthropic)",
+        "· OPENAI_API_KEY not set",
+        "Model servers on this machine",
+        "✓ python: ",
+        "✓ shell: ",
+        "Sandbox",
+        "OS mode",
+        "DISPLAY is not set",
+    ] {
+        assert!(out.stdout.contains(expected), "{expected}:\n{}", out.stdout);
+    }
+    // The key itself is never shown.
+    assert!(!out.stdout.contains("sk-test-doctor"), "{}", out.stdout);
+
+    // As JSON, for programs.
+    let out = env.run(&["doctor", "--json"], None).await;
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let titles: Vec<&str> = report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Configuration",
+            "Model",
+            "API keys",
+            "Model servers on this machine",
+            "Languages",
+            "Sandbox",
+            "OS mode"
+        ]
+    );
+
+    // A model server that does not answer is a problem: exit code 1, with a hint.
+    env.write_config(
+        "model_provider = \"gone\"\nmodel = \"m\"\n[model_providers.gone]\nname = \"the gone server\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+    );
+    let out = env.run(&["doctor"], None).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        out.stdout.contains("✗ the server does not answer"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("    → "), "{}", out.stdout);
+}
+
+/// Runs the binary with extra environment variables.
+async fn run_with(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> crate::support::Output {
+    let mut cmd = env.command(args);
+    for (name, value) in vars {
+        cmd.env(name, value);
+    }
+    crate::support::run_command(cmd, None).await
+}
