@@ -559,3 +559,49 @@ async fn run_with(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> crate:
     }
     crate::support::run_command(cmd, None).await
 }
+
+#[tokio::test]
+async fn open_interpreter_word_flags_set_what_their_oi_spellings_set() {
+    let env = TestEnv::new().await;
+    let out = env
+        .run(
+            &[
+                "config",
+                "show",
+                "-vi",
+                "-xo",
+                "1234",
+                "-b",
+                "2.5",
+                "-os",
+                "--auto_run",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let line_of = |key: &str| {
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{key} =")))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        line_of("model").contains("gpt-5-mini") && line_of("model").contains("profile vision"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        line_of("max_output").contains("1234") && line_of("max_output").contains("--max-output"),
+        "{}",
+        out.stdout
+    );
+    assert!(line_of("max_budget").contains("2.5"), "{}", out.stdout);
+    assert!(
+        line_of("os").contains("true") && line_of("os").contains("--os"),
+        "{}",
+        out.stdout
+    );
+    assert!(line_of("approval").contains("\"auto\""), "{}", out.stdout);
+}
