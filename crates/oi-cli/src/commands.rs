@@ -320,23 +320,11 @@ pub fn sessions(request: &SessionRequest, here: bool, limit: usize) -> Result<Ex
         "id", "last active (UTC)", "tasks", "cost", "directory"
     )?;
     for s in &shown {
-        let when = s
-            .last_active
-            .replace('T', " ")
-            .trim_end_matches('Z')
-            .to_owned();
-        let when: String = when.chars().take(16).collect();
+        let (when, prompt) = when_and_prompt(s);
         let cost = s
             .cost_usd
             .map_or_else(|| "-".to_owned(), |c| format!("${c:.4}"));
         let dir = oi_config::display_path(std::path::Path::new(&s.header.cwd));
-        let prompt = s
-            .first_prompt
-            .as_deref()
-            .unwrap_or("")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
         writeln!(
             out,
             "{:<22} {:<20} {:>5} {:>9}  {:<24} {}",
@@ -456,6 +444,21 @@ pub async fn acp(request: SessionRequest) -> Result<ExitCode, CliError> {
     Ok(ExitCode::from(exit::OK))
 }
 
+/// A recorded session's last activity (`2026-12-03 05:27`, UTC) and its
+/// first prompt on one line.
+fn when_and_prompt(s: &oi_core::transcript::Loaded) -> (String, String) {
+    let when = s.last_active.replace('T', " ");
+    let when: String = when.trim_end_matches('Z').chars().take(16).collect();
+    let prompt = s
+        .first_prompt
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (when, prompt)
+}
+
 /// `interpreter --profiles`: the profiles `--profile` takes, where each
 /// comes from, and the folder for yours.
 pub fn profiles(request: &SessionRequest) -> Result<ExitCode, CliError> {
@@ -517,14 +520,7 @@ pub fn pick_session(request: &SessionRequest, here: bool) -> Result<Option<Strin
     let labels: Vec<String> = sessions
         .iter()
         .map(|s| {
-            let when: String = s.last_active.replace('T', " ").chars().take(16).collect();
-            let prompt = s
-                .first_prompt
-                .as_deref()
-                .unwrap_or("")
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
+            let (when, prompt) = when_and_prompt(s);
             format!(
                 "{} · {when} · {} · {}",
                 &s.header.id,

@@ -6,6 +6,15 @@ use serde_json::Value;
 
 use crate::support::TestEnv;
 
+/// The line of `interpreter config show`'s output that sets `key`.
+fn config_line(stdout: &str, key: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{key} =")))
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// The user's words of model request `n`.
 fn user_text(env: &TestEnv, n: usize) -> String {
     let request = &env.server.chat_requests()[n];
@@ -111,27 +120,20 @@ async fn llm_supports_functions_chooses_the_harness() {
 #[tokio::test]
 async fn codex_approval_spellings_map_onto_oi_policies() {
     let env = TestEnv::new().await;
-    let line_of = |stdout: &str, key: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with(&format!("{key} =")))
-            .unwrap_or_default()
-            .to_owned()
-    };
     let out = env.run(&["config", "show", "-a", "untrusted"], None).await;
-    let approval = line_of(&out.stdout, "approval");
+    let approval = config_line(&out.stdout, "approval");
     assert!(
         approval.contains("\"ask\"") && approval.contains("--ask-for-approval untrusted"),
         "{approval}"
     );
     let out = env.run(&["config", "show", "--full-auto"], None).await;
     assert!(
-        line_of(&out.stdout, "approval").contains("\"auto\""),
+        config_line(&out.stdout, "approval").contains("\"auto\""),
         "{}",
         out.stdout
     );
     assert!(
-        line_of(&out.stdout, "sandbox").contains("\"workspace-write\""),
+        config_line(&out.stdout, "sandbox").contains("\"workspace-write\""),
         "{}",
         out.stdout
     );
@@ -266,13 +268,6 @@ async fn verbose_shows_each_request_as_sent() {
 #[tokio::test]
 async fn profiles_ship_with_oi_load_from_a_path_and_from_open_interpreter() {
     let env = TestEnv::new().await;
-    let model_line = |stdout: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with("model ="))
-            .unwrap_or_default()
-            .to_owned()
-    };
     // oi's own, by name and by Open Interpreter's shortcut.
     for args in [
         &["config", "show", "-p", "fast"][..],
@@ -280,7 +275,7 @@ async fn profiles_ship_with_oi_load_from_a_path_and_from_open_interpreter() {
     ] {
         let out = env.run(args, None).await;
         assert_eq!(out.code, 0, "{out:?}");
-        let line = model_line(&out.stdout);
+        let line = config_line(&out.stdout, "model");
         assert!(
             line.contains("gpt-5-nano") && line.contains("profile fast"),
             "{line}"
@@ -297,7 +292,7 @@ async fn profiles_ship_with_oi_load_from_a_path_and_from_open_interpreter() {
         .run(&["config", "show", "--profile", "./mine.toml"], None)
         .await;
     assert!(
-        model_line(&out.stdout).contains("from-a-file"),
+        config_line(&out.stdout, "model").contains("from-a-file"),
         "{}",
         out.stdout
     );
@@ -580,13 +575,7 @@ async fn open_interpreter_word_flags_set_what_their_oi_spellings_set() {
         )
         .await;
     assert_eq!(out.code, 0, "{out:?}");
-    let line_of = |key: &str| {
-        out.stdout
-            .lines()
-            .find(|l| l.starts_with(&format!("{key} =")))
-            .unwrap_or_default()
-            .to_owned()
-    };
+    let line_of = |key: &str| config_line(&out.stdout, key);
     assert!(
         line_of("model").contains("gpt-5-mini") && line_of("model").contains("profile vision"),
         "{}",
