@@ -175,11 +175,14 @@ fn check_not_a_mistyped_command(prompt: &str) -> Result<(), CliError> {
     if after_double_dash || word.is_empty() || word.contains(char::is_whitespace) {
         return Ok(());
     }
+    // One slip (two in a long word): `sesions`, `exce`, `sandbx` — not
+    // `hello` (two from `help`) or `test` (two from `trust`), which are tasks.
+    let slips = if word.chars().count() >= 7 { 2 } else { 1 };
     let command = Cli::command();
     let close = command
         .get_subcommands()
         .map(clap::Command::get_name)
-        .find(|name| strsim::damerau_levenshtein(word, name) <= 2 && word.len() > 2);
+        .find(|name| word.len() > 2 && strsim::damerau_levenshtein(word, name) <= slips);
     match close {
         Some(name) => Err(CliError::usage(
             format!("unknown command `{word}`; did you mean `{name}`?"),

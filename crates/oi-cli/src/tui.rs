@@ -327,7 +327,7 @@ impl App {
         loop {
             if let Some(task) = first.take().filter(|t| !t.trim().is_empty()) {
                 if self.live() {
-                    self.view.line(Style::new(), &format!("> {task}"))?;
+                    self.view.line(Style::new(), &format!("› {task}"))?;
                 }
                 if let Flow::Exit = self.task(task).await? {
                     return Ok(ExitCode::from(exit::OK));
@@ -369,7 +369,10 @@ impl App {
             } else if (trimmed.starts_with('/')
                 // A path (`/usr/bin/x is broken`) is a task, `/load ./x.json` a command.
                 && !trimmed[1..].split_whitespace().next().unwrap_or("").contains('/'))
-                || trimmed.starts_with('%')
+                // `%reset`, `%jupyter`: magic commands; `%50 of …` is a task.
+                || trimmed
+                    .strip_prefix('%')
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic()))
             {
                 self.command(trimmed).await?
             } else {

@@ -206,6 +206,11 @@ async fn a_task_as_the_first_argument_starts_the_interactive_session_with_it() {
         out.stderr
     );
     assert_eq!(env.server.chat_requests().len(), 2);
+    // A word near a command's name is a task (`hello` is two from `help`).
+    env.server.push(Reply::text("hello to you"));
+    let out = env.run(&["hello"], None).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(user_text(&env, 2), "hello");
 }
 
 #[tokio::test]
