@@ -56,6 +56,11 @@ pub async fn request(options: &SessionOptions) -> Result<SessionRequest, CliErro
     };
     // Open Interpreter's `--profile local` means a model on this machine.
     if options.local || options.profile.as_deref() == Some("local") {
+        let from = if options.local {
+            "--local"
+        } else {
+            "--profile local"
+        };
         let interactive =
             std::io::stdin().is_terminal() && std::io::stdout().is_terminal() && !options.plain;
         let mut pick = |title: &str, labels: &[String]| {
@@ -65,8 +70,7 @@ pub async fn request(options: &SessionOptions) -> Result<SessionRequest, CliErro
         let picker: Option<oi_core::setup::local::Picker<'_>> =
             if interactive { Some(&mut pick) } else { None };
         let choice =
-            oi_core::setup::local::choose(&request, "--local", options.model.as_deref(), picker)
-                .await?;
+            oi_core::setup::local::choose(&request, from, options.model.as_deref(), picker).await?;
         request.local = Some(choice);
     }
     Ok(request)

@@ -132,6 +132,26 @@ async fn local_without_a_server_says_what_it_looked_for() {
 }
 
 #[tokio::test]
+async fn open_interpreters_spellings_of_local_look_for_a_server_too() {
+    let env = TestEnv::new().await;
+    for (args, from) in [
+        (&["exec", "-l", "hi"][..], "--local:"),
+        (&["exec", "-p", "local", "hi"][..], "--profile local:"),
+    ] {
+        let mut cmd = env.command(args);
+        cmd.env("OI_LOCAL_SERVERS", "127.0.0.1:9");
+        let out = run_command(cmd, None).await;
+        assert_eq!(out.code, 2, "{args:?}: {out:?}");
+        assert!(
+            out.stderr
+                .contains(&format!("{from} no model server with a model answered")),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_local_model_writing_code_as_text_gets_the_markdown_harness() {
     let env = TestEnv::new().await;
     small_model_env(&env, "big-local-model");
