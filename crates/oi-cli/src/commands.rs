@@ -508,7 +508,28 @@ pub fn pick_session(request: &SessionRequest, here: bool) -> Result<Option<Strin
         .filter(|s| !here || s.header.cwd == cwd)
         .take(50)
         .collect();
-    if sessions.is_empty() {
+    // Label, and what `--resume` takes: an id, or a conversation file.
+    let mut choices: Vec<(String, String)> = sessions
+        .iter()
+        .map(|s| {
+            let (when, prompt) = when_and_prompt(s);
+            let label = format!(
+                "{} · {when} · {} · {}",
+                &s.header.id,
+                shorten(
+                    &oi_config::display_path(std::path::Path::new(&s.header.cwd)),
+                    30
+                ),
+                shorten(&prompt, 50)
+            );
+            (label, s.header.id.clone())
+        })
+        .collect();
+    // Conversations Open Interpreter saved start a new session from them.
+    if !here {
+        choices.extend(open_interpreter_conversations(&loaded.env));
+    }
+    if choices.is_empty() {
         return Err(CliError::usage(
             format!(
                 "no sessions recorded{} yet",
@@ -517,25 +538,16 @@ pub fn pick_session(request: &SessionRequest, here: bool) -> Result<Option<Strin
             "a session is recorded as you work; start one with `interpreter`",
         ));
     }
-    let labels: Vec<String> = sessions
-        .iter()
-        .map(|s| {
-            let (when, prompt) = when_and_prompt(s);
-            format!(
-                "{} · {when} · {} · {}",
-                &s.header.id,
-                shorten(
-                    &oi_config::display_path(std::path::Path::new(&s.header.cwd)),
-                    30
-                ),
-                shorten(&prompt, 50)
-            )
-        })
-        .collect();
-    let id_of = |label: &str| label.split(' ').next().unwrap_or(label).to_owned();
+    let labels: Vec<String> = choices.iter().map(|(label, _)| label.clone()).collect();
+    let value_of = |label: &str| {
+        choices
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, value)| value.clone())
+    };
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
         let picker = oi_tui::dialog::Picker::new("Resume which session?", labels, None);
-        return Ok(oi_tui::dialog::pick(&mut std::io::stdout(), picker)?.map(|l| id_of(&l)));
+        return Ok(oi_tui::dialog::pick(&mut std::io::stdout(), picker)?.and_then(|l| value_of(&l)));
     }
     let mut err = anstream::stderr();
     for (i, label) in labels.iter().enumerate() {
@@ -554,12 +566,45 @@ pub fn pick_session(request: &SessionRequest, here: bool) -> Result<Option<Strin
         .ok()
         .and_then(|n| labels.get(n.wrapping_sub(1)))
     {
-        Some(label) => Ok(Some(id_of(label))),
+        Some(label) => Ok(value_of(label)),
         None => Err(CliError::usage(
             format!("there is no session number `{answer}` in the list"),
             "answer with a number from the list",
         )),
     }
+}
+
+/// The conversations Open Interpreter saved (its `conversations` folder),
+/// newest first: label, and the file.
+fn open_interpreter_conversations(
+    env: &std::collections::BTreeMap<String, String>,
+) -> Vec<(String, String)> {
+    let Some(dir) = oi_config::profiles::open_interpreter_folder(env, "conversations") else {
+        return Vec::new();
+    };
+    let Ok(entries) = fs_err::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter_map(|p| Some((fs_err::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found
+        .into_iter()
+        .take(50)
+        .map(|(_, path)| {
+            let name = path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().replace('_', " "));
+            (
+                format!("Open Interpreter · {}", shorten(&name, 70)),
+                path.display().to_string(),
+            )
+        })
+        .collect()
 }
 
 /// `interpreter doctor [--json]`: what oi sees, each check with a hint;

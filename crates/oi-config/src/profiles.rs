@@ -44,6 +44,12 @@ pub struct ProfileInfo {
 /// Open Interpreter's profiles folder: `$XDG_CONFIG_HOME/open-interpreter/profiles`,
 /// else `~/.config/…` (on macOS `~/Library/Application Support/…`).
 pub fn open_interpreter_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+    open_interpreter_folder(env, "profiles")
+}
+
+/// A folder of Open Interpreter's configuration folder (`profiles`,
+/// `conversations`), where it keeps it on this system.
+pub fn open_interpreter_folder(env: &BTreeMap<String, String>, name: &str) -> Option<PathBuf> {
     let config = match env.get("XDG_CONFIG_HOME").filter(|d| !d.is_empty()) {
         Some(dir) => PathBuf::from(dir),
         None => {
@@ -55,7 +61,7 @@ pub fn open_interpreter_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
             }
         }
     };
-    Some(config.join("open-interpreter").join("profiles"))
+    Some(config.join("open-interpreter").join(name))
 }
 
 /// Every profile `--profile` can name, in the order they are looked up

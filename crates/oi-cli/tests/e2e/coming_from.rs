@@ -251,6 +251,27 @@ async fn resume_takes_up_a_session_picked_from_the_list_or_the_last() {
             "{sent:?}"
         );
     }
+
+    // Conversations Open Interpreter saved are listed after oi's sessions.
+    let saved = env
+        .home
+        .path()
+        .join(".config/open-interpreter/conversations");
+    std::fs::create_dir_all(&saved).unwrap();
+    std::fs::write(saved.join("Zed_chat.json"), OPEN_INTERPRETER_CONVERSATION).unwrap();
+    env.server.push(Reply::text("You are Zed."));
+    let n = env.server.chat_requests().len();
+    let out = env
+        .run(&["--conversations"], Some("2\nwhat is my name?\n"))
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains("  2. Open Interpreter · Zed chat"),
+        "{}",
+        out.stderr
+    );
+    let sent = serde_json::to_string(&env.server.chat_requests()[n].messages()).unwrap();
+    assert!(sent.contains("My name is Zed."), "{sent}");
 }
 
 #[tokio::test]
