@@ -591,7 +591,7 @@ fn open_interpreter_conversations(
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .filter_map(|p| Some((fs_err::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found
         .into_iter()
         .take(50)
