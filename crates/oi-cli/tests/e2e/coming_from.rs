@@ -620,3 +620,24 @@ async fn open_interpreter_word_flags_set_what_their_oi_spellings_set() {
     );
     assert!(line_of("approval").contains("\"auto\""), "{}", out.stdout);
 }
+
+#[tokio::test]
+async fn local_models_lists_the_servers_here_and_the_built_in_model() {
+    let env = TestEnv::new().await;
+    for flag in ["--local-models", "--local_models"] {
+        let out = run_with(&env, &[flag], &[("OI_LOCAL_SERVERS", "127.0.0.1:9")]).await;
+        assert_eq!(out.code, 0, "{flag}: {out:?}");
+        assert!(
+            out.stdout
+                .contains("no model server answered on this machine")
+                && out.stdout.contains("http://127.0.0.1:9"),
+            "{flag}: {}",
+            out.stdout
+        );
+        assert!(
+            out.stdout.contains("Built-in model"),
+            "{flag}: {}",
+            out.stdout
+        );
+    }
+}
