@@ -51,6 +51,8 @@ pub enum ConfigError {
         searched: Vec<PathBuf>,
         available: Vec<String>,
     },
+    #[error("profile `{name}` is one of Open Interpreter's Python profiles, which oi cannot run")]
+    PythonProfile { name: String },
     #[error("cannot read {}: {source}", display_path(path))]
     Read {
         path: PathBuf,
@@ -143,6 +145,7 @@ impl ConfigError {
                 "pass `--model NAME` or set `model` in the config; `interpreter models` lists what the server offers".to_owned()
             }
             Self::MalformedOverride { problem, .. } => problem.clone(),
+            Self::PythonProfile { .. } => "write its settings as TOML (`model = \"…\"`, `temperature = 0.2` …) in ~/.openinterpreter/profiles/NAME.toml; docs/coming-from.md lists the keys".to_owned(),
             Self::UnknownProfile {
                 searched,
                 available,

@@ -431,6 +431,11 @@ fn load_profile(
             let (layer, note) = crate::profiles::from_yaml(name, path, &text)?;
             Ok(Some((checked(layer)?, note)))
         };
+    if name.ends_with(".py") {
+        return Err(ConfigError::PythonProfile {
+            name: name.to_owned(),
+        });
+    }
     // A path: the file itself, TOML or Open Interpreter's YAML.
     let as_path = Path::new(name);
     let looks_like_path = name.contains(std::path::MAIN_SEPARATOR)

@@ -354,6 +354,17 @@ async fn profiles_ship_with_oi_load_from_a_path_and_from_open_interpreter() {
         assert!(out.stdout.contains(expected), "{expected}: {}", out.stdout);
     }
 
+    // Open Interpreter's Python profiles cannot be run: said so, with the way.
+    let out = env
+        .run(&["config", "show", "-p", "local-os.py"], None)
+        .await;
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr.contains("Python profiles") && out.stderr.contains("TOML"),
+        "{}",
+        out.stderr
+    );
+
     // A name nobody has lists what there is.
     let out = env.run(&["config", "show", "-p", "nope"], None).await;
     assert_eq!(out.code, 2, "{out:?}");
