@@ -66,9 +66,10 @@ pub struct AgentConfig {
     pub reply_grammar: bool,
     /// Where the session's transcript is written; `None`: nowhere.
     pub transcript: Option<TranscriptSetup>,
-    /// A conversation to start from that was saved elsewhere (`--resume
-    /// FILE`: one saved with `/save`, or by Open Interpreter); the session
-    /// is new, and its transcript records it whole.
+    /// The conversation to start from: a resumed session's (its
+    /// transcript continued), or one saved elsewhere (`--resume FILE`: with
+    /// `/save`, or by Open Interpreter; a new transcript records it whole).
+    /// The model is told the kernels restarted.
     pub initial_history: Option<Vec<oi_protocol::Message>>,
     /// OS mode: the screen, mouse and keyboard the model may use.
     pub os: Option<OsMode>,
@@ -164,9 +165,9 @@ pub struct TranscriptSetup {
     pub header: crate::transcript::Header,
     /// Values never to write (API keys).
     pub secrets: Vec<String>,
-    /// The conversation of a session taken up again (its transcript is
-    /// continued, and the model is told the kernels restarted).
-    pub resume: Option<Vec<oi_protocol::Message>>,
+    /// The transcript is a resumed session's, appended to (the
+    /// conversation it holds is `AgentConfig::initial_history`).
+    pub continued: bool,
 }
 
 impl AgentConfig {

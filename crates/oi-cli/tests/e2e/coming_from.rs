@@ -162,6 +162,30 @@ async fn ephemeral_sessions_leave_no_transcript() {
         "{}",
         out.stdout
     );
+
+    // An ephemeral session may still start from a recorded one: it gets
+    // that conversation, and adds nothing to its transcript.
+    env.server.push(Reply::text("noted"));
+    let out = env.exec(&["remember the number 4242"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let transcript = |env: &TestEnv| {
+        let sessions = env.oi_home().join("sessions");
+        let dir = std::fs::read_dir(sessions)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        std::fs::read_to_string(dir.path().join("transcript.jsonl")).unwrap()
+    };
+    let before = transcript(&env);
+    env.server.push(Reply::text("4242"));
+    let out = env
+        .exec(&["--ephemeral", "--continue", "which number?"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let sent = serde_json::to_string(env.server.chat_requests()[2].messages()).unwrap();
+    assert!(sent.contains("remember the number 4242"), "{sent}");
+    assert_eq!(transcript(&env), before);
 }
 
 #[tokio::test]

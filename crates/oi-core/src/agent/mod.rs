@@ -65,7 +65,7 @@ impl Agent {
     /// pair. The session ends on `Op::Shutdown` or when the op sender is
     /// dropped; it stops its kernels and sends `ShutdownComplete` last.
     pub fn spawn(
-        config: AgentConfig,
+        mut config: AgentConfig,
         client: Arc<dyn ModelClient>,
         kernels: KernelManager,
     ) -> (mpsc::UnboundedSender<Op>, mpsc::UnboundedReceiver<Event>) {
@@ -114,38 +114,36 @@ impl Agent {
             system_message: config.system_message.clone(),
             compact: config.small_model,
         };
-        // The transcript: continued for a resumed session, else started.
-        let mut history = Vec::new();
+        // The conversation to start from (a resumed session's, or one
+        // brought from a file), its dangling calls closed; the model is
+        // told the kernels are new.
+        let mut history = config.initial_history.take().unwrap_or_default();
+        let given = history.len();
+        crate::transcript::close_dangling_calls(&mut history);
         let mut pending_notes = Vec::new();
+        if !history.is_empty() {
+            pending_notes.push(RESUMED_NOTE.to_owned());
+        }
+        // Written whole: a repaired conversation, or one a new transcript
+        // has not recorded yet.
+        let continued = config.transcript.as_ref().is_some_and(|t| t.continued);
+        let history_epoch = u64::from(if continued {
+            history.len() != given
+        } else {
+            !history.is_empty()
+        });
         let mut warnings = Vec::new();
-        let mut history_epoch = 0;
+        // The transcript: continued for a resumed session, else started.
         let transcript = config.transcript.as_ref().and_then(|setup| {
-            let opened = match &setup.resume {
-                Some(messages) => {
-                    history = messages.clone();
-                    crate::transcript::close_dangling_calls(&mut history);
-                    if history.len() != messages.len() {
-                        // The repaired conversation is written whole.
-                        history_epoch = 1;
-                    }
-                    pending_notes.push(RESUMED_NOTE.to_owned());
-                    Transcript::append(&setup.path, history.len(), &setup.secrets)
-                }
-                None => Transcript::create(&setup.path, &setup.header, &setup.secrets),
+            let opened = if setup.continued {
+                Transcript::append(&setup.path, history.len(), &setup.secrets)
+            } else {
+                Transcript::create(&setup.path, &setup.header, &setup.secrets)
             };
             opened
                 .map_err(|e| warnings.push(format!("{e}; this session is not recorded")))
                 .ok()
         });
-        if history.is_empty()
-            && let Some(messages) = &config.initial_history
-        {
-            history = messages.clone();
-            crate::transcript::close_dangling_calls(&mut history);
-            // The new transcript records the conversation whole.
-            history_epoch = 1;
-            pending_notes.push(RESUMED_NOTE.to_owned());
-        }
         let session = Session {
             system_prompt: harness.system_prompt(&env),
             tools: harness.tools(&languages),

@@ -353,7 +353,8 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
 
     let mut config = AgentConfig::new(model);
     config.harness = c.harness;
-    config.initial_history = initial_history;
+    config.initial_history =
+        initial_history.or_else(|| resumed.as_ref().map(|r| r.messages.clone()));
     // Only models served on this machine are moved to the markdown harness
     // when they write code as text: a cloud model's code example in a final
     // answer is not meant to run.
@@ -416,7 +417,7 @@ pub fn setup(request: &SessionRequest) -> Result<Setup, SetupError> {
             provider: c.model_provider.clone(),
         },
         secrets: parts::secrets(&loaded, &provider),
-        resume: resumed.as_ref().map(|r| r.messages.clone()),
+        continued: resumed.is_some(),
     });
     let mut servers: Vec<_> = c
         .mcp_servers
