@@ -121,7 +121,7 @@ pub async fn examine(request: &SessionRequest, api_key: Option<&str>) -> Report 
     });
     sections.push(Section {
         title: "Sandbox",
-        checks: sandbox().await,
+        checks: sandbox(loaded.as_ref().ok()).await,
     });
     sections.push(Section {
         title: "OS mode",
@@ -316,32 +316,7 @@ fn languages() -> Vec<Check> {
         .collect()
 }
 
-/// The engine's server version, or why it did not answer.
-async fn engine_answers(program: &std::path::Path) -> Result<String, String> {
-    let asked = tokio::process::Command::new(program)
-        .args(["version", "--format", "{{.Server.Version}}"])
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    match tokio::time::timeout(ANSWER_WITHIN, asked).await {
-        Err(_) => Err(format!("no answer within {} s", ANSWER_WITHIN.as_secs())),
-        Ok(Err(e)) => Err(e.to_string()),
-        Ok(Ok(out)) if out.status.success() => {
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-        }
-        Ok(Ok(out)) => {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            Err(stderr
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("it failed")
-                .trim()
-                .to_owned())
-        }
-    }
-}
-
-async fn sandbox() -> Vec<Check> {
+async fn sandbox(loaded: Option<&oi_config::Loaded>) -> Vec<Check> {
     let support = oi_sandbox::support();
     let mut checks = vec![
         if support.landlock {
@@ -380,32 +355,38 @@ async fn sandbox() -> Vec<Check> {
             )
         },
     ];
-    let mut engines = 0;
-    for engine in ["podman", "docker"] {
-        let Ok(program) = which::which(engine) else {
-            continue;
-        };
-        engines += 1;
-        checks.push(match engine_answers(&program).await {
-            Ok(version) => check(
-                Status::Ok,
-                format!("containers: {engine} {version} answers (`--sandbox container`)"),
-                None,
-            ),
-            Err(why) => check(
-                Status::Warning,
-                format!("containers: {engine} is installed, but its engine does not answer: {why}"),
-                Some("start the engine (`systemctl start docker`), or point `[container] host` at one"),
-            ),
-        });
-    }
-    if engines == 0 {
-        checks.push(check(
+    // The engine `--sandbox container` would use (`[container] engine`,
+    // `host`), asked for its version.
+    let spec = loaded.map_or_else(
+        || oi_kernels::ContainerSpec::new(String::new()),
+        setup::container_spec,
+    );
+    let answer = tokio::time::timeout(ANSWER_WITHIN, oi_kernels::engine_version(&spec)).await;
+    checks.push(match answer {
+        Ok(Ok((engine, version))) => check(
+            Status::Ok,
+            format!("containers: {engine} {version} answers (`--sandbox container`)"),
+            None,
+        ),
+        Ok(Err(oi_kernels::ContainerError::NoEngine)) => check(
             Status::Absent,
             "no Docker or Podman: `--sandbox container` is not available",
             Some("install Podman or Docker to run code in containers"),
-        ));
-    }
+        ),
+        Ok(Err(e)) => check(
+            Status::Warning,
+            format!("containers: {e}"),
+            Some("start the engine (`systemctl start docker`), or point `[container] host` at one"),
+        ),
+        Err(_) => check(
+            Status::Warning,
+            format!(
+                "containers: the engine did not answer within {} s",
+                ANSWER_WITHIN.as_secs()
+            ),
+            Some("start the engine, or point `[container] host` at one"),
+        ),
+    });
     checks.push(if which::which("git").is_ok() {
         check(Status::Ok, "git: runs are checkpointed, /undo works", None)
     } else {

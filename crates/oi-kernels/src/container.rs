@@ -653,6 +653,25 @@ pub async fn run_once(
     status
 }
 
+/// The engine `spec` would use (its name, and where: this machine or the
+/// address of a remote one) and its server's version — whether a session's
+/// containers can start — or why not.
+pub async fn engine_version(spec: &ContainerSpec) -> Result<(String, String), ContainerError> {
+    let engine = Engine::find(spec.engine, spec.host.as_deref())?;
+    let name = match engine.args.last() {
+        Some(address) => format!("{} at {address}", engine.name()),
+        None => engine.name().to_owned(),
+    };
+    let version = engine
+        .output(&["version", "--format", "{{.Server.Version}}"])
+        .await
+        .map_err(|problem| ContainerError::Engine {
+            engine: engine.name().to_owned(),
+            problem,
+        })?;
+    Ok((name, version.trim().to_owned()))
+}
+
 /// What every container of oi's is started with, up to the image.
 /// With `remote`, the folders of this machine are volumes of the
 /// container's own, filled and emptied by copies (see `sync.rs`).

@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 use kernel::Kernel;
 
 pub use cleanup::{become_subreaper, kill_leftovers, kill_leftovers_once, kill_orphans};
-pub use container::{ContainerError, ContainerSpec, EngineKind, run_once};
+pub use container::{ContainerError, ContainerSpec, EngineKind, engine_version, run_once};
 pub use languages::{detect_languages, install_hint, known_languages};
 
 /// Something that happens during a run.
