@@ -132,26 +132,20 @@ impl KernelKind {
 
 /// The programs that may run `spec`'s language in a container, the first
 /// the image has winning: the configured interpreter's name (its path is
-/// this machine's), then the language's usual names.
+/// this machine's), then the language's usual names (and `python`, which
+/// images have where this machine looks only for `python3`).
 fn container_programs(spec: &LanguageSpec) -> Vec<String> {
+    let also: &[&str] = match spec.kind {
+        KernelKind::Python => &["python"],
+        _ => &[],
+    };
     let mut programs: Vec<String> = spec
         .program
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .into_iter()
         .collect();
-    let usual: &[&str] = match spec.kind {
-        KernelKind::Python => &["python3", "python"],
-        KernelKind::Bash => &["bash"],
-        KernelKind::Zsh => &["zsh"],
-        KernelKind::Node => &["node", "nodejs"],
-        KernelKind::Ruby => &["ruby"],
-        KernelKind::R => &["Rscript"],
-        KernelKind::Perl => &["perl"],
-        KernelKind::Lua => &["lua5.4", "lua"],
-        KernelKind::Php => &["php"],
-    };
-    for name in usual {
+    for name in crate::languages::programs_of(spec.kind).iter().chain(also) {
         if !programs.iter().any(|p| p == name) {
             programs.push((*name).to_owned());
         }
@@ -1158,6 +1152,23 @@ async fn sleep_until_opt(deadline: Option<tokio::time::Instant>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_container_tries_the_configured_name_then_the_usual_ones() {
+        let spec = |name: &str, program: &str| LanguageSpec::known(name, program).unwrap();
+        assert_eq!(
+            container_programs(&spec("python", "/home/u/venv/bin/python")),
+            ["python", "python3"]
+        );
+        assert_eq!(
+            container_programs(&spec("python", "/usr/bin/python3")),
+            ["python3", "python"]
+        );
+        assert_eq!(
+            container_programs(&spec("javascript", "/usr/bin/node")),
+            ["node", "nodejs"]
+        );
+    }
 
     #[test]
     fn driver_messages_read_as_their_kinds() {

@@ -108,6 +108,15 @@ pub fn detect_languages() -> Vec<LanguageSpec> {
         .collect()
 }
 
+/// The interpreters that run languages of `kind`, in order of preference
+/// (what is looked for on `PATH`).
+pub(crate) fn programs_of(kind: KernelKind) -> &'static [&'static str] {
+    KNOWN
+        .iter()
+        .find(|k| k.kind == kind)
+        .map_or(&[], |k| k.programs)
+}
+
 /// The names of every language oi has a driver for.
 pub fn known_languages() -> Vec<&'static str> {
     KNOWN.iter().map(|k| k.name).collect()
