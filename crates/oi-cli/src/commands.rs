@@ -496,7 +496,7 @@ pub fn profiles(request: &SessionRequest) -> Result<ExitCode, CliError> {
 /// its id, or `None` when they cancel. In a terminal a list to move in;
 /// otherwise the list numbered on stderr and a number read from stdin.
 pub fn pick_session(request: &SessionRequest, here: bool) -> Result<Option<String>, CliError> {
-    use std::io::{BufRead, IsTerminal};
+    use std::io::IsTerminal;
     let loaded = setup::load_config(request)?;
     let dir = loaded.home.join("sessions");
     let cwd = setup::policy(&loaded, request)?
@@ -549,24 +549,23 @@ pub fn pick_session(request: &SessionRequest, here: bool) -> Result<Option<Strin
         let picker = oi_tui::dialog::Picker::new("Resume which session?", labels, None);
         return Ok(oi_tui::dialog::pick(&mut std::io::stdout(), picker)?.and_then(|l| value_of(&l)));
     }
-    let mut err = anstream::stderr();
-    for (i, label) in labels.iter().enumerate() {
-        writeln!(err, "{:>3}. {label}", i + 1)?;
-    }
-    write!(err, "Resume which session? (number; Enter cancels) ")?;
-    err.flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    let answer = answer.trim();
+    let list: String = labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| format!("{:>3}. {label}\n", i + 1))
+        .collect();
+    crate::first_run::say(&list)?;
+    let answer = crate::first_run::ask("Resume which session? (number; Enter cancels) ")?
+        .unwrap_or_default();
     if answer.is_empty() {
         return Ok(None);
     }
     match answer
         .parse::<usize>()
         .ok()
-        .and_then(|n| labels.get(n.wrapping_sub(1)))
+        .and_then(|n| choices.get(n.wrapping_sub(1)))
     {
-        Some(label) => Ok(value_of(label)),
+        Some((_, value)) => Ok(Some(value.clone())),
         None => Err(CliError::usage(
             format!("there is no session number `{answer}` in the list"),
             "answer with a number from the list",

@@ -63,15 +63,16 @@ pub async fn setup_command(request: &SessionRequest) -> Result<std::process::Exi
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-fn say(text: &str) -> Result<(), CliError> {
+pub(crate) fn say(text: &str) -> Result<(), CliError> {
     let mut err = std::io::stderr().lock();
     err.write_all(text.as_bytes())?;
     err.flush()?;
     Ok(())
 }
 
-/// A line typed at the terminal; `None` at end of input.
-fn ask(question: &str) -> Result<Option<String>, CliError> {
+/// A line typed at the terminal (or read from stdin), trimmed; `None` at
+/// end of input.
+pub(crate) fn ask(question: &str) -> Result<Option<String>, CliError> {
     say(question)?;
     let mut line = String::new();
     if std::io::stdin().lock().read_line(&mut line)? == 0 {

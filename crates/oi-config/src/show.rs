@@ -470,7 +470,6 @@ fn show_provider(loaded: &Loaded, p: &ProviderInfo, key_from_flag: bool, lines: 
     );
 }
 
-/// Header names whose values are credentials.
 /// `["a", "b"]`.
 fn toml_list(items: &[String]) -> String {
     format!(
@@ -483,6 +482,7 @@ fn toml_list(items: &[String]) -> String {
     )
 }
 
+/// Header names whose values are credentials.
 fn looks_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     ["auth", "key", "token", "secret", "cookie", "password"]

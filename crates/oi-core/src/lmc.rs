@@ -215,10 +215,6 @@ pub enum SavedBy {
 /// Interpreter saved (its JSON list of LMC messages). The error says what
 /// was wrong, with the file's name.
 pub fn read_conversation(path: &std::path::Path) -> Result<(Vec<Message>, SavedBy), String> {
-    #[derive(serde::Deserialize)]
-    struct Saved {
-        messages: Vec<Message>,
-    }
     let name = path.display();
     let text = fs_err::read_to_string(path).map_err(|e| e.to_string())?;
     let value: Value =
@@ -227,7 +223,7 @@ pub fn read_conversation(path: &std::path::Path) -> Result<(Vec<Message>, SavedB
         Value::Array(list) => to_history(&list)
             .map(|messages| (messages, SavedBy::OpenInterpreter))
             .map_err(|e| format!("{name} is not a conversation Open Interpreter saved: {e}")),
-        value @ Value::Object(_) => serde_json::from_value::<Saved>(value)
+        value @ Value::Object(_) => serde_json::from_value::<crate::agent::ConversationFile>(value)
             .map(|saved| (saved.messages, SavedBy::Oi))
             .map_err(|e| format!("{name} is not a conversation saved by oi: {e}")),
         _ => Err(format!(

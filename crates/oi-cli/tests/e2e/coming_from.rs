@@ -545,12 +545,9 @@ async fn doctor_says_what_oi_sees_each_with_a_hint() {
         "object": "list",
         "data": [{"id": "mock-model", "object": "model"}, {"id": "other", "object": "model"}]
     }));
-    let out = run_with(
-        &env,
-        &["doctor"],
-        &[("ANTHROPIC_API_KEY", "sk-test-doctor")],
-    )
-    .await;
+    let out = env
+        .run_with_env(&["doctor"], &[("ANTHROPIC_API_KEY", "sk-test-doctor")])
+        .await;
     assert_eq!(out.code, 0, "{out:?}");
     for expected in [
         "Configuration",
@@ -607,15 +604,6 @@ async fn doctor_says_what_oi_sees_each_with_a_hint() {
     assert!(out.stdout.contains("    → "), "{}", out.stdout);
 }
 
-/// Runs the binary with extra environment variables.
-async fn run_with(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> crate::support::Output {
-    let mut cmd = env.command(args);
-    for (name, value) in vars {
-        cmd.env(name, value);
-    }
-    crate::support::run_command(cmd, None).await
-}
-
 #[tokio::test]
 async fn open_interpreter_word_flags_set_what_their_oi_spellings_set() {
     let env = TestEnv::new().await;
@@ -660,7 +648,9 @@ async fn open_interpreter_word_flags_set_what_their_oi_spellings_set() {
 async fn local_models_lists_the_servers_here_and_the_built_in_model() {
     let env = TestEnv::new().await;
     for flag in ["--local-models", "--local_models"] {
-        let out = run_with(&env, &[flag], &[("OI_LOCAL_SERVERS", "127.0.0.1:9")]).await;
+        let out = env
+            .run_with_env(&[flag], &[("OI_LOCAL_SERVERS", "127.0.0.1:9")])
+            .await;
         assert_eq!(out.code, 0, "{flag}: {out:?}");
         assert!(
             out.stdout

@@ -118,9 +118,12 @@ async fn local_finds_the_servers_and_asks_which_model_when_there_are_several() {
 #[tokio::test]
 async fn local_without_a_server_says_what_it_looked_for() {
     let env = TestEnv::new().await;
-    let mut cmd = env.command(&["exec", "--local", "hi"]);
-    cmd.env("OI_LOCAL_SERVERS", "127.0.0.1:9");
-    let out = run_command(cmd, None).await;
+    let out = env
+        .run_with_env(
+            &["exec", "--local", "hi"],
+            &[("OI_LOCAL_SERVERS", "127.0.0.1:9")],
+        )
+        .await;
     assert_eq!(out.code, 2, "{out:?}");
     assert!(
         out.stderr.contains("no model server with a model answered"),
@@ -138,9 +141,9 @@ async fn open_interpreters_spellings_of_local_look_for_a_server_too() {
         (&["exec", "-l", "hi"][..], "--local:"),
         (&["exec", "-p", "local", "hi"][..], "--profile local:"),
     ] {
-        let mut cmd = env.command(args);
-        cmd.env("OI_LOCAL_SERVERS", "127.0.0.1:9");
-        let out = run_command(cmd, None).await;
+        let out = env
+            .run_with_env(args, &[("OI_LOCAL_SERVERS", "127.0.0.1:9")])
+            .await;
         assert_eq!(out.code, 2, "{args:?}: {out:?}");
         assert!(
             out.stderr

@@ -113,6 +113,13 @@ impl TestEnv {
     pub(crate) async fn run(&self, args: &[&str], stdin: Option<&str>) -> Output {
         run_command(self.command(args), stdin).await
     }
+
+    /// [`Self::run`] with environment variables set, empty stdin.
+    pub(crate) async fn run_with_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
+        let mut cmd = self.command(args);
+        cmd.envs(vars.iter().copied());
+        run_command(cmd, None).await
+    }
 }
 
 pub(crate) async fn run_command(mut cmd: tokio::process::Command, stdin: Option<&str>) -> Output {

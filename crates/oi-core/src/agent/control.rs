@@ -102,8 +102,8 @@ impl Session {
                     }),
                 }
             }
-            Op::Load { path } => match load_conversation(Path::new(&path)) {
-                Ok(messages) => {
+            Op::Load { path } => match crate::lmc::read_conversation(Path::new(&path)) {
+                Ok((messages, _)) => {
                     self.history = messages;
                     self.history_epoch += 1;
                     self.undo_points.clear();
@@ -202,15 +202,12 @@ impl Session {
     }
 }
 
-/// A saved conversation.
+/// A conversation saved with `Op::Save` (read back by
+/// [`crate::lmc::read_conversation`]).
 #[derive(serde::Serialize, serde::Deserialize)]
-struct ConversationFile {
-    version: u32,
-    model: String,
-    harness: String,
-    messages: Vec<Message>,
-}
-
-fn load_conversation(path: &Path) -> Result<Vec<Message>, String> {
-    crate::lmc::read_conversation(path).map(|(messages, _)| messages)
+pub(crate) struct ConversationFile {
+    pub(crate) version: u32,
+    pub(crate) model: String,
+    pub(crate) harness: String,
+    pub(crate) messages: Vec<Message>,
 }

@@ -22,6 +22,7 @@ mod approval;
 mod coach;
 mod context_fit;
 mod control;
+pub(crate) use control::ConversationFile;
 mod edit;
 mod execute;
 mod first_look;
