@@ -823,6 +823,8 @@ impl App {
             language: "shell".to_owned(),
             code: command.to_owned(),
         });
+        // SIGTERM or SIGHUP stop the command too, then end the session.
+        let mut flow = Flow::Continue;
         loop {
             tokio::select! {
                 event = self.events.recv() => {
@@ -833,13 +835,16 @@ impl App {
                         break;
                     }
                 }
-                _ = self.signals.next() => {
+                request = self.signals.next() => {
                     let _ = self.ops.send(Op::Interrupt);
+                    if request == Request::Terminate {
+                        flow = Flow::Exit;
+                    }
                 }
             }
         }
         self.quiet = None;
-        Ok(Flow::Continue)
+        Ok(flow)
     }
 
     /// `/export markdown|jupyter [FILE]` (`%markdown [FILE]`, `%jupyter
