@@ -113,7 +113,7 @@ impl ModelClient for BuiltinClient {
                 chat: prompt::chat_messages(&request),
                 max_tokens: request.max_tokens.unwrap_or(DEFAULT_REPLY_TOKENS).max(1),
                 sampling: inner.options.sampling.with_temperature(request.temperature),
-                form: request.form,
+                form: request.form.clone(),
                 events,
             };
             let replies = futures::stream::unfold(receiver, |mut r| async move {
@@ -148,8 +148,8 @@ impl ModelClient for BuiltinClient {
             "max_tokens": request.max_tokens.unwrap_or(DEFAULT_REPLY_TOKENS),
             "temperature": options.sampling.with_temperature(request.temperature).temperature,
         });
-        if let Some(form) = request.form {
-            body["grammar"] = serde_json::json!(form.gbnf());
+        if let Some(form) = &request.form {
+            body["grammar"] = serde_json::json!(form.gbnf().as_ref());
         }
         body
     }

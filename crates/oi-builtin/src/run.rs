@@ -371,7 +371,7 @@ mod llama {
             };
             let grammar = form
                 .map(|form| {
-                    LlamaSampler::grammar(model, form.gbnf(), "root")
+                    LlamaSampler::grammar(model, &form.gbnf(), "root")
                         .map_err(|e| format!("the grammar of the reply's form is refused ({e})"))
                 })
                 .transpose()?;

@@ -167,8 +167,8 @@ fn request_body(request: &ModelRequest) -> Value {
     }
     // llama.cpp's server reads `grammar`; the others this is sent to
     // (local servers, for small models) leave a field they do not know.
-    if let Some(form) = request.form {
-        body["grammar"] = json!(form.gbnf());
+    if let Some(form) = &request.form {
+        body["grammar"] = json!(form.gbnf().as_ref());
     }
     body
 }
@@ -687,7 +687,7 @@ mod tests {
         let body = request_body(&request);
         assert_eq!(
             body["grammar"],
-            json!(crate::ReplyForm::OneCodeBlock.gbnf())
+            json!(crate::ReplyForm::OneCodeBlock.gbnf().as_ref())
         );
         assert!(
             body["grammar"]
