@@ -283,6 +283,42 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
 }
 
 #[tokio::test]
+async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let broken = "def add_up(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return totl\n\nprint(add_up(10))\n";
+    fs_err::write(env.cwd.path().join("script.py"), broken).unwrap();
+    let fixed = broken.replace("totl", "total");
+    env.server
+        .push(Reply::text(&format!("Fixed:\n```python\n{fixed}```")))
+        .push(Reply::text("It prints 55."));
+    let out = env
+        .exec(&[
+            "-y",
+            "script.py is broken. Fix it so that `python3 script.py` prints 55.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("script.py")).unwrap(),
+        fixed
+    );
+    assert!(
+        out.stderr.contains(
+            "the reply's code is a new version of script.py; oi saves it as that file and runs it"
+        ),
+        "{}",
+        out.stderr
+    );
+    // The model sees the file run.
+    let seen = last_message(&env.server.chat_requests()[1]);
+    assert!(
+        seen.contains("saved script.py") && seen.contains("55"),
+        "{seen}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_repeating_the_last_code_is_asked_again_more_freely() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:0.5b");
@@ -592,6 +628,60 @@ async fn a_small_model_is_held_to_one_step_per_reply_unless_configured_off() {
     assert_eq!(env.server.chat_requests().len(), 2, "nothing was sent");
     // Other models are not constrained: checked with the sampling defaults
     // in `a_small_model_is_sent_greedy_sampling_…` above.
+}
+
+#[tokio::test]
+async fn a_reply_that_must_act_is_held_to_a_block_in_a_language_the_session_runs() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    // A task asking for something done: the first reply must run code.
+    // This one describes it, so the next must run code too; the reply
+    // after a run may answer.
+    env.server.push(Reply::text(
+        "You can use the following: write each square to squares.txt.",
+    ));
+    env.server.push(Reply::text(
+        "```python\nopen('squares.txt', 'w').write('1\\n4\\n')\n```",
+    ));
+    env.server.push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the squares of 1 and 2 to squares.txt, one per line.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("squares.txt")).unwrap(),
+        "1\n4\n"
+    );
+    let grammars: Vec<String> = env
+        .server
+        .chat_requests()
+        .iter()
+        .map(|r| r.body["grammar"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(grammars.len(), 3, "{grammars:?}");
+    for must_act in &grammars[..2] {
+        assert!(
+            must_act.starts_with("root ::= line* \"```\" tag ")
+                && must_act.contains("tag ::= \"python\" | ")
+                && must_act.contains(" | \"bash\" | "),
+            "{must_act}"
+        );
+    }
+    assert!(grammars[2].contains("block ::= \"```\""), "{}", grammars[2]);
+    // A question may be answered at once.
+    env.server.push(Reply::text("2"));
+    let out = env.exec(&["-y", "What is 1 + 1?"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = &env.server.chat_requests()[3].body;
+    assert!(
+        body["grammar"]
+            .as_str()
+            .is_some_and(|g| g.contains("block ::= \"```\"")),
+        "{body}"
+    );
 }
 
 #[tokio::test]

@@ -6,7 +6,10 @@
 //! tells them once each (as `[oi: …]` notes), re-runs the step that lacked
 //! a package once it is installed, and shows them what their runs made of
 //! the files the task names, so they can tell a wrong result from a right
-//! one. For other models it stays silent.
+//! one. It also says when the next reply must run code (the first of a
+//! task that asks for something done, one answering a note that asks for
+//! code), for the reply's grammar to require a code block. For other
+//! models it stays silent.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -42,22 +45,36 @@ pub(super) struct Coach {
     /// runs again; and whether it was re-run for the model already.
     lacking: Option<ProposedRun>,
     reran: bool,
+    /// Whether the next reply must run code.
+    wants_code: bool,
+    /// Files the task names that existed when it began: its inputs.
+    inputs: Vec<String>,
+    /// Whether the model was told a value it failed to convert is a
+    /// header.
+    told_header: bool,
 }
 
 impl Coach {
     /// The coach of a task whose text is `task`, in the folder `cwd`.
     pub(super) fn new(small_model: bool, task: &str, cwd: &Path) -> Self {
-        let expected = if small_model {
+        let named = if small_model {
             named_files(task)
-                .into_iter()
-                .filter(|name| !cwd.join(name).exists())
-                .collect()
         } else {
             Vec::new()
         };
+        let inputs = named
+            .iter()
+            .filter(|name| cwd.join(name).is_file())
+            .cloned()
+            .collect();
+        let expected = named
+            .into_iter()
+            .filter(|name| !cwd.join(name).exists())
+            .collect();
+        let question = is_question(task);
         Self {
             small_model,
-            question: is_question(task),
+            question,
             expected,
             told_to_run: false,
             checked_outputs: false,
@@ -67,12 +84,25 @@ impl Coach {
             checked_completion: false,
             lacking: None,
             reran: false,
+            wants_code: small_model && !question && asks_for_action(task),
+            inputs,
+            told_header: false,
         }
+    }
+
+    /// Whether the next reply must run code: the first of a task that asks
+    /// for something to be done, and one answering a note that asks for
+    /// code. A model that is free to answer instead often answers with a
+    /// made-up result (names "found" in a repository it never looked at)
+    /// or a description of the code.
+    pub(super) fn wants_code(&self) -> bool {
+        self.wants_code
     }
 
     /// Reads a reply: a model that repeats one of oi's notes back instead
     /// of acting on it gets no more (they only cost turns).
     pub(super) fn heard(&mut self, reply: &str) {
+        self.wants_code = false;
         if reply.trim_start().starts_with("[oi:") {
             self.told_to_run = true;
             self.checked_outputs = true;
@@ -104,6 +134,7 @@ impl Coach {
                     "write it in a fenced code block tagged with its language (```python … ```)"
                 }
             };
+            self.wants_code = true;
             return Some(format!(
                 "[oi: you described code instead of running it. Run it yourself: {how}. You will see its output.]"
             ));
@@ -117,6 +148,7 @@ impl Coach {
                 .map(|name| format!("`{name}`"))
                 .collect();
             if !missing.is_empty() {
+                self.wants_code = !self.question;
                 return Some(format!(
                     "[oi: the task names {}, which does not exist yet. If the task asks you to write it, do that now with code; if it does not, give your answer again.]",
                     missing.join(", ")
@@ -126,6 +158,7 @@ impl Coach {
         if !self.ran_any && !self.told_idle && !self.question {
             // It says it did the task without running anything.
             self.told_idle = true;
+            self.wants_code = true;
             return Some(
                 "[oi: you have not run any code for this task, so nothing has been done yet. Do the task now by running code, then answer.]".to_owned(),
             );
@@ -198,6 +231,14 @@ impl Coach {
     pub(super) fn after_runs(&mut self, reports: &[Report], cwd: &Path) -> Vec<String> {
         self.ran_any |= reports.iter().any(|r| !r.language.is_empty());
         let mut previews = Vec::new();
+        if !self.told_header
+            && let Some(note) = reports
+                .iter()
+                .find_map(|r| header_note(&r.text, &self.inputs, cwd))
+        {
+            self.told_header = true;
+            previews.push(note);
+        }
         for name in &self.expected {
             let path = cwd.join(name);
             let Ok(meta) = fs_err::metadata(&path) else {
@@ -265,6 +306,13 @@ fn installed_something(output: &str) -> bool {
             || output.contains("Requirement already satisfied")
             || output.contains("Setting up ")
             || (output.contains("added ") && output.contains(" package")))
+}
+
+/// Whether a task that is not a question asks for something to be done,
+/// rather than being a greeting or a remark ("hi", "thanks!", "ok, great"):
+/// at least three words and no question mark.
+fn asks_for_action(text: &str) -> bool {
+    !text.contains('?') && text.split_whitespace().count() >= 3
 }
 
 /// Whether a task asks a question (which a model may answer without code)
@@ -347,10 +395,94 @@ fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
     let shown = first_lines(text, LINES, WIDTH);
     let more = if count > LINES { "\n…" } else { "" };
     let lines = if count == 1 { "line" } else { "lines" };
+    let check = match labelled(name, &shown) {
+        Some((line, value)) => format!(
+            "It puts words before the value (`{line}`): if the task asks for the value, write only the value (`{value}`)."
+        ),
+        None => "Check that it holds exactly what the task asks for.".to_owned(),
+    };
     Some(format!(
-        "[oi: `{name}` now has {count} {lines}:\n{}{more}\nCheck that it holds exactly what the task asks for.]",
+        "[oi: `{name}` now has {count} {lines}:\n{}{more}\n{check}]",
         shown.join("\n")
     ))
+}
+
+/// When a run failed to read a word as a number (`could not convert string
+/// to float: 'amount'`) and that word is a cell of the first line of one of
+/// the task's input files: a note that the line is a header, to skip.
+/// Small models parse every line of a CSV as data, then retry variations
+/// of the same loop.
+fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
+    use std::io::Read as _;
+    let value = [
+        "could not convert string to float: ",
+        "invalid literal for int() with base 10: ",
+    ]
+    .iter()
+    .find_map(|p| output.split_once(p))
+    .and_then(|(_, rest)| {
+        let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+        let rest = &rest[1..];
+        rest.find(quote).map(|end| &rest[..end])
+    })?;
+    let value = value.trim_end_matches("\\n").trim();
+    if value.is_empty() || value.parse::<f64>().is_ok() {
+        return None;
+    }
+    for name in inputs {
+        let mut head = Vec::new();
+        let Ok(file) = fs_err::File::open(cwd.join(name)) else {
+            continue;
+        };
+        if file.take(4096).read_to_end(&mut head).is_err() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&head);
+        let first = text
+            .trim_start_matches('\u{feff}')
+            .lines()
+            .next()
+            .unwrap_or("");
+        let is_cell = first
+            .split([',', ';', '\t', '|'])
+            .any(|cell| cell.trim().trim_matches('"') == value);
+        if is_cell {
+            return Some(format!(
+                "[oi: `{value}` is a column name in the first line of `{name}` ({}): that line is the header, not data. Skip it (for example read the file with csv.DictReader, or pandas).]",
+                first_lines(first, 1, 120).join("")
+            ));
+        }
+    }
+    None
+}
+
+/// When every shown line of a plain text file is a label and a number
+/// (`Mean: 25.5`, `Sum of squares = 55`): the first such line and its
+/// number. Small models write these where a task asks for the value.
+fn labelled<'a>(name: &str, shown: &'a [String]) -> Option<(&'a str, &'a str)> {
+    let plain = match Path::new(name).extension() {
+        None => true,
+        Some(ext) => ext.eq_ignore_ascii_case("txt"),
+    };
+    let mut first = None;
+    for line in shown.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
+        let (label, value) = line.rsplit_once([':', '='])?;
+        let (label, value) = (label.trim(), value.trim());
+        let number = value
+            .trim_start_matches(['-', '+'])
+            .starts_with(|c: char| c.is_ascii_digit())
+            && value
+                .chars()
+                .all(|c| c.is_ascii_digit() || ".,-+eE%".contains(c));
+        let worded = label
+            .chars()
+            .any(|c| !(c.is_ascii_digit() || c == '.' || c == ','));
+        if !number || !worded {
+            return None;
+        }
+        first.get_or_insert((line, value));
+    }
+    first.filter(|_| plain)
 }
 
 /// The first `count` lines of `text`, each cut to `width` characters (with
@@ -505,6 +637,121 @@ mod tests {
             coach.note_before_ending("Done!", HarnessKind::Markdown, cwd, None),
             None
         );
+    }
+
+    #[test]
+    fn a_header_read_as_a_number_is_pointed_out_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("sales.csv"),
+            "\u{feff}month;\"Amount\";region\nJan;1,5;n\n",
+        )
+        .unwrap();
+        let mut coach = Coach::new(true, "Write the total of sales.csv to total.txt", cwd);
+        let failed = |text: &str| Report {
+            call_id: None,
+            language: "python".into(),
+            text: text.into(),
+            images: Vec::new(),
+        };
+        // Other failures, and values that are not in the header, say nothing.
+        for text in [
+            "ValueError: could not convert string to float: '1,5'",
+            "ValueError: could not convert string to float: 'north'",
+            "NameError: name 'x' is not defined",
+        ] {
+            assert_eq!(coach.after_runs(&[failed(text)], cwd), Vec::<String>::new());
+        }
+        let notes = coach.after_runs(
+            &[failed(
+                "ValueError: could not convert string to float: 'Amount\\n'",
+            )],
+            cwd,
+        );
+        assert_eq!(
+            notes,
+            [
+                "[oi: `Amount` is a column name in the first line of `sales.csv` (month;\"Amount\";region): that line is the header, not data. Skip it (for example read the file with csv.DictReader, or pandas).]"
+            ]
+        );
+        let again = "ValueError: invalid literal for int() with base 10: 'month'";
+        assert_eq!(
+            coach.after_runs(&[failed(again)], cwd),
+            Vec::<String>::new()
+        );
+        // Other models hear nothing.
+        let mut big = Coach::new(false, "Write the total of sales.csv to total.txt", cwd);
+        assert_eq!(big.after_runs(&[failed(again)], cwd), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_value_written_with_a_label_is_pointed_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            ("mean.txt", "Mean: 25.5\n", Some("(`Mean: 25.5`)")),
+            ("sum", "Sum of squares = 55", Some("(`55`)")),
+            ("sq.txt", "1^2 = 1\n2^2 = 4\n", Some("(`1^2 = 1`)")),
+            ("mean.txt", "25.5\n", None),
+            ("time.txt", "12:30\n", None),
+            ("cfg.ini", "port = 9090\n", None),
+            ("notes.txt", "Mean: high\n", None),
+        ];
+        for (name, text, expected) in cases {
+            let path = dir.path().join(name);
+            fs_err::write(&path, text).unwrap();
+            let preview = file_preview(name, &path, text.len() as u64).unwrap();
+            match expected {
+                Some(part) => assert!(
+                    preview.contains("puts words before the value") && preview.contains(part),
+                    "{preview}"
+                ),
+                None => assert!(preview.contains("Check that it holds exactly"), "{preview}"),
+            }
+        }
+    }
+
+    #[test]
+    fn code_is_required_first_for_an_action_and_after_a_note_asking_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let md = HarnessKind::Markdown;
+        assert!(!Coach::new(false, "Write the squares to squares.txt", cwd).wants_code());
+        for remark in [
+            "thanks!",
+            "ok, great",
+            "What is in this folder?",
+            "Is 7 prime",
+        ] {
+            assert!(!Coach::new(true, remark, cwd).wants_code(), "{remark}");
+        }
+        let mut coach = Coach::new(true, "Write the squares of 1..5 to squares.txt", cwd);
+        assert!(coach.wants_code());
+        // A reply ran code: the next may answer.
+        coach.heard("```python\nprint(1)\n```");
+        assert!(!coach.wants_code());
+        // Each note that asks for code requires it in the next reply.
+        coach.heard("You can run the following code.");
+        assert!(
+            coach
+                .note_before_ending("You can run the following code.", md, cwd, None)
+                .is_some()
+        );
+        assert!(coach.wants_code());
+        coach.heard("Done!");
+        assert!(coach.note_before_ending("Done!", md, cwd, None).is_some());
+        assert!(coach.wants_code(), "the missing file");
+        coach.heard("Done!");
+        assert!(coach.note_before_ending("Done!", md, cwd, None).is_some());
+        assert!(coach.wants_code(), "nothing ran");
+        coach.heard("Done!");
+        assert_eq!(coach.note_before_ending("Done!", md, cwd, None), None);
+        assert!(!coach.wants_code());
+        // A question may be answered after the note about a missing file.
+        let mut asked = Coach::new(true, "Which of a.txt and b.txt is bigger?", cwd);
+        asked.heard("a.txt");
+        assert!(asked.note_before_ending("a.txt", md, cwd, None).is_some());
+        assert!(!asked.wants_code());
     }
 
     #[test]

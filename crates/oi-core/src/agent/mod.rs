@@ -407,6 +407,23 @@ impl Session {
         }
     }
 
+    /// The form of a reply that must run code: one block, tagged with a
+    /// language the session runs (its name or one of its aliases).
+    fn code_step_form(&self) -> ReplyForm {
+        let mut tags: Vec<String> = Vec::new();
+        for tag in self
+            .kernels
+            .languages()
+            .iter()
+            .flat_map(|l| std::iter::once(&l.name).chain(&l.aliases))
+        {
+            if !tags.contains(tag) {
+                tags.push(tag.clone());
+            }
+        }
+        ReplyForm::CodeStep(tags)
+    }
+
     /// Output tokens of a typical reply in this session (at least 500, at
     /// most `max_tokens`).
     fn typical_reply_tokens(&self) -> u64 {

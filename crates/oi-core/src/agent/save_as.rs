@@ -5,6 +5,14 @@
 //! ("save this as `main.py`"), and an earlier block of the same reply is
 //! code in that script's language, the earlier block is saved as that file
 //! instead of being run on its own — what the reply asked the user to do.
+//!
+//! "Fix `script.py`": they also answer with the whole corrected script in
+//! a block, which then runs on its own and leaves the file as broken as it
+//! was. When a block is in the language of a script the task names, the
+//! script exists, the block does not name it (so does not write it
+//! itself), and the block is a new version of it (most of the script's
+//! lines are in it, and it is not much shorter), the block is saved as
+//! the script, which is then run as a file.
 
 use std::path::Path;
 
@@ -91,12 +99,99 @@ pub(super) fn save_named_scripts(
             actions[j] = Action::Run(ProposedRun {
                 call_id: script.call_id.clone(),
                 language: Some("shell".to_owned()),
-                code: writing(&name, &script.code),
+                code: writing(
+                    &name,
+                    &script.code,
+                    &format!("the reply runs {name} below, so its code is saved as that file"),
+                ),
             });
             saved.push(name);
         }
     }
     (actions, saved)
+}
+
+/// The actions of a reply with each block that is a new version of a
+/// script the task names (`named`, relative to `cwd`) turned into saving it
+/// as that script and running it. The second value names the scripts so
+/// saved.
+pub(super) fn save_rewritten_scripts(
+    mut actions: Vec<Action>,
+    named: &[String],
+    cwd: &Path,
+) -> (Vec<Action>, Vec<String>) {
+    let mut saved = Vec::new();
+    for action in &mut actions {
+        let Action::Run(run) = action else { continue };
+        let Some(language) = run.language.as_deref().map(str::to_ascii_lowercase) else {
+            continue;
+        };
+        let target = named.iter().find(|name| {
+            !saved.contains(*name)
+                && !run.code.contains(name.as_str())
+                && script_languages(name).is_some_and(|l| l.contains(&language.as_str()))
+                && fs_err::read_to_string(cwd.join(name.as_str()))
+                    .is_ok_and(|old| is_new_version(&old, &run.code))
+        });
+        let Some(name) = target.cloned() else {
+            continue;
+        };
+        let runner = match name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()) {
+            Some(e) if e == "py" => "python3",
+            Some(e) if e == "js" || e == "mjs" => "node",
+            Some(e) if e == "rb" => "ruby",
+            Some(e) if e == "pl" => "perl",
+            Some(e) if e == "r" => "Rscript",
+            Some(e) if e == "lua" => "lua",
+            Some(e) if e == "php" => "php",
+            Some(e) if e == "zsh" => "zsh",
+            _ => "bash",
+        };
+        *action = Action::Run(ProposedRun {
+            call_id: run.call_id.clone(),
+            language: Some("shell".to_owned()),
+            code: format!(
+                "{}{runner} '{name}'\n",
+                writing(
+                    &name,
+                    &run.code,
+                    &format!(
+                        "the reply's code is a new version of {name}, so it is saved as that file and run"
+                    )
+                )
+            ),
+        });
+        saved.push(name);
+    }
+    (actions, saved)
+}
+
+/// The languages whose code a script named `name` holds, by its extension.
+fn script_languages(name: &str) -> Option<&'static [&'static str]> {
+    let (_, ext) = name.rsplit_once('.')?;
+    let ext = ext.to_ascii_lowercase();
+    SCRIPTS.iter().find(|(e, _)| *e == ext).map(|(_, l)| *l)
+}
+
+/// Whether `code` is a new version of the script `old`: at least half of
+/// the script's lines are in it (compared without indentation), and it has
+/// at least 60% as many lines — not a snippet of it, not other code.
+fn is_new_version(old: &str, code: &str) -> bool {
+    const MAX_LINES: usize = 400;
+    let meaningful = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let old = meaningful(old);
+    let new = meaningful(code);
+    if old.is_empty() || old.len() > MAX_LINES {
+        return false;
+    }
+    let kept = old.iter().filter(|l| new.contains(l)).count();
+    kept * 2 >= old.len() && new.len() * 10 >= old.len() * 6
 }
 
 fn is_shell(language: Option<&str>) -> bool {
@@ -147,8 +242,8 @@ fn scripts_run(code: &str) -> Vec<String> {
     found
 }
 
-/// Shell code that writes `code` to `name`, exactly.
-fn writing(name: &str, code: &str) -> String {
+/// Shell code that writes `code` to `name`, exactly, saying `why` first.
+fn writing(name: &str, code: &str, why: &str) -> String {
     let mut end = String::from("OI_SCRIPT_END");
     while code.lines().any(|l| l.trim() == end) {
         end.push('_');
@@ -157,9 +252,7 @@ fn writing(name: &str, code: &str) -> String {
     if !body.ends_with('\n') {
         body.push('\n');
     }
-    format!(
-        "# oi: the reply runs {name} below, so its code is saved as that file\ncat > '{name}' <<'{end}'\n{body}{end}\necho \"saved {name}\"\n"
-    )
+    format!("# oi: {why}\ncat > '{name}' <<'{end}'\n{body}{end}\necho \"saved {name}\"\n")
 }
 
 #[cfg(test)]
@@ -280,5 +373,80 @@ mod tests {
             ),
             ["script.py", "build.sh", "app.js", "go.sh", "tool.rb"]
         );
+    }
+
+    #[test]
+    fn a_new_version_of_a_script_the_task_names_is_saved_and_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let broken = "def add_up(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return totl\n\nprint(add_up(10))\n";
+        fs_err::write(dir.path().join("script.py"), broken).unwrap();
+        fs_err::write(
+            dir.path().join("count.sh"),
+            "n=$(ls *.txt | wc -l\necho $n\n",
+        )
+        .unwrap();
+        let fixed = broken.replace("totl", "total");
+        let named = ["script.py".to_owned(), "count.sh".to_owned()];
+        let actions = vec![
+            run("python", &fixed),
+            run("bash", "#!/bin/bash\nn=$(ls *.txt | wc -l)\necho $n"),
+        ];
+        let (actions, saved) = save_rewritten_scripts(actions, &named, dir.path());
+        assert_eq!(saved, ["script.py", "count.sh"]);
+        let Action::Run(first) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert_eq!(first.language.as_deref(), Some("shell"));
+        assert_eq!(
+            first.code,
+            format!(
+                "# oi: the reply's code is a new version of script.py, so it is saved as that file and run\ncat > 'script.py' <<'OI_SCRIPT_END'\n{fixed}OI_SCRIPT_END\necho \"saved script.py\"\npython3 'script.py'\n"
+            )
+        );
+        let Action::Run(second) = &actions[1] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            second.code.ends_with("bash 'count.sh'\n"),
+            "{}",
+            second.code
+        );
+        // Run by a real shell, the script is written exactly and runs.
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&first.code)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(
+            fs_err::read_to_string(dir.path().join("script.py")).unwrap(),
+            fixed
+        );
+        assert!(out.status.success(), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).ends_with("saved script.py\n55\n"));
+    }
+
+    #[test]
+    fn other_code_is_left_to_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "import sys\nrows = open(sys.argv[1]).read().splitlines()\nfor row in rows:\n    print(row.upper())\nprint(len(rows))\n";
+        fs_err::write(dir.path().join("tool.py"), script).unwrap();
+        let named = ["tool.py".to_owned(), "missing.py".to_owned()];
+        for code in [
+            // A snippet of it.
+            "for row in rows:\n    print(row.upper())",
+            // Other code, or code that writes or runs the script itself.
+            "print(sum(range(11)))",
+            "open('tool.py', 'w').write(fixed)",
+        ] {
+            let actions = vec![run("python", code)];
+            let (same, saved) = save_rewritten_scripts(actions.clone(), &named, dir.path());
+            assert!(saved.is_empty(), "{code}");
+            assert_eq!(same, actions);
+        }
+        // The script's whole text, but in another language's block.
+        let actions = vec![run("bash", script)];
+        let (_, saved) = save_rewritten_scripts(actions, &named, dir.path());
+        assert!(saved.is_empty());
     }
 }

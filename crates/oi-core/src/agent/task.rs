@@ -13,7 +13,7 @@ use super::first_look::first_look;
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
 use super::resample::Resample;
 use super::runaway::{self, Runaway};
-use super::save_as::save_named_scripts;
+use super::save_as::{save_named_scripts, save_rewritten_scripts};
 use super::{Session, sleep_until};
 use crate::context::estimate_tokens;
 use crate::loop_guard::LoopGuard;
@@ -125,6 +125,9 @@ impl Session {
             if let Some(t) = temperature.take() {
                 request.temperature = Some(t);
             }
+            if request.form.is_some() && coach.wants_code() {
+                request.form = Some(self.code_step_form());
+            }
             if self.verbose {
                 self.emit(Event::RawRequest {
                     body: self.client.request_body(&request),
@@ -186,12 +189,22 @@ impl Session {
                 continue;
             }
             if self.config.small_model {
-                let saved;
+                let mut saved;
                 (actions, saved) = save_named_scripts(actions, &answer, self.kernels.cwd());
                 if !saved.is_empty() {
                     self.emit(Event::Warning {
                         message: format!(
                             "the reply runs {} without writing it; oi saves the code block before it as that file",
+                            saved.join(", ")
+                        ),
+                    });
+                }
+                (actions, saved) =
+                    save_rewritten_scripts(actions, &named_files(&task), self.kernels.cwd());
+                if !saved.is_empty() {
+                    self.emit(Event::Warning {
+                        message: format!(
+                            "the reply's code is a new version of {}; oi saves it as that file and runs it",
                             saved.join(", ")
                         ),
                     });

@@ -324,7 +324,7 @@ impl Harness {
             HarnessKind::Markdown => "To run code, write it in one fenced block with its language:\n```python\nprint(1 + 1)\n```\nIt runs, and you get its output.\n",
         });
         prompt.push_str(
-            "Rules: run code yourself, never ask the user to. One small step at a time. If it fails, fix it; do not repeat the same code. ",
+            "Rules: run code yourself, never ask the user to. One small step at a time. If it fails, fix it; do not repeat the same code. Into a file the task names, write only what it asks for (a value alone, no label). ",
         );
         prompt.push_str(match self.kind {
             HarnessKind::Native | HarnessKind::ClaudeCode | HarnessKind::Codex => {
