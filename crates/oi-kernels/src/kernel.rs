@@ -398,6 +398,32 @@ impl Kernel {
                     cmd.env("MPLCONFIGDIR", &dir);
                     private.push(dir);
                 }
+                if let Some(cache) = &launch.cache_dir
+                    && std::env::var_os("PYTHONUSERBASE").is_none()
+                {
+                    // `pip install` puts packages in the user's folder when
+                    // Python's own is not writable, and the sandbox keeps
+                    // both out of reach: it gets one of oi's instead (kept
+                    // between sessions), whose programs are on PATH. The
+                    // Python driver makes it importable at once and keeps
+                    // the user's own packages in reach.
+                    let base = cache.join("python-user");
+                    let _ = fs_err::create_dir_all(&base);
+                    let path = std::env::var_os("PATH").unwrap_or_default();
+                    let current = cmd
+                        .as_std()
+                        .get_envs()
+                        .find(|(k, _)| *k == "PATH")
+                        .and_then(|(_, v)| v.map(std::ffi::OsStr::to_os_string))
+                        .unwrap_or(path);
+                    let dirs = std::env::split_paths(&current).chain([base.join("bin")]);
+                    if let Ok(joined) = std::env::join_paths(dirs) {
+                        cmd.env("PATH", joined);
+                    }
+                    cmd.env("PYTHONUSERBASE", &base)
+                        .env("OI_PYTHON_USER_BASE", "1");
+                    private.push(base);
+                }
                 Some(
                     oi_sandbox::Confinement::prepare(policy, &private, &launch.cwd)
                         .map_err(|e| spawn_error(std::io::Error::other(e.to_string())))?,

@@ -694,3 +694,67 @@ async fn a_container_keeps_writes_in_the_workspace() {
     assert_eq!((status, output.as_str()), (RunStatus::Ok, "ok\n"));
     k.shutdown().await;
 }
+
+/// `pip install` under workspace-write: the package goes to oi's own user
+/// folder (in its cache, outside every writable root) and imports at once
+/// in the kernel that installed it, and in the next one; nothing lands in
+/// the user's own folders.
+#[tokio::test]
+async fn pip_installs_into_ois_user_folder_and_the_package_imports_at_once() {
+    if !sandbox_available() {
+        return;
+    }
+    let place = place();
+    let cache = place.outside.join("cache");
+    let policy = Policy::new(SandboxMode::WorkspaceWrite, &place.workspace);
+    let languages: Vec<LanguageSpec> = detect_languages()
+        .into_iter()
+        .filter(|l| l.name == "python" || l.name == "shell")
+        .collect();
+    let mut k = KernelManager::new(languages.clone(), &place.workspace)
+        .with_cache_dir(&cache)
+        .with_sandbox(policy.clone());
+    // A wheel made here, installed without an index: no network needed.
+    let make_wheel = oi_testkit::MAKE_PROBE_WHEEL;
+    let (status, output) = run(&mut k, "python", make_wheel).await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "wheel made\n"));
+    // The import fails first, as it would for a missing package.
+    let (status, output) = run(&mut k, "python", "import oi_probe_pkg").await;
+    assert!(matches!(status, RunStatus::Failed { .. }), "{output}");
+    // Run as the kernel's own Python runs it (a version manager's shim
+    // in front of `python3` may add failures of its own).
+    let (status, output) = run(&mut k, "python", oi_testkit::INSTALL_PROBE_WHEEL).await;
+    assert!(
+        status == RunStatus::Ok
+            && output.starts_with("0 ")
+            && output.contains("Successfully installed oi-probe-pkg-0.1"),
+        "{status:?}: {output}"
+    );
+    let (status, output) = run(
+        &mut k,
+        "python",
+        "import oi_probe_pkg\nprint(oi_probe_pkg.ANSWER, oi_probe_pkg.__file__)",
+    )
+    .await;
+    assert_eq!(status, RunStatus::Ok, "{output}");
+    let base = cache.join("python-user");
+    assert!(output.starts_with("42 "), "{output}");
+    assert!(
+        output.trim_end().ends_with("oi_probe_pkg/__init__.py")
+            && output.contains(&base.display().to_string()),
+        "{output}"
+    );
+    k.shutdown().await;
+    // A new kernel (a new session) has it too, as do the programs it starts.
+    let mut k = KernelManager::new(languages, &place.workspace)
+        .with_cache_dir(&cache)
+        .with_sandbox(policy);
+    let (status, output) = run(
+        &mut k,
+        "shell",
+        "python3 -c 'import oi_probe_pkg; print(oi_probe_pkg.ANSWER)'",
+    )
+    .await;
+    assert_eq!((status, output.as_str()), (RunStatus::Ok, "42\n"));
+    k.shutdown().await;
+}

@@ -16,6 +16,7 @@ pub mod procs;
 mod reply;
 mod server;
 mod skip;
+mod wheel;
 mod wire;
 mod xvfb;
 
@@ -25,4 +26,5 @@ pub use skip::{
     Need, PodmanService, builtin_weights, container_image, installed, matplotlib_python,
     npm_package, pip_package, present_or_skip, which,
 };
+pub use wheel::{INSTALL_PROBE_WHEEL, MAKE_PROBE_WHEEL};
 pub use xvfb::{XEvent, Xvfb, wait_until, xev_events};

@@ -500,3 +500,34 @@ async fn keys_stored_at_set_up_read_as_empty_to_code() {
             .contains("gsk-stored-secret-6")
     );
 }
+
+/// `pip install` in the default sandbox installs into oi's user folder
+/// (inside oi's own, otherwise closed, folder) and the package imports in
+/// the same session at once; nothing reaches the user's own folders.
+#[tokio::test]
+async fn pip_install_works_in_the_default_sandbox() {
+    if !landlock() {
+        return;
+    }
+    let env = TestEnv::new().await;
+    env.server
+        .push(Reply::execute("python", oi_testkit::MAKE_PROBE_WHEEL))
+        .push(Reply::execute("python", oi_testkit::INSTALL_PROBE_WHEEL))
+        .push(Reply::execute(
+            "python",
+            "import oi_probe_pkg\nprint('answer', oi_probe_pkg.ANSWER)",
+        ))
+        .push(Reply::text("Installed."));
+    let out = env.exec(&["-y", "install the probe package"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let installed = last_message_text(&env.server, 2);
+    assert!(
+        installed.contains("Successfully installed oi-probe-pkg-0.1"),
+        "{installed}"
+    );
+    let imported = last_message_text(&env.server, 3);
+    assert!(imported.contains("answer 42"), "{imported}");
+    let site = env.oi_home().join("cache/python-user/lib");
+    assert!(site.is_dir(), "{}", site.display());
+    assert!(!env.home.path().join(".local").exists());
+}

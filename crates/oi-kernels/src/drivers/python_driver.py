@@ -10,6 +10,7 @@ import json
 import linecache
 import os
 import signal
+import site
 import sys
 import traceback
 import types
@@ -567,6 +568,43 @@ def _install_display():
     sys.meta_path.append(_IPythonStandIn())
 
 
+def _use_oi_user_site():
+    """Under oi's sandbox, `PYTHONUSERBASE` is a folder of oi's that code may
+    write, so that `pip install` works. Python puts its site folder on
+    `sys.path` only if it existed at start: make it, so what pip installs
+    there imports at once. A `.pth` file in it keeps the user's own user
+    packages (~/.local) in reach, here and in every Python of this version
+    that code starts."""
+    if not os.environ.get("OI_PYTHON_USER_BASE") or not site.ENABLE_USER_SITE:
+        return
+    base = os.environ.pop("PYTHONUSERBASE", None)
+    try:
+        home_site = site._get_path(site._getuserbase())
+    except Exception:
+        home_site = None
+    finally:
+        if base is not None:
+            os.environ["PYTHONUSERBASE"] = base
+    try:
+        user_site = site.getusersitepackages()
+        os.makedirs(user_site, exist_ok=True)
+        if home_site and home_site != user_site:
+            pth = os.path.join(user_site, "oi-home-user-site.pth")
+            wanted = home_site + "\n"
+            try:
+                with open(pth, encoding="utf-8") as f:
+                    current = f.read()
+            except OSError:
+                current = None
+            if current != wanted:
+                with open(pth, "w", encoding="utf-8") as f:
+                    f.write(wanted)
+        if user_site not in sys.path:
+            site.addsitedir(user_site)
+    except OSError:
+        pass
+
+
 def _main():
     global _pending_interrupt, _requests
     os.set_inheritable(_CTRL_IN, False)
@@ -581,6 +619,7 @@ def _main():
 
     sys.meta_path.insert(0, _BackendFinder())
     os.environ["MPLBACKEND"] = "module://oi_matplotlib"
+    _use_oi_user_site()
     _install_display()
 
     main = types.ModuleType("__main__")
