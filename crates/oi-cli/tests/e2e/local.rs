@@ -802,32 +802,39 @@ async fn a_small_model_ending_after_a_failed_run_is_told_once() {
 }
 
 #[tokio::test]
-async fn the_run_that_lacked_a_module_runs_again_once_it_is_installed() {
+async fn the_run_that_lacked_a_module_runs_again_after_each_install() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
     env.server
         .push(Reply::text(
-            "```python\nimport sys\nsys.path.insert(0, '.')\nimport mymod\n```",
+            "```python\nimport sys\nsys.path.insert(0, '.')\nimport mymod\nimport othermod\n```",
         ))
-        // An "install" that makes the module and says so as pip does.
+        // "Installs" that make each module and say so as pip does.
         .push(Reply::text(
             "```bash\necho 'print(\"mymod loaded\")' > mymod.py && echo 'Successfully installed mymod-1.0'\n```",
+        ))
+        .push(Reply::text(
+            "```bash\necho 'print(\"othermod loaded\")' > othermod.py && echo 'Successfully installed othermod-1.0'\n```",
         ))
         .push(Reply::text("Installed."));
     let out = env.exec(&["-y", "Use mymod."]).await;
     assert_eq!(out.code, 0, "{out:?}");
-    let results = env.server.chat_requests()[2].last_message_text();
+    let rerun =
+        "[oi: the install worked, so oi ran again the code that had failed for lack of it:]";
+    let first = env.server.chat_requests()[2].last_message_text();
     assert!(
-        results.contains("Successfully installed mymod-1.0"),
-        "{results}"
+        first.contains("Successfully installed mymod-1.0"),
+        "{first}"
     );
+    assert!(first.contains(rerun), "{first}");
     assert!(
-        results.contains(
-            "[oi: the install worked, so oi ran again the code that had failed for lack of it:]"
-        ),
-        "{results}"
+        first.contains("mymod loaded") && first.contains("No module named 'othermod'"),
+        "{first}"
     );
-    assert!(results.contains("mymod loaded"), "{results}");
+    // It lacked the next one: run again after that install too.
+    let second = env.server.chat_requests()[3].last_message_text();
+    assert!(second.contains(rerun), "{second}");
+    assert!(second.contains("othermod loaded"), "{second}");
 }
 
 #[tokio::test]

@@ -19,6 +19,9 @@ use oi_protocol::HarnessKind;
 
 use crate::harness::{ProposedRun, Report};
 
+/// Runs done again after an install, at most, in a task.
+const MAX_RERUNS: u8 = 3;
+
 /// What the coach knows of the current task.
 pub(super) struct Coach {
     small_model: bool,
@@ -42,9 +45,9 @@ pub(super) struct Coach {
     /// run or with an empty result.
     checked_completion: bool,
     /// The last run that failed for lack of a package or program, until it
-    /// runs again; and whether it was re-run for the model already.
+    /// runs again; and how many times one was re-run for the model.
     lacking: Option<ProposedRun>,
-    reran: bool,
+    reruns: u8,
     /// Whether the next reply must run code.
     wants_code: bool,
     /// Files the task names that existed when it began: its inputs.
@@ -83,7 +86,7 @@ impl Coach {
             shown: HashMap::new(),
             checked_completion: false,
             lacking: None,
-            reran: false,
+            reruns: 0,
             wants_code: small_model && !question && asks_for_action(task),
             inputs,
             told_header: false,
@@ -180,6 +183,13 @@ impl Coach {
             if !empty.is_empty() {
                 problems.push(format!("{} is empty", empty.join(", ")));
             }
+            for name in &self.expected {
+                if let Some((line, value)) = labelled_file(name, &cwd.join(name.as_str())) {
+                    problems.push(format!(
+                        "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`)"
+                    ));
+                }
+            }
             if !problems.is_empty() {
                 self.checked_completion = true;
                 return Some(format!(
@@ -192,9 +202,11 @@ impl Coach {
     }
 
     /// After a batch of `runs` (the proposed code of each action, in order)
-    /// with these `reports`: the run to do again, once, when the batch ended
-    /// by installing what an earlier run lacked (a package, a program) —
-    /// small models tend to report the install and stop.
+    /// with these `reports`: the run to do again when the batch ended by
+    /// installing what an earlier run lacked (a package, a program) —
+    /// small models tend to report the install and stop. At most
+    /// [`MAX_RERUNS`] times a task: a run may lack one package after
+    /// another (pandas, then matplotlib).
     pub(super) fn rerun_after_install(
         &mut self,
         runs: &[Option<ProposedRun>],
@@ -215,15 +227,23 @@ impl Coach {
         }
         let installed = runs.len() == reports.len()
             && reports.last().is_some_and(|r| installed_something(&r.text));
-        if !installed || self.reran {
+        if !installed || self.reruns >= MAX_RERUNS {
             return None;
         }
         let run = self.lacking.take()?;
-        self.reran = true;
+        self.reruns += 1;
         Some(ProposedRun {
             call_id: None,
             ..run
         })
+    }
+
+    /// The result of a run done again after an install: when it lacks
+    /// something else, it is the run to do again after the next install.
+    pub(super) fn ran_again(&mut self, run: &ProposedRun, report: &Report) {
+        if lacks_something(&report.text) {
+            self.lacking = Some(run.clone());
+        }
     }
 
     /// After a batch of runs: what they made of the files the task names
@@ -454,6 +474,19 @@ fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// [`labelled`] for the first lines of the file `name` at `path`, owned.
+fn labelled_file(name: &str, path: &Path) -> Option<(String, String)> {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    fs_err::File::open(path)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut head)
+        .ok()?;
+    let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
+    labelled(name, &shown).map(|(line, value)| (line.to_owned(), value.to_owned()))
 }
 
 /// When every shown line of a plain text file is a label and a number
@@ -712,6 +745,34 @@ mod tests {
     }
 
     #[test]
+    fn ending_with_a_labelled_value_is_questioned_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let md = HarnessKind::Markdown;
+        let ran = [Report {
+            call_id: None,
+            language: "python".into(),
+            text: String::new(),
+            images: Vec::new(),
+        }];
+        fs_err::write(cwd.join("numbers.txt"), "10\n41\n").unwrap();
+        let mut coach = Coach::new(true, "Write the mean of numbers.txt to mean.txt", cwd);
+        coach.after_runs(&ran, cwd);
+        fs_err::write(cwd.join("mean.txt"), "Mean: 25.5").unwrap();
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(
+            note.contains("`mean.txt` has words around its value (`Mean: 25.5`) where the task likely asks for the value alone (`25.5`)"),
+            "{note}"
+        );
+        assert_eq!(coach.note_before_ending("Done.", md, cwd, None), None);
+        // The value alone passes.
+        let mut fine = Coach::new(true, "Write the mean of numbers.txt to avg.txt", cwd);
+        fine.after_runs(&ran, cwd);
+        fs_err::write(cwd.join("avg.txt"), "25.5\n").unwrap();
+        assert_eq!(fine.note_before_ending("Done.", md, cwd, None), None);
+    }
+
+    #[test]
     fn code_is_required_first_for_an_action_and_after_a_note_asking_for_it() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
@@ -800,7 +861,7 @@ mod tests {
     }
 
     #[test]
-    fn the_run_that_lacked_a_package_runs_again_once_it_is_installed() {
+    fn the_run_that_lacked_a_package_runs_again_when_it_is_installed() {
         let dir = tempfile::tempdir().unwrap();
         let mut coach = Coach::new(true, "Plot data.csv to chart.png", dir.path());
         let run = |code: &str| {
@@ -842,7 +903,31 @@ mod tests {
         assert_eq!(again.code, "import matplotlib");
         // Re-run without the call it once answered.
         assert_eq!(again.call_id, None);
-        // Once per task.
+        // Run again, it lacks the next package: after that one is
+        // installed, it runs again too.
+        coach.ran_again(
+            &again,
+            &report("ModuleNotFoundError: No module named 'pandas'"),
+        );
+        let pandas = run("!pip install pandas");
+        let third = coach
+            .rerun_after_install(
+                std::slice::from_ref(&pandas),
+                &[report("Successfully installed pandas-3.1")],
+            )
+            .unwrap();
+        assert_eq!(third.code, "import matplotlib");
+        // Three times a task at most.
+        for _ in 0..3 {
+            coach.rerun_after_install(
+                std::slice::from_ref(&plot),
+                &[report("ModuleNotFoundError: No module named 'x'")],
+            );
+            coach.rerun_after_install(
+                std::slice::from_ref(&install),
+                &[report("Successfully installed x")],
+            );
+        }
         coach.rerun_after_install(
             &[plot],
             &[report("ModuleNotFoundError: No module named 'x'")],

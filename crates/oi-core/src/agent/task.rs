@@ -241,8 +241,11 @@ impl Session {
             if halt.is_none()
                 && let Some(run) = coach.rerun_after_install(&runs, &reports)
             {
-                let (mut again, stop) = self.execute(vec![Action::Run(run)], cancel).await;
+                let (mut again, stop) = self.execute(vec![Action::Run(run.clone())], cancel).await;
                 halt = stop;
+                if let Some(report) = again.first() {
+                    coach.ran_again(&run, report);
+                }
                 if let Some(first) = again.first_mut() {
                     first.text = format!(
                         "[oi: the install worked, so oi ran again the code that had failed for lack of it:]\n{}",
