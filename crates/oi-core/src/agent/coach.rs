@@ -433,7 +433,6 @@ fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
 /// Small models parse every line of a CSV as data, then retry variations
 /// of the same loop.
 fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
-    use std::io::Read as _;
     let value = [
         "could not convert string to float: ",
         "invalid literal for int() with base 10: ",
@@ -450,13 +449,9 @@ fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
         return None;
     }
     for name in inputs {
-        let mut head = Vec::new();
-        let Ok(file) = fs_err::File::open(cwd.join(name)) else {
+        let Some(head) = read_head(&cwd.join(name), 4096) else {
             continue;
         };
-        if file.take(4096).read_to_end(&mut head).is_err() {
-            continue;
-        }
         let text = String::from_utf8_lossy(&head);
         let first = text
             .trim_start_matches('\u{feff}')
@@ -476,15 +471,21 @@ fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
     None
 }
 
-/// [`labelled`] for the first lines of the file `name` at `path`, owned.
-fn labelled_file(name: &str, path: &Path) -> Option<(String, String)> {
+/// The first `limit` bytes of the file at `path` (all of a shorter one).
+pub(super) fn read_head(path: &Path, limit: u64) -> Option<Vec<u8>> {
     use std::io::Read as _;
     let mut head = Vec::new();
     fs_err::File::open(path)
         .ok()?
-        .take(4096)
+        .take(limit)
         .read_to_end(&mut head)
         .ok()?;
+    Some(head)
+}
+
+/// [`labelled`] for the first lines of the file `name` at `path`, owned.
+fn labelled_file(name: &str, path: &Path) -> Option<(String, String)> {
+    let head = read_head(path, 4096)?;
     let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
     labelled(name, &shown).map(|(line, value)| (line.to_owned(), value.to_owned()))
 }

@@ -11,12 +11,11 @@
 //! Bounded: a few lines of each named file, a JSON document's shape rather
 //! than its text, at most [`MAX_CHARS`] in all.
 
-use std::io::Read as _;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::coach::first_lines;
+use super::coach::{first_lines, read_head};
 
 /// The whole look, at most (about 500 tokens).
 const MAX_CHARS: usize = 2000;
@@ -74,12 +73,7 @@ fn size(bytes: u64) -> String {
 /// lines, or what kind of binary file it is.
 fn preview(name: &str, path: &Path) -> Option<String> {
     let len = fs_err::metadata(path).ok()?.len();
-    let mut head = Vec::new();
-    fs_err::File::open(path)
-        .ok()?
-        .take(READ)
-        .read_to_end(&mut head)
-        .ok()?;
+    let head = read_head(path, READ)?;
     if head.starts_with(b"SQLite format 3\0") {
         return Some(format!(
             "`{name}` is a SQLite database ({}): list its tables and their columns before querying it.",

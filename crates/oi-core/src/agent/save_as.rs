@@ -18,19 +18,65 @@ use std::path::Path;
 
 use crate::harness::{Action, ProposedRun};
 
-/// The script extensions recognised, with the languages (kernel names and
-/// aliases) whose code they hold.
-const SCRIPTS: &[(&str, &[&str])] = &[
-    ("py", &["python", "py", "python3"]),
-    ("sh", &["shell", "bash", "sh", "zsh"]),
-    ("bash", &["shell", "bash", "sh"]),
-    ("js", &["javascript", "js", "node", "nodejs"]),
-    ("mjs", &["javascript", "js", "node", "nodejs"]),
-    ("rb", &["ruby", "rb"]),
-    ("pl", &["perl", "pl"]),
-    ("r", &["r", "rscript"]),
-    ("lua", &["lua"]),
-    ("php", &["php"]),
+/// The script extensions recognised: the program that runs such a script,
+/// and the languages (kernel names and aliases) whose code it holds.
+struct Script {
+    ext: &'static str,
+    runner: &'static str,
+    languages: &'static [&'static str],
+}
+
+const SCRIPTS: &[Script] = &[
+    Script {
+        ext: "py",
+        runner: "python3",
+        languages: &["python", "py", "python3"],
+    },
+    Script {
+        ext: "sh",
+        runner: "bash",
+        languages: &["shell", "bash", "sh", "zsh"],
+    },
+    Script {
+        ext: "bash",
+        runner: "bash",
+        languages: &["shell", "bash", "sh"],
+    },
+    Script {
+        ext: "js",
+        runner: "node",
+        languages: &["javascript", "js", "node", "nodejs"],
+    },
+    Script {
+        ext: "mjs",
+        runner: "node",
+        languages: &["javascript", "js", "node", "nodejs"],
+    },
+    Script {
+        ext: "rb",
+        runner: "ruby",
+        languages: &["ruby", "rb"],
+    },
+    Script {
+        ext: "pl",
+        runner: "perl",
+        languages: &["perl", "pl"],
+    },
+    Script {
+        ext: "r",
+        runner: "Rscript",
+        languages: &["r", "rscript"],
+    },
+    Script {
+        ext: "lua",
+        runner: "lua",
+        languages: &["lua"],
+    },
+    Script {
+        ext: "php",
+        runner: "php",
+        languages: &["php"],
+    },
 ];
 
 /// Programs that run a script named after them.
@@ -78,10 +124,7 @@ pub(super) fn save_named_scripts(
             if written {
                 continue;
             }
-            let Some(ext) = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()) else {
-                continue;
-            };
-            let Some((_, languages)) = SCRIPTS.iter().find(|(e, _)| *e == ext) else {
+            let Some(Script { languages, .. }) = script(&name) else {
                 continue;
             };
             // The nearest earlier block of the script's language.
@@ -129,24 +172,14 @@ pub(super) fn save_rewritten_scripts(
         let target = named.iter().find(|name| {
             !saved.contains(*name)
                 && !run.code.contains(name.as_str())
-                && script_languages(name).is_some_and(|l| l.contains(&language.as_str()))
+                && script(name).is_some_and(|s| s.languages.contains(&language.as_str()))
                 && fs_err::read_to_string(cwd.join(name.as_str()))
                     .is_ok_and(|old| is_new_version(&old, &run.code))
         });
         let Some(name) = target.cloned() else {
             continue;
         };
-        let runner = match name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()) {
-            Some(e) if e == "py" => "python3",
-            Some(e) if e == "js" || e == "mjs" => "node",
-            Some(e) if e == "rb" => "ruby",
-            Some(e) if e == "pl" => "perl",
-            Some(e) if e == "r" => "Rscript",
-            Some(e) if e == "lua" => "lua",
-            Some(e) if e == "php" => "php",
-            Some(e) if e == "zsh" => "zsh",
-            _ => "bash",
-        };
+        let runner = script(&name).map_or("bash", |s| s.runner);
         *action = Action::Run(ProposedRun {
             call_id: run.call_id.clone(),
             language: Some("shell".to_owned()),
@@ -166,11 +199,10 @@ pub(super) fn save_rewritten_scripts(
     (actions, saved)
 }
 
-/// The languages whose code a script named `name` holds, by its extension.
-fn script_languages(name: &str) -> Option<&'static [&'static str]> {
+/// What a script named `name` is, by its extension.
+fn script(name: &str) -> Option<&'static Script> {
     let (_, ext) = name.rsplit_once('.')?;
-    let ext = ext.to_ascii_lowercase();
-    SCRIPTS.iter().find(|(e, _)| *e == ext).map(|(_, l)| *l)
+    SCRIPTS.iter().find(|s| s.ext.eq_ignore_ascii_case(ext))
 }
 
 /// Whether `code` is a new version of the script `old`: at least half of
@@ -229,7 +261,7 @@ fn scripts_run(code: &str) -> Vec<String> {
                 && !name.starts_with(['/', '-', '~', '$'])
                 && !name.contains("..")
                 && name.rsplit_once('.').is_some_and(|(stem, ext)| {
-                    !stem.is_empty() && SCRIPTS.iter().any(|(e, _)| e.eq_ignore_ascii_case(ext))
+                    !stem.is_empty() && SCRIPTS.iter().any(|s| s.ext.eq_ignore_ascii_case(ext))
                 })
                 && name
                     .chars()
@@ -259,6 +291,16 @@ fn writing(name: &str, code: &str, why: &str) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    /// Runs `code` with a real bash in `dir`.
+    fn bash(code: &str, dir: &Path) -> std::process::Output {
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(code)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    }
 
     fn run(language: &str, code: &str) -> Action {
         Action::Run(ProposedRun {
@@ -291,12 +333,7 @@ mod tests {
             "# oi: the reply runs main.py below, so its code is saved as that file\ncat > 'main.py' <<'OI_SCRIPT_END'\nprint('hi')\nOI_SCRIPT_END\necho \"saved main.py\"\n"
         );
         // The code written by the heredoc is the block, exactly.
-        let out = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(&first.code)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let out = bash(&first.code, dir.path());
         assert!(out.status.success());
         assert_eq!(
             fs_err::read_to_string(dir.path().join("main.py")).unwrap(),
@@ -412,12 +449,7 @@ mod tests {
             second.code
         );
         // Run by a real shell, the script is written exactly and runs.
-        let out = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(&first.code)
-            .current_dir(dir.path())
-            .output()
-            .unwrap();
+        let out = bash(&first.code, dir.path());
         assert_eq!(
             fs_err::read_to_string(dir.path().join("script.py")).unwrap(),
             fixed
