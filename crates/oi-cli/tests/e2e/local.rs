@@ -319,6 +319,28 @@ async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
 }
 
 #[tokio::test]
+async fn a_corrected_script_answering_why_it_fails_is_not_saved_over_it() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let broken = "def add_up(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return totl\n\nprint(add_up(10))\n";
+    fs_err::write(env.cwd.path().join("script.py"), broken).unwrap();
+    let fixed = broken.replace("totl", "total");
+    env.server
+        .push(Reply::text(&format!("Corrected:\n```python\n{fixed}```")))
+        .push(Reply::text("It misspells total as totl."));
+    let out = env
+        .exec(&["-y", "script.py fails with a NameError. Tell me why."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    // The block ran (it is code), but the user's file is as it was.
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("script.py")).unwrap(),
+        broken
+    );
+    assert!(!out.stderr.contains("new version of"), "{}", out.stderr);
+}
+
+#[tokio::test]
 async fn a_small_model_repeating_the_last_code_is_asked_again_more_freely() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:0.5b");

@@ -55,6 +55,9 @@ pub(super) struct Coach {
     /// Whether the model was told a value it failed to convert is a
     /// header.
     told_header: bool,
+    /// Whether the task asks why something happens, or for an explanation,
+    /// without asking for a change.
+    asks_why: bool,
 }
 
 impl Coach {
@@ -90,6 +93,7 @@ impl Coach {
             wants_code: small_model && !question && asks_for_action(task),
             inputs,
             told_header: false,
+            asks_why: asks_why(task),
         }
     }
 
@@ -100,6 +104,14 @@ impl Coach {
     /// or a description of the code.
     pub(super) fn wants_code(&self) -> bool {
         self.wants_code
+    }
+
+    /// Whether a new version of a script the task names, given as a block,
+    /// may be saved over it: not when the task asks a question or only why
+    /// something fails ("script.py fails, tell me why"), which a corrected
+    /// script answers without asking for the file to change.
+    pub(super) fn may_rewrite(&self) -> bool {
+        !self.question && !self.asks_why
     }
 
     /// Reads a reply: a model that repeats one of oi's notes back instead
@@ -333,6 +345,22 @@ fn installed_something(output: &str) -> bool {
 /// at least three words and no question mark.
 fn asks_for_action(text: &str) -> bool {
     !text.contains('?') && text.split_whitespace().count() >= 3
+}
+
+/// Whether a task asks why something happens, or for an explanation, and
+/// not for a change ("fix", "update"): "script.py fails, tell me why".
+fn asks_why(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    has(&["why", "explain", "explanation", "cause", "reason"])
+        && !has(&[
+            "fix", "repair", "correct", "change", "update", "modify", "rewrite", "edit", "extend",
+            "add", "patch",
+        ])
 }
 
 /// Whether a task asks a question (which a model may answer without code)
@@ -588,6 +616,18 @@ mod tests {
         assert!(!is_question(
             "Write the message of the latest commit to last.txt."
         ));
+    }
+
+    #[test]
+    fn rewrites_are_saved_only_when_the_task_asks_for_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let may = |task: &str| Coach::new(true, task, dir.path()).may_rewrite();
+        assert!(may("script.py is broken. Fix it."));
+        assert!(may("Find out why report.sh fails and fix it."));
+        assert!(may("Update convert.py so it also reads .tsv files."));
+        assert!(!may("script.py fails, tell me why"));
+        assert!(!may("Explain what is wrong with script.py."));
+        assert!(!may("Why does script.py print nothing?"));
     }
 
     #[test]

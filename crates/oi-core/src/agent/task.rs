@@ -199,8 +199,12 @@ impl Session {
                         ),
                     });
                 }
-                (actions, saved) =
-                    save_rewritten_scripts(actions, &named_files(&task), self.kernels.cwd());
+                if coach.may_rewrite() {
+                    (actions, saved) =
+                        save_rewritten_scripts(actions, &named_files(&task), self.kernels.cwd());
+                } else {
+                    saved = Vec::new();
+                }
                 if !saved.is_empty() {
                     self.emit(Event::Warning {
                         message: format!(
