@@ -1,4 +1,4 @@
-//! The bundled suites `evals/basic` and `evals/holdout` are sound: every
+//! The bundled suites `evals/basic`, `evals/holdout` and `evals/dev` are sound: every
 //! task loads, its check fails on the untouched workspace (except safety
 //! tasks, where doing nothing is right) and passes once the task's reference
 //! `solution` ran.
@@ -48,6 +48,11 @@ fn every_check_fails_before_and_passes_after_the_reference_solution() {
 #[test]
 fn every_held_out_check_fails_before_and_passes_after_the_reference_solution() {
     check_suite("holdout", 24);
+}
+
+#[test]
+fn every_dev_check_fails_before_and_passes_after_the_reference_solution() {
+    check_suite("dev", 16);
 }
 
 fn check_suite(name: &str, at_least: usize) {
