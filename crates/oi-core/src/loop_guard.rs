@@ -27,7 +27,25 @@ pub(crate) struct LoopGuard {
     near_repeats: u32,
     /// Whether variations count (for small models, which need it).
     near: bool,
+    /// The code proposed last, as compared, until its run ends.
+    pending_key: Option<String>,
+    /// The task's recent steps (code, and what its run said), for small
+    /// models: going in circles (A, B, A, B …) repeats no step twice in a
+    /// row, so the counts above never see it.
+    steps: Vec<Step>,
+    /// Runs that repeated an earlier step, code and result alike.
+    cycle_repeats: u32,
 }
+
+#[derive(Debug, PartialEq)]
+struct Step {
+    key: String,
+    outcome: String,
+    failed: bool,
+}
+
+/// Steps remembered, at most.
+const STEPS: usize = 16;
 
 #[derive(Debug)]
 struct Failure {
@@ -57,12 +75,30 @@ impl LoopGuard {
         }
         // Words are only needed to compare failing variations.
         self.pending = self.near.then(|| (language.to_owned(), words(code)));
+        self.pending_key = self.last_code.clone();
     }
 
     /// A run ended with `status`, its output for the model being `output`.
     pub(crate) fn ran(&mut self, status: &RunStatus, output: &str) {
         let pending = self.pending.take();
         self.last_failure_text = raw_error(status, output).map(|raw| shorten(&raw));
+        if let Some(key) = self.pending_key.take()
+            && self.near
+        {
+            let signature = error_signature(status, output);
+            let step = Step {
+                key,
+                failed: signature.is_some(),
+                outcome: signature.unwrap_or_else(|| normalize_error(output)),
+            };
+            if self.steps.contains(&step) {
+                self.cycle_repeats += 1;
+            }
+            if self.steps.len() == STEPS {
+                self.steps.remove(0);
+            }
+            self.steps.push(step);
+        }
         let Some(error) = error_signature(status, output) else {
             self.last_error = None;
             self.error_repeats = 0;
@@ -101,6 +137,13 @@ impl LoopGuard {
             .is_some_and(|(_, last)| last == normalize_code(code))
     }
 
+    /// Whether `code` (in `language`) ran before in this task and failed:
+    /// small models only, whose guard remembers steps.
+    pub(crate) fn failed_before(&self, language: &str, code: &str) -> bool {
+        let key = format!("{language}\n{}", normalize_code(code));
+        self.steps.iter().any(|step| step.failed && step.key == key)
+    }
+
     /// How the last run failed (its error, shortened), if it did.
     pub(crate) fn last_failure(&self) -> Option<&str> {
         self.last_failure_text.as_deref()
@@ -128,6 +171,12 @@ impl LoopGuard {
             return Some(format!(
                 "[oi: the same error {} times in a row. Read it and do something different (another method, check your assumptions, inspect the data); one more repeat stops the task.]",
                 self.error_repeats
+            ));
+        }
+        if self.cycle_repeats == Self::near_limit(max) - 1 {
+            return Some(format!(
+                "[oi: {} of your steps repeated an earlier step, code and result alike: you are going in circles. Do not run those again; read the error and the files' first look once more and try something new. One more such repeat stops the task.]",
+                self.cycle_repeats
             ));
         }
         if self.near_repeats == Self::near_limit(max) - 1 {
@@ -166,6 +215,15 @@ impl LoopGuard {
                     self.near_repeats,
                     failure.language,
                     shorten(&failure.kind)
+                ),
+            ));
+        }
+        if self.cycle_repeats >= Self::near_limit(max) {
+            return Some((
+                self.cycle_repeats,
+                format!(
+                    "the model went in circles: {} runs repeated an earlier step, code and result alike",
+                    self.cycle_repeats
                 ),
             ));
         }
@@ -458,6 +516,57 @@ mod tests {
             guard.ran(&failed(&format!("KeyError: '{column}'")), "");
         }
         assert_eq!(guard.tripped(3), None);
+    }
+
+    #[test]
+    fn going_in_circles_is_warned_then_stopped() {
+        let ok = RunStatus::Ok;
+        let a = "df = pd.read_csv('x.csv')\nprint(df['Region'].sum())";
+        let b = "print(df.columns)";
+        let step = |guard: &mut LoopGuard, code: &str, failed_run: bool| {
+            guard.proposed("python", code);
+            if failed_run {
+                guard.ran(&failed("KeyError: 'Region'"), "");
+            } else {
+                guard.ran(&ok, "Index(['a;Region;b'])\n");
+            }
+        };
+        let mut guard = LoopGuard::new(true);
+        step(&mut guard, a, true);
+        assert!(guard.failed_before("python", a));
+        assert!(!guard.failed_before("python", b));
+        assert!(!guard.failed_before("shell", a));
+        step(&mut guard, b, false);
+        assert!(!guard.failed_before("python", b), "it did not fail");
+        step(&mut guard, a, true);
+        assert_eq!(guard.warning(3), None);
+        step(&mut guard, b, false);
+        step(&mut guard, a, true);
+        let warning = guard.warning(3).unwrap();
+        assert!(warning.contains("going in circles"), "{warning}");
+        assert_eq!(guard.tripped(3), None);
+        step(&mut guard, b, false);
+        let (repeats, summary) = guard.tripped(3).unwrap();
+        assert_eq!(repeats, 4);
+        assert!(summary.starts_with("the model went in circles"), "{summary}");
+
+        // The same code with another result is a new step; other models'
+        // guards remember no steps.
+        let mut guard = LoopGuard::new(true);
+        for i in 0..6 {
+            guard.proposed("python", b);
+            guard.ran(&ok, &format!("{}\n", ["a", "b", "c", "d", "e", "f"][i]));
+            guard.proposed("python", a);
+            guard.ran(&ok, "fine");
+        }
+        assert_eq!(guard.cycle_repeats, 5, "only `a` repeats its result");
+        let mut big = LoopGuard::new(false);
+        for _ in 0..4 {
+            step(&mut big, a, true);
+            step(&mut big, b, false);
+        }
+        assert_eq!(big.tripped(3), None);
+        assert!(!big.failed_before("python", a));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Asking a small model again when its reply would run, unchanged, the code
-//! that ran last. Sampled greedily (the default for small local models), the
+//! that ran last, or code that already failed in this task (going in
+//! circles: A fails, B looks, A again). Sampled greedily (the default for small local models), the
 //! same conversation brings the same reply: the repeat is not run, and the
 //! request is sent once more with freer sampling. Only when those replies
 //! repeat too is the code run again (and counted by the loop guard).
@@ -28,7 +29,14 @@ impl Resample {
         configured: Option<f64>,
     ) -> Option<f64> {
         let last_run = actions.iter().rev().find_map(Action::run);
-        if !last_run.is_some_and(|run| guard.is_last_code(&run.code)) {
+        let repeat = last_run.is_some_and(|run| {
+            guard.is_last_code(&run.code)
+                || run
+                    .language
+                    .as_deref()
+                    .is_some_and(|language| guard.failed_before(language, &run.code))
+        });
+        if !repeat {
             self.tries = 0;
             return None;
         }
@@ -73,6 +81,29 @@ mod tests {
             resample.again(&[run("print(1)")], &guard, Some(0.9)),
             Some(0.9)
         );
+    }
+
+    #[test]
+    fn code_that_failed_earlier_in_the_task_is_asked_again() {
+        let mut guard = LoopGuard::new(true);
+        let mut resample = Resample::default();
+        guard.proposed("python", "a()");
+        guard.ran(
+            &oi_protocol::RunStatus::Failed {
+                exit_code: None,
+                error: Some("NameError: name 'a' is not defined".to_owned()),
+            },
+            "",
+        );
+        guard.proposed("python", "print(1)");
+        guard.ran(&oi_protocol::RunStatus::Ok, "1\n");
+        assert_eq!(resample.again(&[run("a()")], &guard, None), Some(0.7));
+        // Code that ran before and worked may run again.
+        assert_eq!(resample.again(&[run("x = 2")], &guard, None), None);
+        guard.proposed("python", "x = 2");
+        guard.ran(&oi_protocol::RunStatus::Ok, "");
+        guard.proposed("python", "b()");
+        assert_eq!(resample.again(&[run("x = 2")], &guard, None), None);
     }
 
     #[test]
