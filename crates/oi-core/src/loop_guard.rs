@@ -548,7 +548,10 @@ mod tests {
         step(&mut guard, b, false);
         let (repeats, summary) = guard.tripped(3).unwrap();
         assert_eq!(repeats, 4);
-        assert!(summary.starts_with("the model went in circles"), "{summary}");
+        assert!(
+            summary.starts_with("the model went in circles"),
+            "{summary}"
+        );
 
         // The same code with another result is a new step; other models'
         // guards remember no steps.

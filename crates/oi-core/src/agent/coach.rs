@@ -17,6 +17,7 @@ use std::time::SystemTime;
 
 use oi_protocol::HarnessKind;
 
+use super::table;
 use crate::harness::{ProposedRun, Report};
 
 /// Runs done again after an install, at most, in a task.
@@ -58,7 +59,21 @@ pub(super) struct Coach {
     /// Whether the task asks why something happens, or for an explanation,
     /// without asking for a change.
     asks_why: bool,
+    /// Whether the model was told the column names of the input tables
+    /// after it asked for one they lack.
+    told_columns: bool,
+    /// Whether the model was told that a block it ran was a file's text,
+    /// not code.
+    told_content: bool,
+    /// The input files' text as the model last saw it (as the task began,
+    /// then after each change shown), for showing what a run changed.
+    inputs_seen: HashMap<String, String>,
 }
+
+/// An input file this big, at most, has its changes shown.
+const DIFFED: u64 = 64 * 1024;
+/// Lines of a change shown, at most.
+const DIFF_LINES: usize = 24;
 
 impl Coach {
     /// The coach of a task whose text is `task`, in the folder `cwd`.
@@ -68,16 +83,24 @@ impl Coach {
         } else {
             Vec::new()
         };
-        let inputs = named
+        let inputs: Vec<String> = named
             .iter()
             .filter(|name| cwd.join(name).is_file())
             .cloned()
             .collect();
-        let expected = named
+        let inputs_seen = inputs
+            .iter()
+            .filter_map(|name| Some((name.clone(), small_text(&cwd.join(name))?)))
+            .collect();
+        let expected: Vec<String> = named
             .into_iter()
             .filter(|name| !cwd.join(name).exists())
             .collect();
         let question = is_question(task);
+        // A task that names a file yet to be made needs code, even when it
+        // asks a question first ("Which region …? Write it to top.txt.").
+        let wants_code =
+            small_model && (!question && asks_for_action(task) || !expected.is_empty());
         Self {
             small_model,
             question,
@@ -90,10 +113,13 @@ impl Coach {
             checked_completion: false,
             lacking: None,
             reruns: 0,
-            wants_code: small_model && !question && asks_for_action(task),
+            wants_code,
             inputs,
             told_header: false,
             asks_why: asks_why(task),
+            told_columns: false,
+            told_content: false,
+            inputs_seen,
         }
     }
 
@@ -196,6 +222,22 @@ impl Coach {
                 problems.push(format!("{} is empty", empty.join(", ")));
             }
             for name in &self.expected {
+                let head = read_head(&cwd.join(name.as_str()), 64).unwrap_or_default();
+                if is_zero(&String::from_utf8_lossy(&head)) {
+                    problems.push(format!(
+                        "`{name}` holds 0, which usually means the code matched or read nothing"
+                    ));
+                }
+            }
+            for name in &self.expected {
+                let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
+                for (column, value) in
+                    table::text_in_number_columns(&String::from_utf8_lossy(&head))
+                {
+                    problems.push(format!(
+                        "the `{column}` column of `{name}` holds text where a number belongs (`{value}`)"
+                    ));
+                }
                 if let Some((line, value)) = labelled_file(name, &cwd.join(name.as_str())) {
                     problems.push(format!(
                         "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`)"
@@ -258,6 +300,47 @@ impl Coach {
         }
     }
 
+    /// After a batch of `runs` (the proposed code of each action) with
+    /// these `reports`: when a block failed to parse or named nothing
+    /// defined because it is the text of an input file (an `.ini` section
+    /// with the changed line) rather than code, a note saying so, once.
+    /// Small models "change" a config file by showing its new lines.
+    pub(super) fn content_note(
+        &mut self,
+        runs: &[Option<ProposedRun>],
+        reports: &[Report],
+        cwd: &Path,
+    ) -> Option<String> {
+        if !self.small_model || self.told_content {
+            return None;
+        }
+        let (run, name) = runs.iter().zip(reports).find_map(|(run, report)| {
+            let run = run.as_ref()?;
+            let parse_failure = [
+                "SyntaxError",
+                "NameError",
+                "syntax error",
+                "command not found",
+            ]
+            .iter()
+            .any(|e| report.text.contains(e));
+            if !parse_failure {
+                return None;
+            }
+            // A script's new version is code in its own right.
+            self.inputs
+                .iter()
+                .filter(|name| !super::save_as::is_script(name))
+                .find(|name| text_of(&run.code, name, cwd))
+                .map(|name| (run, name.clone()))
+        })?;
+        self.told_content = true;
+        let language = run.language.as_deref().unwrap_or("code");
+        Some(format!(
+            "[oi: that block is not {language}: it is text of `{name}`, and running it does not change the file. To change `{name}`, write {language} that reads it, changes what the task asks, and writes it back.]"
+        ))
+    }
+
     /// After a batch of runs: what they made of the files the task names
     /// (those changed since last shown), to add to the results.
     pub(super) fn after_runs(&mut self, reports: &[Report], cwd: &Path) -> Vec<String> {
@@ -270,6 +353,25 @@ impl Coach {
         {
             self.told_header = true;
             previews.push(note);
+        }
+        if !self.told_columns
+            && let Some(note) = reports
+                .iter()
+                .find_map(|r| columns_note(&r.text, &self.inputs, cwd))
+        {
+            self.told_columns = true;
+            previews.push(note);
+        }
+        // An input the runs changed (a config set, a script fixed): what
+        // changed, so a wrong line changed shows.
+        for (name, seen) in &mut self.inputs_seen {
+            let Some(now) = small_text(&cwd.join(name.as_str())) else {
+                continue;
+            };
+            if now != *seen {
+                previews.push(change_note(name, seen, &now));
+                *seen = now;
+            }
         }
         for name in &self.expected {
             let path = cwd.join(name);
@@ -309,6 +411,8 @@ fn describes_code(text: &str) -> bool {
         "please provide",
         "not yet completed",
         "not yet complete",
+        "task is not done",
+        "task is not yet done",
     ]
     .iter()
     .any(|p| lower.contains(p))
@@ -447,10 +551,18 @@ fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
         Some((line, value)) => format!(
             "It puts words before the value (`{line}`): if the task asks for the value, write only the value (`{value}`)."
         ),
+        None if is_zero(text) => "It holds 0: unless that is the real answer, your code matched or read nothing. Print a few of the lines or rows it should have counted, then fix it.".to_owned(),
+        None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
+        None if repeats_header(text) => "Its lines after the first repeat the header line instead of holding values (`csv.writer` given dicts writes their keys: use `csv.DictWriter`).".to_owned(),
         None => "Check that it holds exactly what the task asks for.".to_owned(),
     };
+    // A table: its columns, what their values are like and their order,
+    // which its first lines do not show.
+    let table = table::profile(text, len <= HEAD, true)
+        .map(|profile| format!("\nAs a table: {profile}"))
+        .unwrap_or_default();
     Some(format!(
-        "[oi: `{name}` now has {count} {lines}:\n{}{more}\n{check}]",
+        "[oi: `{name}` now has {count} {lines}:\n{}{more}{table}\n{check}]",
         shown.join("\n")
     ))
 }
@@ -499,6 +611,144 @@ fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
     None
 }
 
+/// Whether `code` is text of the input file `name` rather than code: most
+/// of its lines (a first comment naming the file aside) are lines of the
+/// file, or set a key the file sets (`port = 5433` for `port = 5432`).
+fn text_of(code: &str, name: &str, cwd: &Path) -> bool {
+    let Some(head) = read_head(&cwd.join(name), 64 * 1024) else {
+        return false;
+    };
+    let file = String::from_utf8_lossy(&head);
+    let key = |line: &str| -> Option<String> {
+        let (key, _) = line.split_once(['=', ':'])?;
+        let key = key.trim();
+        (!key.is_empty() && !key.contains(' ')).then(|| key.to_lowercase())
+    };
+    let lines: Vec<&str> = file
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let keys: Vec<String> = lines.iter().filter_map(|l| key(l)).collect();
+    let block: Vec<&str> = code
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| !(l.starts_with('#') && l.contains(name)))
+        .collect();
+    let known = block
+        .iter()
+        .filter(|l| lines.contains(l) || key(l).is_some_and(|k| keys.contains(&k)))
+        .count();
+    !block.is_empty() && known * 2 >= block.len() && known >= block.len().min(2)
+}
+
+/// Whether a text result (not code or JSON, where `\n` in a string is
+/// normal) holds `\n` as two characters.
+fn literal_breaks(name: &str, text: &str) -> bool {
+    let data =
+        !(super::save_as::is_script(name) || name.ends_with(".json") || name.ends_with(".jsonl"));
+    data && text.contains("\\n")
+}
+
+/// Whether the lines after a result's first are copies of it.
+fn repeats_header(text: &str) -> bool {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else {
+        return false;
+    };
+    let rest: Vec<&str> = lines.collect();
+    !rest.is_empty() && rest.iter().all(|l| *l == first)
+}
+
+/// The text of a file no bigger than [`DIFFED`], if it is text.
+fn small_text(path: &Path) -> Option<String> {
+    if fs_err::metadata(path).ok()?.len() > DIFFED {
+        return None;
+    }
+    String::from_utf8(fs_err::read(path).ok()?)
+        .ok()
+        .filter(|t| !t.contains('\0'))
+}
+
+/// What changed in the input `name`, from `old` to `new`: a unified diff
+/// with one line of context, at most [`DIFF_LINES`] lines.
+fn change_note(name: &str, old: &str, new: &str) -> String {
+    let diff = similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(1)
+        .to_string();
+    let lines: Vec<&str> = diff.lines().collect();
+    let mut shown = lines
+        .iter()
+        .take(DIFF_LINES)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    if lines.len() > DIFF_LINES {
+        shown.push_str(&format!("\n… ({} more lines)", lines.len() - DIFF_LINES));
+    }
+    format!(
+        "[oi: your code changed `{name}` (- removed, + added):\n```diff\n{shown}\n```\nCheck that it changed only what the task asks, and nothing else.]"
+    )
+}
+
+/// Whether a result file holds only the number zero (`0`, `0.0`, `0.00`).
+fn is_zero(text: &str) -> bool {
+    let text = text.trim();
+    !text.is_empty() && text.parse::<f64>().is_ok_and(|n| n == 0.0)
+}
+
+/// When a run failed for a missing key (`KeyError: 'customer'`) that is
+/// not a column of every input table: a note naming each input's columns.
+/// Small models guess column names (`customer` for `customer_id`, `Region`
+/// for `Region Name`) and then retry the same guess.
+fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
+    let key = output.rsplit_once("KeyError: ").and_then(|(_, rest)| {
+        let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+        let rest = &rest[1..];
+        rest.find(quote).map(|end| &rest[..end])
+    })?;
+    let tables: Vec<(&String, char, Vec<String>)> = inputs
+        .iter()
+        .filter_map(|name| {
+            let head = read_head(&cwd.join(name), 8192)?;
+            let (sep, columns) = table::columns(&String::from_utf8_lossy(&head))?;
+            Some((name, sep, columns))
+        })
+        .collect();
+    let everywhere = tables
+        .iter()
+        .all(|(_, _, columns)| columns.iter().any(|c| c == key));
+    let odd_separator = tables.iter().any(|(_, sep, _)| *sep != ',');
+    if tables.is_empty() || everywhere && !odd_separator {
+        return None;
+    }
+    let listed: Vec<String> = tables
+        .iter()
+        .map(|(name, sep, columns)| {
+            let columns: Vec<String> = columns.iter().map(|c| format!("`{c}`")).collect();
+            let split = match sep {
+                ',' => String::new(),
+                '\t' => " (fields separated by tabs: read it with sep='\\t' in pandas, delimiter='\\t' with csv)".to_owned(),
+                other => format!(
+                    " (fields separated by `{other}`: read it with sep='{other}' in pandas, delimiter='{other}' with csv)"
+                ),
+            };
+            format!("`{name}`{split} has {}", columns.join(", "))
+        })
+        .collect();
+    let what = if everywhere {
+        format!("`{key}` is a column, but the file was not split by its separator")
+    } else {
+        format!("`{key}` is not a column of every input")
+    };
+    Some(format!(
+        "[oi: {what}: {}. Use these names exactly (spaces and case included).]",
+        listed.join("; ")
+    ))
+}
+
 /// The first `limit` bytes of the file at `path` (all of a shorter one).
 pub(super) fn read_head(path: &Path, limit: u64) -> Option<Vec<u8>> {
     use std::io::Read as _;
@@ -529,13 +779,20 @@ fn labelled<'a>(name: &str, shown: &'a [String]) -> Option<(&'a str, &'a str)> {
     let mut first = None;
     for line in shown.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
         let (label, value) = line.rsplit_once([':', '='])?;
-        let (label, value) = (label.trim(), value.trim());
+        let (label, value) = (
+            label.trim(),
+            value.trim().trim_start_matches(['$', '€', '£']),
+        );
+        // The number, and a short unit after it (`21.0°C`, `12 km`).
+        let end = value
+            .find(|c: char| !(c.is_ascii_digit() || ".,-+eE%".contains(c)))
+            .unwrap_or(value.len());
+        let (value, unit) = (value[..end].trim(), value[end..].trim());
         let number = value
             .trim_start_matches(['-', '+'])
             .starts_with(|c: char| c.is_ascii_digit())
-            && value
-                .chars()
-                .all(|c| c.is_ascii_digit() || ".,-+eE%".contains(c));
+            && unit.chars().count() <= 5
+            && !unit.chars().any(|c| c.is_ascii_digit());
         let worded = label
             .chars()
             .any(|c| !(c.is_ascii_digit() || c == '.' || c == ','));
@@ -655,6 +912,44 @@ mod tests {
                 .unwrap()
                 .contains("is empty")
         );
+        // A count of zero is questioned; another number is not.
+        fs_err::write(&path, "0\n").unwrap();
+        assert!(
+            file_preview("errors.txt", &path, 2)
+                .unwrap()
+                .contains("It holds 0: unless that is the real answer"),
+        );
+        // Breaks written as `\n`, rows that repeat the header.
+        fs_err::write(&path, "J-102\\nJ-104\n").unwrap();
+        assert!(
+            file_preview("failed.txt", &path, 13)
+                .unwrap()
+                .contains("It holds `\\n` as two characters"),
+        );
+        assert!(
+            file_preview("fix.py", &path, 13)
+                .unwrap()
+                .contains("Check that it holds exactly"),
+        );
+        fs_err::write(&path, "sku,qty\nsku,qty\nsku,qty\n").unwrap();
+        assert!(
+            file_preview("in_stock.csv", &path, 24)
+                .unwrap()
+                .contains("repeat the header line"),
+        );
+        fs_err::write(&path, "0.5\n").unwrap();
+        assert!(
+            file_preview("errors.txt", &path, 4)
+                .unwrap()
+                .contains("Check that it holds exactly"),
+        );
+        // A result table: its profile, with each column's order.
+        fs_err::write(&path, "name,total\nb,3\na,2\nc,1\n").unwrap();
+        let preview = file_preview("totals.csv", &path, 24).unwrap();
+        assert!(
+            preview.contains("As a table: 3 rows under a header row, fields separated by `,`. Columns:\n- `name`: text, like `b`, `a`, `c` (in no order)\n- `total`: whole numbers (in descending order)\nCheck that"),
+            "{preview}"
+        );
         fs_err::write(&path, b"\x89PNG\0\0").unwrap();
         assert_eq!(
             file_preview("chart.png", &path, 6).unwrap(),
@@ -710,6 +1005,174 @@ mod tests {
         assert_eq!(
             coach.note_before_ending("Done!", HarnessKind::Markdown, cwd, None),
             None
+        );
+    }
+
+    #[test]
+    fn a_files_text_run_as_code_is_pointed_out_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("settings.ini"),
+            "; app\n[server]\nport = 8000\n\n[database]\nhost = db\nport = 5432\n",
+        )
+        .unwrap();
+        fs_err::write(cwd.join("fix.py"), "x = 1\nprint(y)\n").unwrap();
+        let task = "In settings.ini, set the database port to 5433. fix.py stays.";
+        let run = |code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some("python".into()),
+                code: code.into(),
+            })
+        };
+        let report = |text: &str| Report {
+            call_id: None,
+            language: "python".into(),
+            text: text.into(),
+            images: Vec::new(),
+        };
+        let name_error = report("NameError: name 'database' is not defined");
+        let mut coach = Coach::new(true, task, cwd);
+        // Code that failed, or the file's text that ran fine: nothing.
+        assert_eq!(
+            coach.content_note(
+                &[run("print(port)")],
+                &[report("NameError: name 'port' is not defined")],
+                cwd
+            ),
+            None
+        );
+        assert_eq!(
+            coach.content_note(&[run("[database]\nport = 5433")], &[report("")], cwd),
+            None
+        );
+        // A script's own lines are code.
+        assert_eq!(
+            coach.content_note(&[run("x = 1\nprint(y)")], &[name_error.clone()], cwd),
+            None
+        );
+        let note = coach.content_note(
+            &[run("# settings.ini\n[database]\nport = 5433\n")],
+            &[name_error.clone()],
+            cwd,
+        );
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "[oi: that block is not python: it is text of `settings.ini`, and running it does not change the file. To change `settings.ini`, write python that reads it, changes what the task asks, and writes it back.]"
+            )
+        );
+        // Once a task; never for other models.
+        let again = coach.content_note(
+            &[run("[database]\nport = 5433")],
+            &[name_error.clone()],
+            cwd,
+        );
+        assert_eq!(again, None);
+        let mut big = Coach::new(false, task, cwd);
+        assert_eq!(
+            big.content_note(&[run("[database]\nport = 5433")], &[name_error], cwd),
+            None
+        );
+    }
+
+    #[test]
+    fn a_change_to_an_input_file_is_shown_as_a_diff() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let ini = "; app\n[server]\nport = 8000\n\n[database]\n# the main one\nport = 5432\nname = shop\n";
+        fs_err::write(cwd.join("settings.ini"), ini).unwrap();
+        let task = "In settings.ini, set the database port to 5433.";
+        let mut coach = Coach::new(true, task, cwd);
+        let ran = [Report {
+            call_id: None,
+            language: "python".into(),
+            text: String::new(),
+            images: Vec::new(),
+        }];
+        assert_eq!(coach.after_runs(&ran, cwd), Vec::<String>::new());
+        fs_err::write(
+            cwd.join("settings.ini"),
+            ini.replace("# the main one", "port = 5433"),
+        )
+        .unwrap();
+        assert_eq!(
+            coach.after_runs(&ran, cwd),
+            [
+                "[oi: your code changed `settings.ini` (- removed, + added):\n```diff\n@@ -5,3 +5,3 @@\n [database]\n-# the main one\n+port = 5433\n port = 5432\n```\nCheck that it changed only what the task asks, and nothing else.]"
+            ]
+        );
+        // Shown once per change.
+        assert_eq!(coach.after_runs(&ran, cwd), Vec::<String>::new());
+        // Other models hear nothing.
+        let mut big = Coach::new(false, task, cwd);
+        fs_err::write(cwd.join("settings.ini"), ini).unwrap();
+        assert_eq!(big.after_runs(&ran, cwd), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_column_name_guessed_wrong_gets_the_real_ones_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("customers.csv"),
+            "customer_id,name\nC1,Ana\nC2,Ben\n",
+        )
+        .unwrap();
+        fs_err::write(
+            cwd.join("payments.csv"),
+            "id,customer,amount\n1,c1,2\n2,C2,3\n",
+        )
+        .unwrap();
+        let task = "Join customers.csv and payments.csv into totals.csv";
+        let mut coach = Coach::new(true, task, cwd);
+        let failed = |text: &str| Report {
+            call_id: None,
+            language: "python".into(),
+            text: text.into(),
+            images: Vec::new(),
+        };
+        // A key that some table lacks: each table's columns.
+        let notes = coach.after_runs(&[failed("Traceback …\nKeyError: 'customer'\n")], cwd);
+        assert_eq!(
+            notes,
+            [
+                "[oi: `customer` is not a column of every input: `customers.csv` has `customer_id`, `name`; `payments.csv` has `id`, `customer`, `amount`. Use these names exactly (spaces and case included).]"
+            ]
+        );
+        // Once a task.
+        let again = coach.after_runs(&[failed("KeyError: 'Name'")], cwd);
+        assert_eq!(again, Vec::<String>::new());
+        // A key of every table, or of no table input at all, says nothing.
+        fs_err::write(cwd.join("payments.csv"), "id,name\n1,x\n2,y\n").unwrap();
+        let mut other = Coach::new(true, task, cwd);
+        assert_eq!(
+            other.after_runs(&[failed("KeyError: 'missing'")], Path::new("/nonexistent")),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            other.after_runs(&[failed("KeyError: 'name'")], cwd),
+            Vec::<String>::new()
+        );
+        // Other models hear nothing.
+        let mut big = Coach::new(false, task, cwd);
+        assert_eq!(
+            big.after_runs(&[failed("KeyError: 'customer'")], cwd),
+            Vec::<String>::new()
+        );
+        // A column that is there, of a file read with the wrong separator.
+        fs_err::write(
+            cwd.join("export.csv"),
+            "Order No;Region Name\n1;North\n2;South\n",
+        )
+        .unwrap();
+        let mut coach = Coach::new(true, "Sum export.csv per region into top.txt", cwd);
+        assert_eq!(
+            coach.after_runs(&[failed("KeyError: 'Region Name'")], cwd),
+            [
+                "[oi: `Region Name` is a column, but the file was not split by its separator: `export.csv` (fields separated by `;`: read it with sep=';' in pandas, delimiter=';' with csv) has `Order No`, `Region Name`. Use these names exactly (spaces and case included).]"
+            ]
         );
     }
 
@@ -770,6 +1233,14 @@ mod tests {
             ("time.txt", "12:30\n", None),
             ("cfg.ini", "port = 9090\n", None),
             ("notes.txt", "Mean: high\n", None),
+            // A short unit after the number; not a sentence.
+            ("avg.txt", "Average temperature: 21.0°C", Some("(`21.0`)")),
+            (
+                "value.txt",
+                "Total stock value: $77.00\n",
+                Some("(`77.00`)"),
+            ),
+            ("n.txt", "Total: 5 apples and pears\n", None),
         ];
         for (name, text, expected) in cases {
             let path = dir.path().join(name);
@@ -783,6 +1254,39 @@ mod tests {
                 None => assert!(preview.contains("Check that it holds exactly"), "{preview}"),
             }
         }
+    }
+
+    #[test]
+    fn ending_with_text_in_a_number_column_is_questioned_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Sum expenses per category into by_category.csv";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.after_runs(
+            &[Report {
+                call_id: None,
+                language: "python".into(),
+                text: String::new(),
+                images: Vec::new(),
+            }],
+            cwd,
+        );
+        fs_err::write(
+            cwd.join("by_category.csv"),
+            "category,total\nTravel,\"$1,200.50$310.00\"\nFood,48\nOffice,1100\n",
+        )
+        .unwrap();
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("the `total` column of `by_category.csv` holds text where a number belongs (`$1,200.50$310.00`)"),
+            "{note}"
+        );
+        assert_eq!(
+            coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
+            None
+        );
     }
 
     #[test]
@@ -827,6 +1331,8 @@ mod tests {
         ] {
             assert!(!Coach::new(true, remark, cwd).wants_code(), "{remark}");
         }
+        // A question that names a file to make needs code too.
+        assert!(Coach::new(true, "Which region sold most? Write it to top.txt.", cwd).wants_code());
         let mut coach = Coach::new(true, "Write the squares of 1..5 to squares.txt", cwd);
         assert!(coach.wants_code());
         // A reply ran code: the next may answer.

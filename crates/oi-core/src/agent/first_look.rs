@@ -11,11 +11,13 @@
 //! Bounded: a few lines of each named file, a JSON document's shape rather
 //! than its text, at most [`MAX_CHARS`] in all.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value;
 
 use super::coach::{first_lines, read_head};
+use super::table;
 
 /// The whole look, at most (about 500 tokens).
 const MAX_CHARS: usize = 2000;
@@ -27,15 +29,23 @@ const WIDTH: usize = 160;
 /// How much of a file is read: its start, or a whole JSON document up to
 /// this size.
 const READ: u64 = 256 * 1024;
+/// A JSON string this short is shown as it is.
+const SAMPLE: usize = 24;
 
-/// The look to give with a task that names `named` files, in `cwd`; `None`
-/// when none of them is a file there.
-pub(super) fn first_look(cwd: &Path, named: &[String]) -> Option<String> {
-    let previews: Vec<String> = named
+/// The look to give with a task that names `named` files and `folders`, in
+/// `cwd`; `None` when none of them is there.
+pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Option<String> {
+    let previews: Vec<String> = folders
         .iter()
-        .filter(|name| cwd.join(name.as_str()).is_file())
         .take(MAX_FILES)
-        .filter_map(|name| preview(name, &cwd.join(name.as_str())))
+        .filter_map(|name| listing(name, &cwd.join(name.as_str())))
+        .chain(
+            named
+                .iter()
+                .filter(|name| cwd.join(name.as_str()).is_file())
+                .take(MAX_FILES)
+                .filter_map(|name| preview(name, &cwd.join(name.as_str()))),
+        )
         .collect();
     if previews.is_empty() {
         return None;
@@ -59,6 +69,67 @@ pub(super) fn first_look(cwd: &Path, named: &[String]) -> Option<String> {
     }
     look.push(']');
     Some(look)
+}
+
+/// Folders a task names as such (`photos/`, `logs/2026/`) that exist in
+/// `cwd`: the folder a task works on is listed, not the workspace around it.
+pub(super) fn named_folders(task: &str, cwd: &Path) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for word in task.split_whitespace() {
+        let word = word.trim_matches(|c: char| {
+            matches!(c, '`' | '"' | '\'' | ',' | '.' | ';' | ':' | '(' | ')')
+        });
+        let Some(stem) = word.strip_suffix('/') else {
+            continue;
+        };
+        if stem.is_empty() || stem.starts_with('/') || stem.split('/').any(|p| p == "..") {
+            continue;
+        }
+        let name = format!("{stem}/");
+        if cwd.join(stem).is_dir() && !found.contains(&name) {
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// What a folder the task names holds: its entries' names (a folder's with
+/// a `/`), sorted, at most [`MAX_ENTRIES`].
+fn listing(name: &str, path: &Path) -> Option<String> {
+    const MAX_ENTRIES: usize = 20;
+    let mut entries: Vec<String> = fs_err::read_dir(path)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|entry| {
+            let mut entry_name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                entry_name.push('/');
+            }
+            entry_name
+        })
+        .collect();
+    entries.sort();
+    let count = entries.len();
+    if count == 0 {
+        return Some(format!("`{name}` is an empty folder."));
+    }
+    let spaces = entries.iter().any(|e| e.contains(' '));
+    let shown: Vec<String> = entries
+        .iter()
+        .take(MAX_ENTRIES)
+        .map(|e| format!("`{e}`"))
+        .collect();
+    let more = if count > MAX_ENTRIES { ", …" } else { "" };
+    let quote = if spaces {
+        " Some names have spaces: quote them in shell commands."
+    } else {
+        ""
+    };
+    Some(format!(
+        "`{name}` holds {count} entr{}: {}{more}.{quote}",
+        if count == 1 { "y" } else { "ies" },
+        shown.join(", ")
+    ))
 }
 
 fn size(bytes: u64) -> String {
@@ -103,6 +174,13 @@ fn preview(name: &str, path: &Path) -> Option<String> {
             "`{name}` is a JSON document shaped like this:{bom}\n{shape}"
         ));
     }
+    if let Some(objects) = json_lines(text, len <= READ) {
+        let mut shape = String::new();
+        json_shape(&Value::Array(objects), 0, &mut shape);
+        return Some(format!(
+            "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}"
+        ));
+    }
     let count = text.lines().count();
     let shown = first_lines(text, LINES, WIDTH);
     let more = if count > LINES { "\n…" } else { "" };
@@ -112,8 +190,11 @@ fn preview(name: &str, path: &Path) -> Option<String> {
     } else {
         format!("{count} {lines}")
     };
+    let table = table::profile(text, len <= READ, false)
+        .map(|profile| format!("\nAs a table: {profile}"))
+        .unwrap_or_default();
     Some(format!(
-        "`{name}` ({counted}) begins:{bom}\n{}{more}",
+        "`{name}` ({counted}) begins:{bom}\n{}{more}{table}",
         shown.join("\n")
     ))
 }
@@ -127,6 +208,11 @@ fn json_shape(value: &Value, depth: usize, out: &mut String) {
         Value::Null => out.push_str("null"),
         Value::Bool(_) => out.push_str("bool"),
         Value::Number(_) => out.push_str("number"),
+        // A short string is shown as it is: a number or a date kept as
+        // text, or the case it is written in, matters to the code.
+        Value::String(text) if text.chars().count() <= SAMPLE => {
+            out.push_str(&serde_json::to_string(text).unwrap_or_default());
+        }
         Value::String(_) => out.push_str("string"),
         Value::Array(items) if depth >= MAX_DEPTH => {
             out.push_str(&format!("[…] ({} items)", items.len()));
@@ -139,10 +225,11 @@ fn json_shape(value: &Value, depth: usize, out: &mut String) {
             Some(first) => {
                 out.push('[');
                 json_shape(first, depth + 1, out);
-                let items = items.len();
+                let count = items.len();
                 out.push_str(&format!(
-                    ", …] ({items} item{})",
-                    if items == 1 { "" } else { "s" }
+                    ", …] ({count} item{}{})",
+                    if count == 1 { "" } else { "s" },
+                    item_keys(items)
                 ));
             }
         },
@@ -164,6 +251,96 @@ fn json_shape(value: &Value, depth: usize, out: &mut String) {
     }
 }
 
+/// The objects of a file of JSON lines (one object per line, two or
+/// more); `complete` when `text` is the whole file, else its last,
+/// perhaps partial, line is left out.
+fn json_lines(text: &str, complete: bool) -> Option<Vec<Value>> {
+    let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if !complete {
+        lines.pop();
+    }
+    if lines.len() < 2 || !lines.iter().all(|l| l.trim_start().starts_with('{')) {
+        return None;
+    }
+    lines
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<Value>(l)
+                .ok()
+                .filter(Value::is_object)
+        })
+        .collect()
+}
+
+/// What the first item of an array of objects does not show: keys that
+/// only some items have, and the few values a text key takes.
+fn item_keys(items: &[Value]) -> String {
+    const MAX_ITEMS: usize = 500;
+    const MAX_VALUES: usize = 6;
+    let objects: Vec<&serde_json::Map<String, Value>> = items
+        .iter()
+        .take(MAX_ITEMS)
+        .filter_map(Value::as_object)
+        .collect();
+    if objects.len() < 2 {
+        return String::new();
+    }
+    let mut keys: Vec<&String> = Vec::new();
+    for object in &objects {
+        for key in object.keys() {
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    let partial: Vec<String> = keys
+        .iter()
+        .filter(|key| objects.iter().any(|o| !o.contains_key(key.as_str())))
+        .map(|key| format!("`{key}`"))
+        .collect();
+    if !partial.is_empty() {
+        notes.push(format!("only some have {}", partial.join(", ")));
+    }
+    for key in keys.iter().take(12) {
+        let mut values: Vec<&str> = Vec::new();
+        let mut all_text = true;
+        for object in &objects {
+            match object.get(key.as_str()) {
+                Some(Value::String(text)) => {
+                    if !values.contains(&text.as_str()) {
+                        values.push(text);
+                    }
+                }
+                None => {}
+                Some(_) => all_text = false,
+            }
+        }
+        let folded: BTreeSet<String> = values.iter().map(|v| v.trim().to_lowercase()).collect();
+        let variants = folded.len() < values.len();
+        if all_text
+            && values.len() > 1
+            && values.len() <= MAX_VALUES
+            && (values.len() < objects.len() || variants)
+            && values.iter().all(|v| v.chars().count() <= SAMPLE)
+        {
+            let listed: Vec<String> = values
+                .iter()
+                .map(|v| serde_json::to_string(v).unwrap_or_default())
+                .collect();
+            let case = if variants {
+                " (one value in different case or spacing: compare them normalised)"
+            } else {
+                ""
+            };
+            notes.push(format!("`{key}` is one of {}{case}", listed.join(", ")));
+        } else if !all_text && values.iter().any(|v| v.parse::<f64>().is_ok()) {
+            notes.push(format!("`{key}` is sometimes a number, sometimes text"));
+        }
+    }
+    notes.iter().map(|n| format!("; {n}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,13 +356,51 @@ mod tests {
             r#"{"data": {"orders": [{"customer": {"name": "A"}, "id": 1, "items": [{"ok": true, "qty": 2}]}, {"id": 2}]}, "note": null}"#,
         )
         .unwrap();
-        let look = first_look(dir.path(), &["orders.json".to_owned()]).unwrap();
+        let look = first_look(dir.path(), &["orders.json".to_owned()], &[]).unwrap();
         assert_eq!(
             look,
             "[oi: how the files the task names begin, so you need not guess:\n\
              `orders.json` is a JSON document shaped like this:\n\
-             {\"data\": {\"orders\": [{\"customer\": {\"name\": string}, \"id\": number, \"items\": [{\"ok\": bool, \"qty\": number}, …] (1 item)}, …] (2 items)}, \"note\": null}]"
+             {\"data\": {\"orders\": [{\"customer\": {\"name\": \"A\"}, \"id\": number, \"items\": [{\"ok\": bool, \"qty\": number}, …] (1 item)}, …] (2 items; only some have `customer`, `items`)}, \"note\": null}]"
         );
+    }
+
+    #[test]
+    fn items_show_their_text_values_and_keys_only_some_have() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(
+            dir.path().join("events.jsonl"),
+            concat!(
+                // Keys in sorted order, as in the test above.
+                "{\"action\": \"login\", \"user\": \"ana\"}\n",
+                "{\"action\": \"buy\", \"amount\": 30, \"user\": \"ben\"}\n",
+                "{\"action\": \"buy\", \"amount\": \"7.5\", \"user\": \"ana\"}\n",
+            ),
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["events.jsonl".to_owned()], &[]).unwrap();
+        assert_eq!(
+            look,
+            "[oi: how the files the task names begin, so you need not guess:\n\
+             `events.jsonl` holds one JSON object per line; as a list they are shaped like this:\n\
+             [{\"action\": \"login\", \"user\": \"ana\"}, …] (3 items; only some have `amount`; `action` is one of \"login\", \"buy\"; `user` is one of \"ana\", \"ben\"; `amount` is sometimes a number, sometimes text)]"
+        );
+        // A text value written in different case is listed even when each
+        // item has its own spelling.
+        fs_err::write(
+            dir.path().join("orders.json"),
+            r#"[{"status": "shipped"}, {"status": "Shipped"}, {"status": "CANCELLED"}]"#,
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["orders.json".to_owned()], &[]).unwrap();
+        assert!(
+            look.contains(r#"(3 items; `status` is one of "shipped", "Shipped", "CANCELLED" (one value in different case or spacing: compare them normalised))"#),
+            "{look}"
+        );
+        // Lines that are not all objects are text.
+        fs_err::write(dir.path().join("mixed.log"), "{\"a\": 1}\nplain text\n").unwrap();
+        let look = first_look(dir.path(), &["mixed.log".to_owned()], &[]).unwrap();
+        assert!(look.contains("`mixed.log` (2 lines) begins:"), "{look}");
     }
 
     #[test]
@@ -201,12 +416,37 @@ mod tests {
         let look = first_look(
             dir.path(),
             &["data.csv".to_owned(), "result.txt".to_owned()],
+            &[],
         )
         .unwrap();
         assert_eq!(
             look,
             "[oi: how the files the task names begin, so you need not guess:\n\
-             `data.csv` (21 lines) begins: It starts with a UTF-8 byte-order mark.\n Name ;Amount\n0;x\n1;x\n2;x\n3;x\n4;x\n…]"
+             `data.csv` (21 lines) begins: It starts with a UTF-8 byte-order mark.\n Name ;Amount\n0;x\n1;x\n2;x\n3;x\n4;x\n…\n\
+             As a table: 20 rows under a header row, fields separated by `;`. Columns:\n\
+             - ` Name ` (with the spaces): whole numbers\n\
+             - `Amount`: text, 1 distinct: `x`]"
+        );
+    }
+
+    #[test]
+    fn a_folder_the_task_names_is_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let photos = dir.path().join("photos");
+        fs_err::create_dir_all(photos.join("old")).unwrap();
+        for name in ["My Photo 01.JPG", "sunset.jpeg"] {
+            fs_err::write(photos.join(name), "x").unwrap();
+        }
+        fs_err::create_dir_all(dir.path().join("empty")).unwrap();
+        let task = "Rename the files in `photos/`, then empty/ and missing/ and ../up/.";
+        let folders = named_folders(task, dir.path());
+        assert_eq!(folders, ["photos/", "empty/"]);
+        let look = first_look(dir.path(), &[], &folders).unwrap();
+        assert_eq!(
+            look,
+            "[oi: how the files the task names begin, so you need not guess:\n\
+             `photos/` holds 3 entries: `My Photo 01.JPG`, `old/`, `sunset.jpeg`. Some names have spaces: quote them in shell commands.\n\
+             `empty/` is an empty folder.]"
         );
     }
 
@@ -214,10 +454,10 @@ mod tests {
     fn a_task_naming_no_file_here_gets_no_look() {
         let dir = tempfile::tempdir().unwrap();
         fs_err::write(dir.path().join("other.txt"), "x").unwrap();
-        assert_eq!(first_look(dir.path(), &["out.txt".to_owned()]), None);
-        assert_eq!(first_look(dir.path(), &[]), None);
+        assert_eq!(first_look(dir.path(), &["out.txt".to_owned()], &[]), None);
+        assert_eq!(first_look(dir.path(), &[], &[]), None);
         fs_err::write(dir.path().join("shop.db"), b"SQLite format 3\0\x10\0").unwrap();
-        let look = first_look(dir.path(), &["shop.db".to_owned()]).unwrap();
+        let look = first_look(dir.path(), &["shop.db".to_owned()], &[]).unwrap();
         assert!(
             look.contains("`shop.db` is a SQLite database (18 bytes)"),
             "{look}"
@@ -232,7 +472,7 @@ mod tests {
             fs_err::write(dir.path().join(name), format!("{wide}\n{wide}\n")).unwrap();
         }
         let named = ["a.txt", "b.txt", "c.txt", "d.txt"].map(str::to_owned);
-        let look = first_look(dir.path(), &named).unwrap();
+        let look = first_look(dir.path(), &named, &[]).unwrap();
         assert!(look.chars().count() <= MAX_CHARS + 2, "{}", look.len());
         assert!(look.contains(&format!("{}…", "y".repeat(WIDTH))), "{look}");
         assert!(!look.contains("`d.txt`"), "{look}");
@@ -241,7 +481,7 @@ mod tests {
             .map(|i| format!("\"k{i}\": {{\"x\": 1}}, "))
             .collect();
         fs_err::write(dir.path().join("big.json"), format!("{{{json}\"end\": 1}}")).unwrap();
-        let look = first_look(dir.path(), &["big.json".to_owned()]).unwrap();
+        let look = first_look(dir.path(), &["big.json".to_owned()], &[]).unwrap();
         assert!(look.contains("`big.json` is a JSON document"), "{look}");
         assert!(look.chars().count() <= MAX_CHARS + 2, "{}", look.len());
     }

@@ -32,7 +32,9 @@ mod resample;
 mod runaway;
 mod save_as;
 mod screen;
+mod table;
 mod task;
+mod traceback;
 
 use task::Reply;
 

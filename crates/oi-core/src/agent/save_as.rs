@@ -171,7 +171,7 @@ pub(super) fn save_rewritten_scripts(
         };
         let target = named.iter().find(|name| {
             !saved.contains(*name)
-                && !run.code.contains(name.as_str())
+                && !uses_script(&run.code, name)
                 && script(name).is_some_and(|s| s.languages.contains(&language.as_str()))
                 && fs_err::read_to_string(cwd.join(name.as_str()))
                     .is_ok_and(|old| is_new_version(&old, &run.code))
@@ -197,6 +197,26 @@ pub(super) fn save_rewritten_scripts(
         saved.push(name);
     }
     (actions, saved)
+}
+
+/// Whether `code` uses the script `name` (runs, reads or writes it) rather
+/// than being a version of it: it names the script on a line that is not a
+/// comment, a usage message or a printed message.
+fn uses_script(code: &str, name: &str) -> bool {
+    code.lines().filter(|line| line.contains(name)).any(|line| {
+        let trimmed = line.trim_start();
+        let lower = trimmed.to_lowercase();
+        !(trimmed.starts_with('#')
+            || trimmed.starts_with("//")
+            || lower.contains("usage")
+            || trimmed.starts_with("print(")
+            || trimmed.starts_with("echo "))
+    })
+}
+
+/// Whether `name` is a script (by its extension) that oi knows how to run.
+pub(super) fn is_script(name: &str) -> bool {
+    script(name).is_some()
 }
 
 /// What a script named `name` is, by its extension.
@@ -480,5 +500,26 @@ mod tests {
         let actions = vec![run("bash", script)];
         let (_, saved) = save_rewritten_scripts(actions, &named, dir.path());
         assert!(saved.is_empty());
+        // The whole script with a line that runs it is code that uses it.
+        let runs_it =
+            format!("{script}import subprocess\nsubprocess.run(['python3', 'tool.py'])\n");
+        let (_, saved) = save_rewritten_scripts(vec![run("python", &runs_it)], &named, dir.path());
+        assert!(saved.is_empty());
+    }
+
+    #[test]
+    fn a_new_version_naming_itself_in_its_usage_or_comments_is_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "import sys\nrows = open(sys.argv[1]).read().splitlines()\nfor row in rows:\n    print(row.upper())\nprint(len(rows))\n";
+        fs_err::write(dir.path().join("tool.py"), script).unwrap();
+        let new = format!(
+            "# tool.py, with a usage line\nif len(sys.argv) < 2:\n    sys.exit('usage: python3 tool.py FILE')\n{script}"
+        );
+        let (_, saved) = save_rewritten_scripts(
+            vec![run("python", &new)],
+            &["tool.py".to_owned()],
+            dir.path(),
+        );
+        assert_eq!(saved, ["tool.py"]);
     }
 }

@@ -9,11 +9,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::coach::{Coach, named_files};
 use super::execute::Halt;
-use super::first_look::first_look;
+use super::first_look::{first_look, named_folders};
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
 use super::resample::Resample;
 use super::runaway::{self, Runaway};
 use super::save_as::{save_named_scripts, save_rewritten_scripts};
+use super::traceback::compact_reports;
 use super::{Session, sleep_until};
 use crate::context::estimate_tokens;
 use crate::loop_guard::LoopGuard;
@@ -241,6 +242,7 @@ impl Session {
             };
             let (mut reports, mut halt) = self.execute(actions, cancel).await;
             let mut previews = coach.after_runs(&reports, self.kernels.cwd());
+            previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
             if halt.is_none()
                 && let Some(run) = coach.rerun_after_install(&runs, &reports)
@@ -259,11 +261,17 @@ impl Session {
                 // Results of tool calls stay tool messages; this run
                 // answers none, so it goes after them.
                 previews.extend(coach.after_runs(&again, self.kernels.cwd()));
+                if self.config.small_model {
+                    compact_reports(&mut again);
+                }
                 if reports.iter().all(|r| r.call_id.is_some()) {
                     rerun_results = self.harness.results(again);
                 } else {
                     reports.extend(again);
                 }
+            }
+            if self.config.small_model {
+                compact_reports(&mut reports);
             }
             let mut results = self.harness.results(reports);
             results.extend(rerun_results);
@@ -307,7 +315,8 @@ impl Session {
     /// Gives a small model a first look at the files the task names, with
     /// the task's message.
     fn add_first_look(&mut self, task: &str) {
-        let Some(look) = first_look(self.kernels.cwd(), &named_files(task)) else {
+        let cwd = self.kernels.cwd();
+        let Some(look) = first_look(cwd, &named_files(task), &named_folders(task, cwd)) else {
             return;
         };
         if let Some(Message::User { content }) =

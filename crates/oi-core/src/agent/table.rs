@@ -1,0 +1,611 @@
+//! A profile of a table file for small models: its separator, its columns
+//! and what their values are like, with the quirks real exports have
+//! (numbers written as `$1,200.50` or `3,50`, missing values written as
+//! `NA` or `-`, one value typed with different case or spacing, dates in
+//! several formats). Small models otherwise convert the first lines they
+//! see and fail, or, worse, compute a wrong result from the rest.
+//!
+//! Bounded: the rows read are those of the file's start the first look
+//! already read; at most [`MAX_ROWS`] of them are profiled, and each
+//! column's line is short.
+
+use std::collections::BTreeSet;
+
+/// Rows profiled, at most.
+const MAX_ROWS: usize = 2000;
+/// Columns described, at most.
+const MAX_COLUMNS: usize = 12;
+/// Distinct text values listed, at most; and how long one may be.
+const MAX_LISTED: usize = 6;
+const LISTED_WIDTH: usize = 24;
+/// Examples of odd values shown, at most.
+const EXAMPLES: usize = 3;
+
+/// Words that mean "no value" in exports.
+const MISSING: &[&str] = &[
+    "na", "n/a", "nan", "null", "none", "-", "--", "?", "missing", "#n/a",
+];
+
+/// The profile of `text` (a file's start; `complete` when it is the whole
+/// file) if it is a table: rows of two or more fields split by one
+/// separator. With `order`, each column's line says whether its values
+/// are sorted (for a result, where the task may ask for an order).
+pub(super) fn profile(text: &str, complete: bool, order: bool) -> Option<String> {
+    // A cut file's last line may be partial.
+    let text = match (complete, text.rfind('\n')) {
+        (false, Some(end)) => &text[..end],
+        _ => text,
+    };
+    let (separator, rows) = [b',', b';', b'\t', b'|']
+        .into_iter()
+        .filter_map(|sep| Some((sep, rows(text, sep)?)))
+        .max_by_key(|(_, rows)| rows.first().map_or(0, Vec::len))?;
+    let header = &rows[0];
+    let body = &rows[1..];
+    let mut out = format!(
+        "{} rows under a header row, fields separated by {}{}. Columns:",
+        body.len(),
+        match separator {
+            b'\t' => "tabs".to_owned(),
+            other => format!("`{}`", other as char),
+        },
+        if complete { "" } else { " (in the part read)" },
+    );
+    for (i, name) in header.iter().enumerate().take(MAX_COLUMNS) {
+        let values: Vec<&str> = body
+            .iter()
+            .filter_map(|row| row.get(i).map(String::as_str))
+            .collect();
+        let shown = if name.trim() == name && !name.is_empty() {
+            format!("`{name}`")
+        } else {
+            format!("`{name}` (with the spaces)")
+        };
+        let sorted = if order { sort_order(&values) } else { "" };
+        out.push_str(&format!("\n- {shown}: {}{sorted}", describe(&values)));
+    }
+    if header.len() > MAX_COLUMNS {
+        out.push_str(&format!("\n- … ({} columns in all)", header.len()));
+    }
+    Some(out)
+}
+
+/// Columns of the table `text` whose name says they hold a number (`total`,
+/// `amount`, `avg_price` …) but where some value is not one, with the
+/// first such value: a result computed by joining text (`$1.20$3.40`).
+pub(super) fn text_in_number_columns(text: &str) -> Vec<(String, String)> {
+    const NUMERIC: &[&str] = &[
+        "total",
+        "sum",
+        "count",
+        "amount",
+        "average",
+        "avg",
+        "mean",
+        "median",
+        "price",
+        "value",
+        "cost",
+        "qty",
+        "quantity",
+        "revenue",
+        "population",
+        "max",
+        "min",
+    ];
+    let Some((_, rows)) = [b',', b';', b'\t', b'|']
+        .into_iter()
+        .filter_map(|sep| Some((sep, rows(text.trim_start_matches('\u{feff}'), sep)?)))
+        .max_by_key(|(_, rows)| rows.first().map_or(0, Vec::len))
+    else {
+        return Vec::new();
+    };
+    let header = &rows[0];
+    header
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| {
+            name.to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|word| NUMERIC.contains(&word))
+        })
+        .filter_map(|(i, name)| {
+            let odd = rows[1..]
+                .iter()
+                .filter_map(|row| row.get(i))
+                .find(|value| {
+                    let value = value.trim();
+                    !is_missing(value) && value.parse::<f64>().is_err()
+                })?;
+            Some((name.clone(), odd.clone()))
+        })
+        .collect()
+}
+
+/// The separator and column names of `text` (a file's start) if it is a
+/// table.
+pub(super) fn columns(text: &str) -> Option<(char, Vec<String>)> {
+    let text = text.trim_start_matches('\u{feff}');
+    // Whole lines only, and a few of them are enough.
+    let end = text
+        .match_indices('\n')
+        .nth(50)
+        .map_or(text.len(), |(i, _)| i);
+    let text = &text[..end];
+    [b',', b';', b'\t', b'|']
+        .into_iter()
+        .filter_map(|sep| Some((sep, rows(text, sep)?)))
+        .max_by_key(|(_, rows)| rows.first().map_or(0, Vec::len))
+        .and_then(|(sep, rows)| Some((char::from(sep), rows.into_iter().next()?)))
+}
+
+/// The file's rows split by `sep`, if it splits into a table: a header of
+/// two or more fields and at least two rows, nearly all as wide as it.
+fn rows(text: &str, sep: u8) -> Option<Vec<Vec<String>>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(sep)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut rows = Vec::new();
+    for record in reader.records().take(MAX_ROWS + 1) {
+        let record = record.ok()?;
+        // Blank lines are not rows.
+        if record.len() == 1 && record.get(0).is_some_and(|f| f.trim().is_empty()) {
+            continue;
+        }
+        rows.push(record.iter().map(str::to_owned).collect::<Vec<_>>());
+    }
+    let width = rows.first()?.len();
+    if width < 2 || rows.len() < 3 {
+        return None;
+    }
+    let even = rows.iter().filter(|row| row.len() == width).count();
+    // Nearly every row as wide as the header (a trailing note may not be).
+    (even * 10 >= rows.len() * 9).then_some(rows)
+}
+
+/// What a column's values are like.
+fn describe(values: &[&str]) -> String {
+    let present: Vec<&str> = values.iter().copied().filter(|v| !is_missing(v)).collect();
+    let written: BTreeSet<String> = values
+        .iter()
+        .filter(|v| is_missing(v) && !v.trim().is_empty())
+        .map(|v| format!("`{}`", v.trim()))
+        .collect();
+    let blank = values.iter().any(|v| v.trim().is_empty());
+    let mut what = kind(&present);
+    if blank || !written.is_empty() {
+        let count = values.len() - present.len();
+        let how: Vec<String> = blank
+            .then(|| "empty".to_owned())
+            .into_iter()
+            .chain(written)
+            .collect();
+        what.push_str(&format!(
+            "; {count} of {} missing: {}",
+            values.len(),
+            how.join(" or ")
+        ));
+    }
+    let padded = present.iter().filter(|v| v.trim() != **v).count();
+    if padded > 0 {
+        what.push_str(&format!(
+            "; {padded} with spaces around the value (`{}`)",
+            present
+                .iter()
+                .find(|v| v.trim() != **v)
+                .copied()
+                .unwrap_or_default()
+        ));
+    }
+    what
+}
+
+/// Whether a column's values are sorted: by number when they all are
+/// numbers, else as text ignoring case.
+fn sort_order(values: &[&str]) -> &'static str {
+    if values.len() < 3 {
+        return "";
+    }
+    let numbers: Option<Vec<f64>> = values.iter().map(|v| v.trim().parse().ok()).collect();
+    let ordering: Vec<std::cmp::Ordering> = match numbers {
+        Some(n) => n
+            .windows(2)
+            .filter_map(|w| w[0].partial_cmp(&w[1]))
+            .collect(),
+        None => values
+            .windows(2)
+            .map(|w| w[0].trim().to_lowercase().cmp(&w[1].trim().to_lowercase()))
+            .collect(),
+    };
+    use std::cmp::Ordering::{Greater, Less};
+    if ordering.iter().all(|o| *o != Greater) {
+        " (in ascending order)"
+    } else if ordering.iter().all(|o| *o != Less) {
+        " (in descending order)"
+    } else {
+        " (in no order)"
+    }
+}
+
+fn is_missing(value: &str) -> bool {
+    let value = value.trim();
+    value.is_empty() || MISSING.contains(&value.to_lowercase().as_str())
+}
+
+/// The kind of a column's present values.
+fn kind(values: &[&str]) -> String {
+    if values.is_empty() {
+        return "empty".to_owned();
+    }
+    let trimmed: Vec<&str> = values.iter().map(|v| v.trim()).collect();
+    if trimmed.iter().all(|v| v.parse::<f64>().is_ok()) {
+        return if trimmed.iter().all(|v| v.parse::<i64>().is_ok()) {
+            "whole numbers".to_owned()
+        } else {
+            "numbers".to_owned()
+        };
+    }
+    if trimmed.iter().all(|v| written_number(v).is_some()) {
+        let odd: Vec<&str> = trimmed
+            .iter()
+            .copied()
+            .filter(|v| v.parse::<f64>().is_err())
+            .collect();
+        let comma_decimal = odd
+            .iter()
+            .any(|v| written_number(v) == Some(Written::DecimalComma));
+        let how = if comma_decimal {
+            "a decimal comma, like {}: replace the comma with a point before converting"
+        } else {
+            "currency signs or thousands separators, like {}: remove them before converting"
+        };
+        return format!(
+            "numbers written with {}",
+            how.replace("{}", &examples(&odd))
+        );
+    }
+    let numeric = trimmed
+        .iter()
+        .filter(|v| written_number(v).is_some())
+        .count();
+    if numeric * 3 >= trimmed.len() * 2 {
+        let odd: Vec<&str> = trimmed
+            .iter()
+            .copied()
+            .filter(|v| written_number(v).is_none())
+            .collect();
+        return format!(
+            "numbers, but {} of {} values are not, like {}",
+            odd.len(),
+            values.len(),
+            examples(&odd)
+        );
+    }
+    let formats: BTreeSet<&str> = trimmed.iter().filter_map(|v| date_format(v)).collect();
+    if trimmed.iter().all(|v| date_format(v).is_some()) {
+        return if formats.len() > 1 {
+            let firsts: Vec<&str> = formats
+                .iter()
+                .filter_map(|f| trimmed.iter().copied().find(|v| date_format(v) == Some(*f)))
+                .collect();
+            format!(
+                "dates in {} formats, like {}",
+                formats.len(),
+                examples(&firsts)
+            )
+        } else {
+            format!("dates, like {}", examples(&trimmed))
+        };
+    }
+    let distinct: BTreeSet<&str> = trimmed.iter().copied().collect();
+    let folded: BTreeSet<String> = trimmed
+        .iter()
+        .map(|v| {
+            v.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        })
+        .collect();
+    let mut what = if distinct.len() <= MAX_LISTED && distinct.len() < trimmed.len() {
+        format!(
+            "text, {} distinct: {}",
+            distinct.len(),
+            distinct
+                .iter()
+                .map(|v| format!("`{}`", short(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else {
+        format!("text, like {}", examples(&trimmed))
+    };
+    if folded.len() < distinct.len() {
+        // Show one value written two ways.
+        if let Some((a, b)) = variants(&trimmed) {
+            what.push_str(&format!(
+                "; the same value is written with different case or spacing (`{a}`, `{b}`): compare them normalised"
+            ));
+        }
+    }
+    what
+}
+
+/// Two different spellings of one value, if there are.
+fn variants<'a>(values: &[&'a str]) -> Option<(&'a str, &'a str)> {
+    let fold = |v: &str| {
+        v.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    values.iter().enumerate().find_map(|(i, a)| {
+        values[i + 1..]
+            .iter()
+            .find(|b| a != *b && fold(a) == fold(b))
+            .map(|b| (*a, *b))
+    })
+}
+
+fn short(value: &str) -> String {
+    let cut: String = value.chars().take(LISTED_WIDTH).collect();
+    if cut.len() < value.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}
+
+/// Up to [`EXAMPLES`] distinct values, in backticks.
+fn examples(values: &[&str]) -> String {
+    let mut seen = Vec::new();
+    for value in values {
+        if !seen.contains(value) {
+            seen.push(*value);
+        }
+        if seen.len() == EXAMPLES {
+            break;
+        }
+    }
+    seen.iter()
+        .map(|v| format!("`{}`", short(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Written {
+    /// Plain, or with a currency sign, a percent sign or thousands
+    /// separators (`$1,200.50`, `1 204 331`, `12%`).
+    Separated,
+    /// A comma for the decimal point (`3,50`).
+    DecimalComma,
+}
+
+/// How a number is written, if `value` is one written with signs or
+/// separators that a plain conversion refuses.
+fn written_number(value: &str) -> Option<Written> {
+    let core = value
+        .trim()
+        .trim_start_matches(['$', '€', '£', '¥'])
+        .trim_end_matches(['%', '€', '$', '£'])
+        .trim();
+    let core = core.strip_prefix('-').unwrap_or(core);
+    if core.is_empty() {
+        return None;
+    }
+    if core.parse::<f64>().is_ok() {
+        return Some(Written::Separated);
+    }
+    // Thousands separated by `,` (a `.` decimal) or by spaces.
+    for (sep, point) in [
+        (',', '.'),
+        (' ', '.'),
+        ('\u{a0}', '.'),
+        ('.', ','),
+        (' ', ','),
+    ] {
+        let (whole, fraction) = match core.split_once(point) {
+            Some((whole, fraction)) => (whole, Some(fraction)),
+            None => (core, None),
+        };
+        let groups: Vec<&str> = whole.split(sep).collect();
+        if groups.len() > 1
+            && (1..=3).contains(&groups[0].len())
+            && groups[1..].iter().all(|g| g.len() == 3)
+            && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_digit()))
+            && fraction.is_none_or(|f| !f.is_empty() && f.chars().all(|c| c.is_ascii_digit()))
+        {
+            return Some(if point == ',' && fraction.is_some() {
+                Written::DecimalComma
+            } else {
+                Written::Separated
+            });
+        }
+    }
+    // A decimal comma alone: `3,5`, `12,75`.
+    if let Some((whole, fraction)) = core.split_once(',')
+        && !whole.is_empty()
+        && whole.chars().all(|c| c.is_ascii_digit())
+        && (1..=2).contains(&fraction.len())
+        && fraction.chars().all(|c| c.is_ascii_digit())
+    {
+        return Some(Written::DecimalComma);
+    }
+    None
+}
+
+/// The format of a date, if `value` is one: `YYYY-MM-DD`, `NN/NN/YYYY`,
+/// `NN.NN.YYYY`, or a month's name with a day and a year.
+fn date_format(value: &str) -> Option<&'static str> {
+    let digits = |s: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&s.len()) && s.chars().all(|c| c.is_ascii_digit())
+    };
+    let parts = |sep: char| value.split(sep).collect::<Vec<_>>();
+    let dashed = parts('-');
+    if dashed.len() == 3
+        && digits(dashed[0], 4..=4)
+        && digits(dashed[1], 1..=2)
+        && digits(dashed[2], 1..=2)
+    {
+        return Some("YYYY-MM-DD");
+    }
+    for (sep, name) in [
+        ('/', "NN/NN/YYYY"),
+        ('.', "NN.NN.YYYY"),
+        ('-', "NN-NN-YYYY"),
+    ] {
+        let p = parts(sep);
+        if p.len() == 3 && digits(p[0], 1..=2) && digits(p[1], 1..=2) && digits(p[2], 2..=4) {
+            return Some(name);
+        }
+    }
+    const MONTHS: &[&str] = &[
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let words: Vec<String> = value
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let has_month = words
+        .iter()
+        .any(|w| MONTHS.iter().any(|m| w.starts_with(m)) && w.chars().all(char::is_alphabetic));
+    let numbers = words
+        .iter()
+        .filter(|w| w.chars().all(|c| c.is_ascii_digit()))
+        .count();
+    (words.len() == 3 && has_month && numbers == 2).then_some("month name, day, year")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_plain_csv_gets_its_columns_and_kinds() {
+        let text = "name,age,city\nAna,31,Lisbon\nBen,27,Porto\nCy,40,Lisbon\n";
+        assert_eq!(
+            profile(text, true, false).unwrap(),
+            "3 rows under a header row, fields separated by `,`. Columns:\n\
+             - `name`: text, like `Ana`, `Ben`, `Cy`\n\
+             - `age`: whole numbers\n\
+             - `city`: text, 2 distinct: `Lisbon`, `Porto`"
+        );
+    }
+
+    #[test]
+    fn quirks_of_exports_are_named() {
+        let text = "Order No;Region Name ;Amount;Price;When\n\
+                    1; north;$1,200.50;3,50;2026-01-15\n\
+                    2;North;$35.20;12,75;03/02/2026\n\
+                    3;South;NA;1,00;March 9, 2026\n\
+                    4;south;;2,25;2026-04-01\n";
+        let profile = profile(text, true, false).unwrap();
+        assert_eq!(
+            profile,
+            "4 rows under a header row, fields separated by `;`. Columns:\n\
+             - `Order No`: whole numbers\n\
+             - `Region Name ` (with the spaces): text, like `north`, `North`, `South`; the same value is written with different case or spacing (`north`, `North`): compare them normalised; 1 with spaces around the value (` north`)\n\
+             - `Amount`: numbers written with currency signs or thousands separators, like `$1,200.50`, `$35.20`: remove them before converting; 2 of 4 missing: empty or `NA`\n\
+             - `Price`: numbers written with a decimal comma, like `3,50`, `12,75`, `1,00`: replace the comma with a point before converting\n\
+             - `When`: dates in 3 formats, like `03/02/2026`, `2026-01-15`, `March 9, 2026`"
+        );
+    }
+
+    #[test]
+    fn the_columns_of_a_table_are_its_header() {
+        assert_eq!(
+            columns("\u{feff}id;Region Name;units\n1;North;3\n2;South;4\n3;South;1\n"),
+            Some((
+                ';',
+                vec![
+                    "id".to_owned(),
+                    "Region Name".to_owned(),
+                    "units".to_owned()
+                ]
+            ))
+        );
+        assert_eq!(columns("just some text\nwith lines\nand more\n"), None);
+    }
+
+    #[test]
+    fn a_result_says_how_each_column_is_sorted() {
+        let text = "category,total\nTravel,$1,200.50$310.00\nFood,48.0\nOffice,1100\n";
+        assert_eq!(
+            profile(text, true, true),
+            None,
+            "a row split by its unquoted commas is not a table"
+        );
+        let text = "category,total\nTravel,\"$1,200.50$310.00\"\nOffice,\"$89.99$1,010.01\"\nFood,\"$35.20$12.80\"\n";
+        assert_eq!(
+            profile(text, true, true).unwrap(),
+            "3 rows under a header row, fields separated by `,`. Columns:\n\
+             - `category`: text, like `Travel`, `Office`, `Food` (in descending order)\n\
+             - `total`: text, like `$1,200.50$310.00`, `$89.99$1,010.01`, `$35.20$12.80` (in no order)"
+        );
+        let text = "name,n\nb,3\na,2\nc,1\n";
+        let profile = profile(text, true, true).unwrap();
+        assert!(
+            profile.contains("`name`: text, like `b`, `a`, `c` (in no order)"),
+            "{profile}"
+        );
+        assert!(
+            profile.contains("`n`: whole numbers (in descending order)"),
+            "{profile}"
+        );
+    }
+
+    #[test]
+    fn text_where_a_column_name_promises_numbers_is_found() {
+        let text = "category,total,note\nTravel,\"$1,200.50$310.00\",x\nFood,48.0,y\nOffice,NA,z\n";
+        assert_eq!(
+            text_in_number_columns(text),
+            [("total".to_owned(), "$1,200.50$310.00".to_owned())]
+        );
+        let fine = "category,Total Amount\nTravel,1510.5\nFood,48\nOffice,\n";
+        assert!(text_in_number_columns(fine).is_empty());
+        assert!(text_in_number_columns("not a table").is_empty());
+    }
+
+    #[test]
+    fn thousands_and_decimal_commas_are_told_apart() {
+        assert_eq!(written_number("1,204,331"), Some(Written::Separated));
+        assert_eq!(written_number("$1,200.50"), Some(Written::Separated));
+        assert_eq!(written_number("1 204 331"), Some(Written::Separated));
+        assert_eq!(written_number("12%"), Some(Written::Separated));
+        assert_eq!(written_number("1.204,50"), Some(Written::DecimalComma));
+        assert_eq!(written_number("3,5"), Some(Written::DecimalComma));
+        assert_eq!(written_number("Lisbon"), None);
+        assert_eq!(written_number("12,3456"), None);
+        assert_eq!(written_number("$"), None);
+    }
+
+    #[test]
+    fn text_that_is_not_a_table_gets_no_profile() {
+        // Prose with a comma here and there.
+        let prose = "The cat sat, and then it slept.\nNothing else happened.\nThe end, really.\n";
+        assert_eq!(profile(prose, true, false), None);
+        // One column, or too few rows.
+        assert_eq!(profile("a\nb\nc\n", true, false), None);
+        assert_eq!(profile("a,b\n1,2\n", true, false), None);
+        // A web log splits on none of the separators.
+        let log =
+            "10.0.0.1 - - [02/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 512\n".repeat(4);
+        assert_eq!(profile(&log, true, false), None);
+    }
+
+    #[test]
+    fn a_cut_file_drops_its_partial_last_line_and_says_so() {
+        let text = "a\tb\n1\t2\n3\t4\n5\t";
+        assert_eq!(
+            profile(text, false, false).unwrap(),
+            "2 rows under a header row, fields separated by tabs (in the part read). Columns:\n\
+             - `a`: whole numbers\n\
+             - `b`: whole numbers"
+        );
+    }
+}
