@@ -1049,12 +1049,16 @@ mod tests {
         );
         // A script's own lines are code.
         assert_eq!(
-            coach.content_note(&[run("x = 1\nprint(y)")], &[name_error.clone()], cwd),
+            coach.content_note(
+                &[run("x = 1\nprint(y)")],
+                std::slice::from_ref(&name_error),
+                cwd
+            ),
             None
         );
         let note = coach.content_note(
             &[run("# settings.ini\n[database]\nport = 5433\n")],
-            &[name_error.clone()],
+            std::slice::from_ref(&name_error),
             cwd,
         );
         assert_eq!(
@@ -1066,7 +1070,7 @@ mod tests {
         // Once a task; never for other models.
         let again = coach.content_note(
             &[run("[database]\nport = 5433")],
-            &[name_error.clone()],
+            std::slice::from_ref(&name_error),
             cwd,
         );
         assert_eq!(again, None);

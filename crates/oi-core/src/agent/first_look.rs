@@ -307,12 +307,10 @@ fn item_keys(items: &[Value]) -> String {
         let mut all_text = true;
         for object in &objects {
             match object.get(key.as_str()) {
-                Some(Value::String(text)) => {
-                    if !values.contains(&text.as_str()) {
-                        values.push(text);
-                    }
+                Some(Value::String(text)) if !values.contains(&text.as_str()) => {
+                    values.push(text);
                 }
-                None => {}
+                Some(Value::String(_)) | None => {}
                 Some(_) => all_text = false,
             }
         }
