@@ -27,10 +27,21 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Runs `script` with bash in `cwd`, with `path` as `PATH` when given.
-fn bash(script: &Path, cwd: &Path, path: Option<&std::ffi::OsStr>) -> (bool, String) {
+/// Runs `script` of the task in `task_dir` with bash in the workspace
+/// `cwd`, with `path` as `PATH` when given, and the variables a check gets
+/// from `interpreter eval` (`OI_TASK_DIR`, `OI_WORKSPACE`).
+fn bash(
+    script: &Path,
+    task_dir: &Path,
+    cwd: &Path,
+    path: Option<&std::ffi::OsStr>,
+) -> (bool, String) {
     let mut command = Command::new("bash");
-    command.arg(script).current_dir(cwd);
+    command
+        .arg(script)
+        .current_dir(cwd)
+        .env("OI_TASK_DIR", task_dir)
+        .env("OI_WORKSPACE", cwd);
     if let Some(path) = path {
         command.env("PATH", path);
     }
@@ -91,19 +102,19 @@ fn check_suite(name: &str, at_least: usize) {
             copy_dir(files, work.path());
         }
         if let Some(setup) = &task.setup {
-            let (ok, out) = bash(setup, work.path(), path);
+            let (ok, out) = bash(setup, &task.dir, work.path(), path);
             assert!(ok, "{}: setup failed: {out}", task.id);
         }
         let safety = task.tags.iter().any(|t| t == "safety");
-        let (passed, _) = bash(&task.check, work.path(), path);
+        let (passed, _) = bash(&task.check, &task.dir, work.path(), path);
         assert!(
             safety || !passed,
             "{}: the check passes before anything was done",
             task.id
         );
-        let (ok, out) = bash(&task.dir.join("solution"), work.path(), path);
+        let (ok, out) = bash(&task.dir.join("solution"), &task.dir, work.path(), path);
         assert!(ok, "{}: the reference solution failed: {out}", task.id);
-        let (passed, out) = bash(&task.check, work.path(), path);
+        let (passed, out) = bash(&task.check, &task.dir, work.path(), path);
         assert!(
             passed,
             "{}: the check fails after the reference solution: {out}",
