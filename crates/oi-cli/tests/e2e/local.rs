@@ -319,6 +319,98 @@ async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
 }
 
 #[tokio::test]
+async fn a_small_model_sees_a_tables_profile_short_tracebacks_and_the_real_columns() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("export.csv"),
+        "Order No;Region Name;Amount\n1;North;\"$1,200.50\"\n2;South;$35.20\n3;North;NA\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text("```python\nimport json\njson.loads('{')\n```"))
+        .push(Reply::text(
+            "```python\nimport csv\nrows = list(csv.DictReader(open('export.csv')))\nprint(rows[0]['Region Name'])\n```",
+        ))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Sum the Amount of export.csv per region into totals.csv",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    // The first look profiles the table.
+    let first = last_message(&requests[0]);
+    assert!(
+        first.contains("As a table: 3 rows under a header row, fields separated by `;`.")
+            && first.contains("- `Amount`: numbers written with currency signs or thousands separators, like `$1,200.50`, `$35.20`: remove them before converting; 1 of 3 missing: `NA`"),
+        "{first}"
+    );
+    // The traceback reaches the model without the json module's frames.
+    let second = last_message(&requests[1]);
+    assert!(
+        second.contains("inside libraries]")
+            && second.contains("JSONDecodeError")
+            && !second.contains("json/decoder.py"),
+        "{second}"
+    );
+    // A column that exists, in a file read with the wrong separator.
+    let third = last_message(&requests[2]);
+    assert!(
+        third.contains("`Region Name` is a column, but the file was not split by its separator")
+            && third.contains("read it with sep=';' in pandas"),
+        "{third}"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_going_in_circles_is_asked_again_and_sees_what_it_changed() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let ini = "[server]\nport = 8000\n\n[database]\n# main\nport = 5432\n";
+    fs_err::write(env.cwd.path().join("settings.ini"), ini).unwrap();
+    let failing = "```python\nprint(config['database'])\n```";
+    env.server
+        .push(Reply::text(failing))
+        .push(Reply::text("```python\nprint(open('settings.ini').read())\n```"))
+        // The failed code again: asked again more freely.
+        .push(Reply::text(failing))
+        .push(Reply::text(
+            "```python\ntext = open('settings.ini').read().replace('port = 5432', 'port = 5433')\nopen('settings.ini', 'w').write(text)\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&["-y", "In settings.ini, set the database port to 5433."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature 0.7)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("settings.ini")).unwrap(),
+        ini.replace("5432", "5433")
+    );
+    // The failed code did not run a second time: three runs, one of them
+    // the change, whose diff the model then read.
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 5, "{requests:?}");
+    let seen = last_message(&requests[4]);
+    assert!(
+        seen.contains("your code changed `settings.ini`")
+            && seen.contains("-port = 5432\n+port = 5433"),
+        "{seen}"
+    );
+}
+
+#[tokio::test]
 async fn a_corrected_script_answering_why_it_fails_is_not_saved_over_it() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

@@ -183,7 +183,7 @@ impl Session {
                 // Not run, not kept: the same request goes again.
                 self.emit(Event::Warning {
                     message: format!(
-                        "the reply would run again the code that just ran; asking once more, sampling more freely (temperature {t})"
+                        "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature {t})"
                     ),
                 });
                 temperature = Some(t);
