@@ -282,11 +282,14 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
     );
 }
 
+/// A script with a misspelt name (`totl`): fixed, it prints 55.
+const BROKEN_ADD_UP: &str = "def add_up(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return totl\n\nprint(add_up(10))\n";
+
 #[tokio::test]
 async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
-    let broken = "def add_up(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return totl\n\nprint(add_up(10))\n";
+    let broken = BROKEN_ADD_UP;
     fs_err::write(env.cwd.path().join("script.py"), broken).unwrap();
     let fixed = broken.replace("totl", "total");
     env.server
@@ -414,7 +417,7 @@ async fn a_small_model_going_in_circles_is_asked_again_and_sees_what_it_changed(
 async fn a_corrected_script_answering_why_it_fails_is_not_saved_over_it() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
-    let broken = "def add_up(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return totl\n\nprint(add_up(10))\n";
+    let broken = BROKEN_ADD_UP;
     fs_err::write(env.cwd.path().join("script.py"), broken).unwrap();
     let fixed = broken.replace("totl", "total");
     env.server

@@ -865,6 +865,16 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
+    /// The report of a Python run that printed `text`.
+    fn python_report(text: &str) -> Report {
+        Report {
+            call_id: None,
+            language: "python".into(),
+            text: text.into(),
+            images: Vec::new(),
+        }
+    }
+
     #[test]
     fn questions_are_told_from_tasks() {
         assert!(is_question("What is 2 ** 20?"));
@@ -1026,12 +1036,7 @@ mod tests {
                 code: code.into(),
             })
         };
-        let report = |text: &str| Report {
-            call_id: None,
-            language: "python".into(),
-            text: text.into(),
-            images: Vec::new(),
-        };
+        let report = python_report;
         let name_error = report("NameError: name 'database' is not defined");
         let mut coach = Coach::new(true, task, cwd);
         // Code that failed, or the file's text that ran fine: nothing.
@@ -1089,12 +1094,7 @@ mod tests {
         fs_err::write(cwd.join("settings.ini"), ini).unwrap();
         let task = "In settings.ini, set the database port to 5433.";
         let mut coach = Coach::new(true, task, cwd);
-        let ran = [Report {
-            call_id: None,
-            language: "python".into(),
-            text: String::new(),
-            images: Vec::new(),
-        }];
+        let ran = [python_report("")];
         assert_eq!(coach.after_runs(&ran, cwd), Vec::<String>::new());
         fs_err::write(
             cwd.join("settings.ini"),
@@ -1131,12 +1131,7 @@ mod tests {
         .unwrap();
         let task = "Join customers.csv and payments.csv into totals.csv";
         let mut coach = Coach::new(true, task, cwd);
-        let failed = |text: &str| Report {
-            call_id: None,
-            language: "python".into(),
-            text: text.into(),
-            images: Vec::new(),
-        };
+        let failed = python_report;
         // A key that some table lacks: each table's columns.
         let notes = coach.after_runs(&[failed("Traceback …\nKeyError: 'customer'\n")], cwd);
         assert_eq!(
@@ -1190,12 +1185,7 @@ mod tests {
         )
         .unwrap();
         let mut coach = Coach::new(true, "Write the total of sales.csv to total.txt", cwd);
-        let failed = |text: &str| Report {
-            call_id: None,
-            language: "python".into(),
-            text: text.into(),
-            images: Vec::new(),
-        };
+        let failed = python_report;
         // Other failures, and values that are not in the header, say nothing.
         for text in [
             "ValueError: could not convert string to float: '1,5'",
@@ -1266,15 +1256,7 @@ mod tests {
         let cwd = dir.path();
         let task = "Sum expenses per category into by_category.csv";
         let mut coach = Coach::new(true, task, cwd);
-        coach.after_runs(
-            &[Report {
-                call_id: None,
-                language: "python".into(),
-                text: String::new(),
-                images: Vec::new(),
-            }],
-            cwd,
-        );
+        coach.after_runs(&[python_report("")], cwd);
         fs_err::write(
             cwd.join("by_category.csv"),
             "category,total\nTravel,\"$1,200.50$310.00\"\nFood,48\nOffice,1100\n",
@@ -1298,12 +1280,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
         let md = HarnessKind::Markdown;
-        let ran = [Report {
-            call_id: None,
-            language: "python".into(),
-            text: String::new(),
-            images: Vec::new(),
-        }];
+        let ran = [python_report("")];
         fs_err::write(cwd.join("numbers.txt"), "10\n41\n").unwrap();
         let mut coach = Coach::new(true, "Write the mean of numbers.txt to mean.txt", cwd);
         coach.after_runs(&ran, cwd);
