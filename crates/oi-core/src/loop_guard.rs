@@ -27,8 +27,6 @@ pub(crate) struct LoopGuard {
     near_repeats: u32,
     /// Whether variations count (for small models, which need it).
     near: bool,
-    /// The code proposed last, as compared, until its run ends.
-    pending_key: Option<String>,
     /// The task's recent steps (code, and what its run said), for small
     /// models: going in circles (A, B, A, B …) repeats no step twice in a
     /// row, so the counts above never see it.
@@ -75,21 +73,22 @@ impl LoopGuard {
         }
         // Words are only needed to compare failing variations.
         self.pending = self.near.then(|| (language.to_owned(), words(code)));
-        self.pending_key = self.last_code.clone();
     }
 
     /// A run ended with `status`, its output for the model being `output`.
     pub(crate) fn ran(&mut self, status: &RunStatus, output: &str) {
         let pending = self.pending.take();
         self.last_failure_text = raw_error(status, output).map(|raw| shorten(&raw));
-        if let Some(key) = self.pending_key.take()
-            && self.near
+        let signature = error_signature(status, output);
+        // A run the guard saw proposed (small models): its code is the
+        // last proposed.
+        if pending.is_some()
+            && let Some(key) = self.last_code.clone()
         {
-            let signature = error_signature(status, output);
             let step = Step {
                 key,
                 failed: signature.is_some(),
-                outcome: signature.unwrap_or_else(|| normalize_error(output)),
+                outcome: signature.clone().unwrap_or_else(|| normalize_error(output)),
             };
             if self.steps.contains(&step) {
                 self.cycle_repeats += 1;
@@ -99,7 +98,7 @@ impl LoopGuard {
             }
             self.steps.push(step);
         }
-        let Some(error) = error_signature(status, output) else {
+        let Some(error) = signature else {
             self.last_error = None;
             self.error_repeats = 0;
             self.last_failure = None;

@@ -222,23 +222,21 @@ impl Coach {
                 problems.push(format!("{} is empty", empty.join(", ")));
             }
             for name in &self.expected {
-                let head = read_head(&cwd.join(name.as_str()), 64).unwrap_or_default();
-                if is_zero(&String::from_utf8_lossy(&head)) {
+                // Each result is read once, its start only.
+                let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
+                let text = String::from_utf8_lossy(&head);
+                if is_zero(&text) {
                     problems.push(format!(
                         "`{name}` holds 0, which usually means the code matched or read nothing"
                     ));
                 }
-            }
-            for name in &self.expected {
-                let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
-                for (column, value) in
-                    table::text_in_number_columns(&String::from_utf8_lossy(&head))
-                {
+                for (column, value) in table::text_in_number_columns(&text) {
                     problems.push(format!(
                         "the `{column}` column of `{name}` holds text where a number belongs (`{value}`)"
                     ));
                 }
-                if let Some((line, value)) = labelled_file(name, &cwd.join(name.as_str())) {
+                let shown = first_lines(&text, 3, 100);
+                if let Some((line, value)) = labelled(name, &shown) {
                     problems.push(format!(
                         "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`)"
                     ));
@@ -579,11 +577,7 @@ fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
     ]
     .iter()
     .find_map(|p| output.split_once(p))
-    .and_then(|(_, rest)| {
-        let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
-        let rest = &rest[1..];
-        rest.find(quote).map(|end| &rest[..end])
-    })?;
+    .and_then(|(_, rest)| quoted(rest))?;
     let value = value.trim_end_matches("\\n").trim();
     if value.is_empty() || value.parse::<f64>().is_ok() {
         return None;
@@ -699,16 +693,21 @@ fn is_zero(text: &str) -> bool {
     !text.is_empty() && text.parse::<f64>().is_ok_and(|n| n == 0.0)
 }
 
+/// The text between the quotes (`'` or `"`) `rest` begins with.
+fn quoted(rest: &str) -> Option<&str> {
+    let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let rest = &rest[1..];
+    rest.find(quote).map(|end| &rest[..end])
+}
+
 /// When a run failed for a missing key (`KeyError: 'customer'`) that is
 /// not a column of every input table: a note naming each input's columns.
 /// Small models guess column names (`customer` for `customer_id`, `Region`
 /// for `Region Name`) and then retry the same guess.
 fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
-    let key = output.rsplit_once("KeyError: ").and_then(|(_, rest)| {
-        let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
-        let rest = &rest[1..];
-        rest.find(quote).map(|end| &rest[..end])
-    })?;
+    let key = output
+        .rsplit_once("KeyError: ")
+        .and_then(|(_, rest)| quoted(rest))?;
     let tables: Vec<(&String, char, Vec<String>)> = inputs
         .iter()
         .filter_map(|name| {
@@ -759,13 +758,6 @@ pub(super) fn read_head(path: &Path, limit: u64) -> Option<Vec<u8>> {
         .read_to_end(&mut head)
         .ok()?;
     Some(head)
-}
-
-/// [`labelled`] for the first lines of the file `name` at `path`, owned.
-fn labelled_file(name: &str, path: &Path) -> Option<(String, String)> {
-    let head = read_head(path, 4096)?;
-    let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
-    labelled(name, &shown).map(|(line, value)| (line.to_owned(), value.to_owned()))
 }
 
 /// When every shown line of a plain text file is a label and a number
@@ -820,6 +812,20 @@ pub(super) fn first_lines(text: &str, count: usize, width: usize) -> Vec<String>
         .collect()
 }
 
+/// The words of a task as names may appear in it: quotes, brackets and
+/// punctuation around them (and a sentence's final `.`) taken off.
+pub(super) fn task_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split_whitespace().map(|word| {
+        let word = word.trim_matches(|c: char| {
+            matches!(
+                c,
+                '`' | '"' | '\'' | ',' | ';' | ':' | '(' | ')' | '[' | ']' | '<' | '>'
+            )
+        });
+        word.strip_suffix('.').unwrap_or(word)
+    })
+}
+
 /// File names a task mentions (`count.txt`, `out/sum.txt`, `chart.png` …).
 pub(super) fn named_files(text: &str) -> Vec<String> {
     const EXTENSIONS: &[&str] = &[
@@ -828,14 +834,7 @@ pub(super) fn named_files(text: &str) -> Vec<String> {
         "tsv", "sql", "sqlite", "cfg", "conf",
     ];
     let mut found: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        let word = word.trim_matches(|c: char| {
-            matches!(
-                c,
-                '`' | '"' | '\'' | ',' | ';' | ':' | '(' | ')' | '[' | ']' | '<' | '>'
-            )
-        });
-        let word = word.strip_suffix('.').unwrap_or(word);
+    for word in task_words(text) {
         let Some((stem, ext)) = word.rsplit_once('.') else {
             continue;
         };

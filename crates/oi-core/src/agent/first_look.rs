@@ -16,7 +16,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::coach::{first_lines, read_head};
+use super::coach::{first_lines, read_head, task_words};
 use super::table;
 
 /// The whole look, at most (about 500 tokens).
@@ -75,10 +75,7 @@ pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Op
 /// `cwd`: the folder a task works on is listed, not the workspace around it.
 pub(super) fn named_folders(task: &str, cwd: &Path) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for word in task.split_whitespace() {
-        let word = word.trim_matches(|c: char| {
-            matches!(c, '`' | '"' | '\'' | ',' | '.' | ';' | ':' | '(' | ')')
-        });
+    for word in task_words(task) {
         let Some(stem) = word.strip_suffix('/') else {
             continue;
         };
@@ -314,7 +311,7 @@ fn item_keys(items: &[Value]) -> String {
                 Some(_) => all_text = false,
             }
         }
-        let folded: BTreeSet<String> = values.iter().map(|v| v.trim().to_lowercase()).collect();
+        let folded: BTreeSet<String> = values.iter().map(|v| table::fold(v)).collect();
         let variants = folded.len() < values.len();
         if all_text
             && values.len() > 1

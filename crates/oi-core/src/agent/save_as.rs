@@ -26,57 +26,29 @@ struct Script {
     languages: &'static [&'static str],
 }
 
+const fn script_of(
+    ext: &'static str,
+    runner: &'static str,
+    languages: &'static [&'static str],
+) -> Script {
+    Script {
+        ext,
+        runner,
+        languages,
+    }
+}
+
 const SCRIPTS: &[Script] = &[
-    Script {
-        ext: "py",
-        runner: "python3",
-        languages: &["python", "py", "python3"],
-    },
-    Script {
-        ext: "sh",
-        runner: "bash",
-        languages: &["shell", "bash", "sh", "zsh"],
-    },
-    Script {
-        ext: "bash",
-        runner: "bash",
-        languages: &["shell", "bash", "sh"],
-    },
-    Script {
-        ext: "js",
-        runner: "node",
-        languages: &["javascript", "js", "node", "nodejs"],
-    },
-    Script {
-        ext: "mjs",
-        runner: "node",
-        languages: &["javascript", "js", "node", "nodejs"],
-    },
-    Script {
-        ext: "rb",
-        runner: "ruby",
-        languages: &["ruby", "rb"],
-    },
-    Script {
-        ext: "pl",
-        runner: "perl",
-        languages: &["perl", "pl"],
-    },
-    Script {
-        ext: "r",
-        runner: "Rscript",
-        languages: &["r", "rscript"],
-    },
-    Script {
-        ext: "lua",
-        runner: "lua",
-        languages: &["lua"],
-    },
-    Script {
-        ext: "php",
-        runner: "php",
-        languages: &["php"],
-    },
+    script_of("py", "python3", &["python", "py", "python3"]),
+    script_of("sh", "bash", &["shell", "bash", "sh", "zsh"]),
+    script_of("bash", "bash", &["shell", "bash", "sh"]),
+    script_of("js", "node", &["javascript", "js", "node", "nodejs"]),
+    script_of("mjs", "node", &["javascript", "js", "node", "nodejs"]),
+    script_of("rb", "ruby", &["ruby", "rb"]),
+    script_of("pl", "perl", &["perl", "pl"]),
+    script_of("r", "Rscript", &["r", "rscript"]),
+    script_of("lua", "lua", &["lua"]),
+    script_of("php", "php", &["php"]),
 ];
 
 /// Programs that run a script named after them.

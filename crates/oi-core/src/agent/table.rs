@@ -36,10 +36,7 @@ pub(super) fn profile(text: &str, complete: bool, order: bool) -> Option<String>
         (false, Some(end)) => &text[..end],
         _ => text,
     };
-    let (separator, rows) = [b',', b';', b'\t', b'|']
-        .into_iter()
-        .filter_map(|sep| Some((sep, rows(text, sep)?)))
-        .max_by_key(|(_, rows)| rows.first().map_or(0, Vec::len))?;
+    let (separator, rows) = split(text)?;
     let header = &rows[0];
     let body = &rows[1..];
     let mut out = format!(
@@ -93,11 +90,7 @@ pub(super) fn text_in_number_columns(text: &str) -> Vec<(String, String)> {
         "max",
         "min",
     ];
-    let Some((_, rows)) = [b',', b';', b'\t', b'|']
-        .into_iter()
-        .filter_map(|sep| Some((sep, rows(text.trim_start_matches('\u{feff}'), sep)?)))
-        .max_by_key(|(_, rows)| rows.first().map_or(0, Vec::len))
-    else {
+    let Some((_, rows)) = split(text.trim_start_matches('\u{feff}')) else {
         return Vec::new();
     };
     let header = &rows[0];
@@ -132,11 +125,17 @@ pub(super) fn columns(text: &str) -> Option<(char, Vec<String>)> {
         .nth(50)
         .map_or(text.len(), |(i, _)| i);
     let text = &text[..end];
+    let (sep, rows) = split(text)?;
+    Some((char::from(sep), rows.into_iter().next()?))
+}
+
+/// `text` split into rows by the separator (`,`, `;`, tab or `|`) that
+/// makes it the widest table, with that separator.
+fn split(text: &str) -> Option<(u8, Vec<Vec<String>>)> {
     [b',', b';', b'\t', b'|']
         .into_iter()
         .filter_map(|sep| Some((sep, rows(text, sep)?)))
         .max_by_key(|(_, rows)| rows.first().map_or(0, Vec::len))
-        .and_then(|(sep, rows)| Some((char::from(sep), rows.into_iter().next()?)))
 }
 
 /// The file's rows split by `sep`, if it splits into a table: a header of
@@ -300,15 +299,7 @@ fn kind(values: &[&str]) -> String {
         };
     }
     let distinct: BTreeSet<&str> = trimmed.iter().copied().collect();
-    let folded: BTreeSet<String> = trimmed
-        .iter()
-        .map(|v| {
-            v.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        })
-        .collect();
+    let folded: BTreeSet<String> = trimmed.iter().map(|v| fold(v)).collect();
     let mut what = if distinct.len() <= MAX_LISTED && distinct.len() < trimmed.len() {
         format!(
             "text, {} distinct: {}",
@@ -335,18 +326,21 @@ fn kind(values: &[&str]) -> String {
 
 /// Two different spellings of one value, if there are.
 fn variants<'a>(values: &[&'a str]) -> Option<(&'a str, &'a str)> {
-    let fold = |v: &str| {
-        v.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    };
     values.iter().enumerate().find_map(|(i, a)| {
         values[i + 1..]
             .iter()
             .find(|b| a != *b && fold(a) == fold(b))
             .map(|b| (*a, *b))
     })
+}
+
+/// A value as compared regardless of case and spacing.
+pub(super) fn fold(value: &str) -> String {
+    value
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 fn short(value: &str) -> String {

@@ -261,10 +261,10 @@ impl Session {
                 // Results of tool calls stay tool messages; this run
                 // answers none, so it goes after them.
                 previews.extend(coach.after_runs(&again, self.kernels.cwd()));
-                if self.config.small_model {
-                    compact_reports(&mut again);
-                }
                 if reports.iter().all(|r| r.call_id.is_some()) {
+                    if self.config.small_model {
+                        compact_reports(&mut again);
+                    }
                     rerun_results = self.harness.results(again);
                 } else {
                     reports.extend(again);
