@@ -136,11 +136,18 @@ impl LoopGuard {
             .is_some_and(|(_, last)| last == normalize_code(code))
     }
 
-    /// Whether `code` (in `language`) ran before in this task and failed:
+    /// Whether `code` ran before in this task and failed, whatever
+    /// language it was named in (a block tagged `py` runs as `python`):
     /// small models only, whose guard remembers steps.
-    pub(crate) fn failed_before(&self, language: &str, code: &str) -> bool {
-        let key = format!("{language}\n{}", normalize_code(code));
-        self.steps.iter().any(|step| step.failed && step.key == key)
+    pub(crate) fn failed_before(&self, code: &str) -> bool {
+        let code = normalize_code(code);
+        self.steps.iter().any(|step| {
+            step.failed
+                && step
+                    .key
+                    .split_once('\n')
+                    .is_some_and(|(_, ran)| ran == code)
+        })
     }
 
     /// How the last run failed (its error, shortened), if it did.
@@ -532,11 +539,11 @@ mod tests {
         };
         let mut guard = LoopGuard::new(true);
         step(&mut guard, a, true);
-        assert!(guard.failed_before("python", a));
-        assert!(!guard.failed_before("python", b));
-        assert!(!guard.failed_before("shell", a));
+        assert!(guard.failed_before(a));
+        assert!(guard.failed_before(&format!("{a}\n")), "line for line");
+        assert!(!guard.failed_before(b));
         step(&mut guard, b, false);
-        assert!(!guard.failed_before("python", b), "it did not fail");
+        assert!(!guard.failed_before(b), "it did not fail");
         step(&mut guard, a, true);
         assert_eq!(guard.warning(3), None);
         step(&mut guard, b, false);
@@ -568,7 +575,7 @@ mod tests {
             step(&mut big, b, false);
         }
         assert_eq!(big.tripped(3), None);
-        assert!(!big.failed_before("python", a));
+        assert!(!big.failed_before(a));
     }
 
     #[test]

@@ -29,13 +29,8 @@ impl Resample {
         configured: Option<f64>,
     ) -> Option<f64> {
         let last_run = actions.iter().rev().find_map(Action::run);
-        let repeat = last_run.is_some_and(|run| {
-            guard.is_last_code(&run.code)
-                || run
-                    .language
-                    .as_deref()
-                    .is_some_and(|language| guard.failed_before(language, &run.code))
-        });
+        let repeat = last_run
+            .is_some_and(|run| guard.is_last_code(&run.code) || guard.failed_before(&run.code));
         if !repeat {
             self.tries = 0;
             return None;
@@ -98,6 +93,13 @@ mod tests {
         guard.proposed("python", "print(1)");
         guard.ran(&oi_protocol::RunStatus::Ok, "1\n");
         assert_eq!(resample.again(&[run("a()")], &guard, None), Some(0.7));
+        // Whatever language the block names: `py` runs as `python`.
+        let tagged_py = Action::Run(ProposedRun {
+            call_id: None,
+            language: Some("py".to_owned()),
+            code: "a()".to_owned(),
+        });
+        assert_eq!(resample.again(&[tagged_py], &guard, None), Some(1.0));
         // Code that ran before and worked may run again.
         assert_eq!(resample.again(&[run("x = 2")], &guard, None), None);
         guard.proposed("python", "x = 2");
