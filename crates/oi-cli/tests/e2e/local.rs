@@ -916,6 +916,54 @@ async fn a_small_model_ending_after_a_failed_run_is_told_once() {
         told.contains("[oi: before you finish: your last run failed (KeyError: 'amount')"),
         "{told}"
     );
+    // The reply to it must run code: a small model free to answer says
+    // "done" whatever the note says.
+    let grammar = requests[2].body["grammar"].as_str().unwrap_or_default();
+    assert!(
+        grammar.starts_with("root ::= line* \"```\" tag "),
+        "{grammar}"
+    );
+    let before = requests[1].body["grammar"].as_str().unwrap_or_default();
+    assert!(before.contains("block ::= \"```\""), "{before}");
+}
+
+#[tokio::test]
+async fn a_small_model_that_printed_instead_of_writing_the_file_is_told_twice() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    env.server
+        .push(Reply::text("```python\nprint('hi')\n```"))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done, it printed hi."))
+        .push(Reply::text(
+            "```python\nopen('hello.txt', 'w').write('hi\\n')\n```",
+        ))
+        .push(Reply::text("hello.txt holds hi."));
+    let out = env.exec(&["-y", "Write hi to hello.txt"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("hello.txt")).unwrap(),
+        "hi\n"
+    );
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 5);
+    assert!(
+        requests[2]
+            .last_message_text()
+            .contains("`hello.txt`, which does not exist yet"),
+        "{}",
+        requests[2].last_message_text()
+    );
+    let again = requests[3].last_message_text();
+    assert!(
+        again.contains("[oi: before you finish: `hello.txt` still does not exist"),
+        "{again}"
+    );
+    let grammar = requests[3].body["grammar"].as_str().unwrap_or_default();
+    assert!(
+        grammar.starts_with("root ::= line* \"```\" tag "),
+        "{grammar}"
+    );
 }
 
 #[tokio::test]

@@ -68,6 +68,17 @@ pub(super) struct Coach {
     /// The input files' text as the model last saw it (as the task began,
     /// then after each change shown), for showing what a run changed.
     inputs_seen: HashMap<String, String>,
+    /// Commands the task quotes that run a script it names ("so that
+    /// `python3 csv2md.py data.csv --sort price` works"), until one of the
+    /// model's runs runs them.
+    untried: Vec<String>,
+    /// Columns of the input tables holding numbers written with signs or
+    /// separators: file, column, a value as written, and whether it has a
+    /// decimal comma.
+    written_numbers: Vec<(String, String, String, bool)>,
+    /// The last of them that the model's code used as it is (without
+    /// removing the signs), until code that does remove them runs.
+    raw_numbers: Option<usize>,
 }
 
 /// An input file this big, at most, has its changes shown.
@@ -96,6 +107,12 @@ impl Coach {
             .into_iter()
             .filter(|name| !cwd.join(name).exists())
             .collect();
+        let untried = if small_model {
+            quoted_commands(task)
+        } else {
+            Vec::new()
+        };
+        let written_numbers = inputs_seen_tables(&inputs_seen);
         let question = is_question(task);
         // A task that names a file yet to be made needs code, even when it
         // asks a question first ("Which region …? Write it to top.txt.").
@@ -120,6 +137,34 @@ impl Coach {
             told_columns: false,
             told_content: false,
             inputs_seen,
+            untried,
+            written_numbers,
+            raw_numbers: None,
+        }
+    }
+
+    /// The code of a batch of runs the model proposed: a command the task
+    /// quotes that one of them runs is tried.
+    pub(super) fn saw_runs(&mut self, runs: &[Option<ProposedRun>]) {
+        self.untried.retain(|command| {
+            !runs
+                .iter()
+                .flatten()
+                .any(|run| runs_command(&run.code, command))
+        });
+        // Code that uses a column of numbers written `$1,200.50` without
+        // removing the signs compares, sorts or adds them as text.
+        for run in runs.iter().flatten() {
+            for (i, (_, column, _, _)) in self.written_numbers.iter().enumerate() {
+                if !names_column(&run.code, column) {
+                    continue;
+                }
+                if cleans_numbers(&run.code) {
+                    self.raw_numbers = self.raw_numbers.filter(|raw| *raw != i);
+                } else {
+                    self.raw_numbers = Some(i);
+                }
+            }
         }
     }
 
@@ -218,8 +263,42 @@ impl Coach {
             if let Some(error) = last_failure {
                 problems.push(format!("your last run failed ({error})"));
             }
+            // Told once it does not exist yet, the model ran code and still
+            // ends without it (it printed the text instead of writing it).
+            let missing: Vec<String> = if self.ran_any && !self.question {
+                self.expected
+                    .iter()
+                    .filter(|name| !cwd.join(name.as_str()).exists())
+                    .map(|name| format!("`{name}`"))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if !missing.is_empty() {
+                problems.push(format!("{} still does not exist", missing.join(", ")));
+            }
             if !empty.is_empty() {
                 problems.push(format!("{} is empty", empty.join(", ")));
+            }
+            if let Some((name, column, value, comma)) =
+                self.raw_numbers.and_then(|i| self.written_numbers.get(i))
+            {
+                let how = if *comma {
+                    "replace the decimal comma with a point before converting (pandas: `decimal=','`)"
+                } else {
+                    "remove the signs and separators before converting (pandas: `thousands=','`, or `.str.replace`)"
+                };
+                problems.push(format!(
+                    "your code uses the `{column}` column of `{name}` as it is, but its numbers are written like `{value}`, so they are compared, sorted or added as text: {how}"
+                ));
+            }
+            if self.ran_any {
+                // What the task says must work, checked by running it.
+                for command in &self.untried {
+                    problems.push(format!(
+                        "the task says `{command}` should work, and it has not run yet (run it and read its output)"
+                    ));
+                }
             }
             for name in &self.expected {
                 // Each result is read once, its start only.
@@ -235,6 +314,11 @@ impl Coach {
                         "the `{column}` column of `{name}` holds text where a number belongs (`{value}`)"
                     ));
                 }
+                if let Some((first, other)) = folded_twins(&text) {
+                    problems.push(format!(
+                        "`{name}` has lines that differ only in case or spacing (`{first}` and `{other}`), likely one entry written twice"
+                    ));
+                }
                 let shown = first_lines(&text, 3, 100);
                 if let Some((line, value)) = labelled(name, &shown) {
                     problems.push(format!(
@@ -244,8 +328,11 @@ impl Coach {
             }
             if !problems.is_empty() {
                 self.checked_completion = true;
+                // Free to answer, a small model answers "The task is done."
+                // whatever the note says; the next reply runs code instead.
+                self.wants_code = true;
                 return Some(format!(
-                    "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again; if the task is really done, say so in one sentence.]",
+                    "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again now.]",
                     problems.join(", and ")
                 ));
             }
@@ -826,6 +913,94 @@ pub(super) fn task_words(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The columns of numbers written with signs or separators in the input
+/// tables, by file (in name order).
+fn inputs_seen_tables(inputs: &HashMap<String, String>) -> Vec<(String, String, String, bool)> {
+    let mut names: Vec<&String> = inputs.keys().collect();
+    names.sort();
+    names
+        .into_iter()
+        .flat_map(|name| {
+            table::written_number_columns(&inputs[name])
+                .into_iter()
+                .map(move |(column, value, comma)| (name.clone(), column, value, comma))
+        })
+        .collect()
+}
+
+/// Whether `code` names the column `column`, quoted (`df['amount']`,
+/// `row["Population"]`).
+fn names_column(code: &str, column: &str) -> bool {
+    ['\'', '"']
+        .iter()
+        .any(|q| code.contains(&format!("{q}{column}{q}")))
+}
+
+/// Whether `code` seems to remove signs or separators from numbers.
+fn cleans_numbers(code: &str) -> bool {
+    [
+        "replace",
+        "thousands",
+        "decimal",
+        "re.sub",
+        "translate",
+        "strip('",
+        "strip(\"",
+        "locale",
+        "isdigit",
+    ]
+    .iter()
+    .any(|how| code.contains(how))
+}
+
+/// Commands a task quotes in backticks that run a script it names
+/// (`python3 csv2md.py data.csv --sort price`), as quoted.
+fn quoted_commands(task: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for quote in task.split('`').skip(1).step_by(2) {
+        let command = quote.split_whitespace().collect::<Vec<_>>().join(" ");
+        let runs_script = named_files(&command)
+            .iter()
+            .any(|name| super::save_as::is_script(name));
+        if command.contains(' ') && runs_script && !found.contains(&command) {
+            found.push(command);
+        }
+    }
+    found
+}
+
+/// Whether `code` runs `command`, spaced and cased as it may be, with any
+/// interpreter (`python` for `python3`).
+fn runs_command(code: &str, command: &str) -> bool {
+    let code = table::fold(code);
+    let command = table::fold(command);
+    let script_first = command
+        .split(' ')
+        .next()
+        .is_some_and(|first| first.contains('.') || first.contains('/'));
+    let rest = match command.split_once(' ') {
+        Some((_, rest)) if !script_first => rest,
+        _ => command.as_str(),
+    };
+    code.contains(rest)
+}
+
+/// Two lines of a result that are the same but for case or spacing
+/// (`Bob  Jones`, `bob jones`): the first and the other, trimmed.
+fn folded_twins(text: &str) -> Option<(String, String)> {
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        match seen.get(&table::fold(line)) {
+            Some(first) if *first != line => return Some(((*first).to_owned(), line.to_owned())),
+            Some(_) => {}
+            None => {
+                seen.insert(table::fold(line), line);
+            }
+        }
+    }
+    None
+}
+
 /// File names a task mentions (`count.txt`, `out/sum.txt`, `chart.png` …).
 pub(super) fn named_files(text: &str) -> Vec<String> {
     const EXTENSIONS: &[&str] = &[
@@ -1365,8 +1540,10 @@ mod tests {
             .unwrap();
         assert_eq!(
             note,
-            "[oi: before you finish: your last run failed (KeyError: 'amount'), and `total.txt` is empty, so the task is probably not done. Fix the cause and run the step again; if the task is really done, say so in one sentence.]"
+            "[oi: before you finish: your last run failed (KeyError: 'amount'), and `total.txt` is empty, so the task is probably not done. Fix the cause and run the step again now.]"
         );
+        assert!(coach.wants_code(), "the reply to it runs code");
+        coach.heard("Done.");
         assert_eq!(
             coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, Some("KeyError")),
             None
@@ -1384,6 +1561,181 @@ mod tests {
         assert_eq!(
             big.note_before_ending("Done.", HarnessKind::Markdown, cwd, Some("boom")),
             None
+        );
+    }
+
+    #[test]
+    fn a_named_file_still_missing_after_code_ran_is_pointed_out_again_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let md = HarnessKind::Markdown;
+        let printed = [python_report("hi\n")];
+        let mut coach = Coach::new(true, "Write hello to hello.txt", cwd);
+        coach.after_runs(&printed, cwd);
+        coach.heard("Done.");
+        let first = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(first.contains("which does not exist yet"), "{first}");
+        coach.heard("Done, it printed hi.");
+        assert!(!coach.wants_code());
+        let second = coach
+            .note_before_ending("Done, it printed hi.", md, cwd, None)
+            .unwrap();
+        assert_eq!(
+            second,
+            "[oi: before you finish: `hello.txt` still does not exist, so the task is probably not done. Fix the cause and run the step again now.]"
+        );
+        assert!(coach.wants_code(), "the file is written with code");
+        coach.heard("Done.");
+        assert_eq!(coach.note_before_ending("Done.", md, cwd, None), None);
+
+        // A question, or a task where nothing ran (told so instead), is
+        // not asked again about the file.
+        let mut asked = Coach::new(true, "Is there a hello.txt here?", cwd);
+        asked.after_runs(&printed, cwd);
+        assert!(asked.note_before_ending("No.", md, cwd, None).is_some());
+        assert_eq!(asked.note_before_ending("No.", md, cwd, None), None);
+        let mut idle = Coach::new(true, "Write hello to hello.txt", cwd);
+        assert!(idle.note_before_ending("Done.", md, cwd, None).is_some());
+        let told = idle.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(told.contains("you have not run any code"), "{told}");
+        assert_eq!(idle.note_before_ending("Done.", md, cwd, None), None);
+    }
+
+    #[test]
+    fn a_command_the_task_quotes_must_have_run_before_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("csv2md.py"), "import csv\n").unwrap();
+        fs_err::write(cwd.join("data.csv"), "name,price\npear,3\n").unwrap();
+        let task = "Add an option `--sort COLUMN` to csv2md.py, so that `python3 csv2md.py  data.csv --sort price` works.";
+        assert_eq!(
+            quoted_commands(task),
+            ["python3 csv2md.py data.csv --sort price"],
+            "an option alone is no command"
+        );
+        assert!(quoted_commands("Run `ls -la` and `python3 -V`.").is_empty());
+        let command = "python3 csv2md.py data.csv --sort price";
+        assert!(runs_command(
+            "python csv2md.py data.csv  --sort price\n",
+            command
+        ));
+        assert!(runs_command(
+            "!python3 CSV2MD.py data.csv --sort price | head",
+            command
+        ));
+        assert!(!runs_command("python3 csv2md.py data.csv", command));
+        assert!(runs_command("./fix.sh a b", "./fix.sh a b"));
+
+        let run = |code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some("bash".into()),
+                code: code.into(),
+            })
+        };
+        let md = HarnessKind::Markdown;
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[run("python3 csv2md.py data.csv")]);
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(
+            note.contains(
+                "the task says `python3 csv2md.py data.csv --sort price` should work, and it has not run yet"
+            ),
+            "{note}"
+        );
+        assert!(coach.wants_code());
+        // Once it ran, nothing is said of it.
+        let mut tried = Coach::new(true, task, cwd);
+        tried.saw_runs(&[
+            run("cat csv2md.py"),
+            run("python csv2md.py data.csv --sort price"),
+        ]);
+        tried.after_runs(&[python_report("")], cwd);
+        assert_eq!(tried.note_before_ending("Done.", md, cwd, None), None);
+        // Other models, and a small one before it ran anything (told that
+        // instead), are not told.
+        let mut big = Coach::new(false, task, cwd);
+        big.after_runs(&[python_report("")], cwd);
+        assert_eq!(big.note_before_ending("Done.", md, cwd, None), None);
+    }
+
+    #[test]
+    fn code_using_numbers_written_with_separators_as_they_are_is_questioned() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("cities.tsv"),
+            "City\tPopulation\nSpringfield\t167,882\nRiverton\t1,204,331\nLakeside\t98,004\n",
+        )
+        .unwrap();
+        let task = "Write the 2 most populous cities of cities.tsv to top.txt.";
+        let run = |code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some("python".into()),
+                code: code.into(),
+            })
+        };
+        let raw = "df = pd.read_csv('cities.tsv', sep='\\t')\ndf.sort_values('Population').City.head(2).to_csv('top.txt')";
+        let clean = "df = pd.read_csv('cities.tsv', sep='\\t', thousands=',')\ndf.sort_values('Population')";
+        let md = HarnessKind::Markdown;
+        let end = |coach: &mut Coach| {
+            fs_err::write(cwd.join("top.txt"), "Lakeside\nSpringfield\n").unwrap();
+            coach.after_runs(&[python_report("")], cwd);
+            coach.note_before_ending("Done.", md, cwd, None)
+        };
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[run("print(open('cities.tsv').read())"), run(raw)]);
+        let note = end(&mut coach).unwrap();
+        assert!(
+            note.contains("your code uses the `Population` column of `cities.tsv` as it is, but its numbers are written like `167,882`"),
+            "{note}"
+        );
+        assert!(note.contains("thousands=','"), "{note}");
+        // Fixed by a later run, or never used raw: nothing to say.
+        fs_err::remove_file(cwd.join("top.txt")).unwrap();
+        let mut fixed = Coach::new(true, task, cwd);
+        fixed.saw_runs(&[run(raw)]);
+        fixed.saw_runs(&[run(clean)]);
+        assert_eq!(end(&mut fixed), None);
+        fs_err::remove_file(cwd.join("top.txt")).unwrap();
+        let mut other = Coach::new(true, task, cwd);
+        other.saw_runs(&[run("print(df['City'])")]);
+        assert_eq!(end(&mut other), None);
+    }
+
+    #[test]
+    fn a_result_with_one_entry_written_twice_in_other_case_is_questioned() {
+        assert_eq!(
+            folded_twins("Alice Smith\nBob  Jones\nBob Jones\n"),
+            Some(("Bob  Jones".to_owned(), "Bob Jones".to_owned()))
+        );
+        assert_eq!(
+            folded_twins("a\nA \n"),
+            Some(("a".to_owned(), "A".to_owned()))
+        );
+        assert_eq!(
+            folded_twins("x\nx\ny\n"),
+            None,
+            "exact repeats are another matter"
+        );
+        assert_eq!(folded_twins("Bob Jones\nBob Jonas\n"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let mut coach = Coach::new(true, "Write each name once to unique.txt", cwd);
+        fs_err::write(
+            cwd.join("unique.txt"),
+            "Alice Smith\nBob  Jones\nBob Jones\n",
+        )
+        .unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("`unique.txt` has lines that differ only in case or spacing (`Bob  Jones` and `Bob Jones`)"),
+            "{note}"
         );
     }
 

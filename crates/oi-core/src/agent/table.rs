@@ -115,6 +115,36 @@ pub(super) fn text_in_number_columns(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Columns of the table `text` whose values are all numbers but some are
+/// written so that a plain conversion refuses them (`$1,200.50`, `3,50`),
+/// with the first such value and whether it has a decimal comma.
+pub(super) fn written_number_columns(text: &str) -> Vec<(String, String, bool)> {
+    let Some((_, rows)) = split(text.trim_start_matches('\u{feff}')) else {
+        return Vec::new();
+    };
+    let header = &rows[0];
+    header
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| {
+            let values: Vec<&str> = rows[1..]
+                .iter()
+                .filter_map(|row| row.get(i))
+                .map(|v| v.trim())
+                .filter(|v| !is_missing(v))
+                .collect();
+            if values.is_empty() || !values.iter().all(|v| written_number(v).is_some()) {
+                return None;
+            }
+            let odd = values.iter().find(|v| v.parse::<f64>().is_err())?;
+            let comma = values
+                .iter()
+                .any(|v| written_number(v) == Some(Written::DecimalComma));
+            Some((name.trim().to_owned(), (*odd).to_owned(), comma))
+        })
+        .collect()
+}
+
 /// The separator and column names of `text` (a file's start) if it is a
 /// table.
 pub(super) fn columns(text: &str) -> Option<(char, Vec<String>)> {
@@ -478,6 +508,25 @@ fn date_format(value: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn columns_of_numbers_written_with_signs_are_told_with_a_value() {
+        let text = "city;pop;rate;name\nA;1.204.331;3,5;x\nB;98.004;12,75;y\nC;12;1;z\n";
+        assert_eq!(
+            written_number_columns(text),
+            [
+                ("pop".to_owned(), "1.204.331".to_owned(), false),
+                ("rate".to_owned(), "3,5".to_owned(), true)
+            ]
+        );
+        let plain = "a,b\n1,2\n3,4\n";
+        assert!(written_number_columns(plain).is_empty());
+        let money = "item,price\npen,\"$1,200.50\"\ncup,NA\nhat,$3\n";
+        assert_eq!(
+            written_number_columns(money),
+            [("price".to_owned(), "$1,200.50".to_owned(), false)]
+        );
+    }
 
     #[test]
     fn a_plain_csv_gets_its_columns_and_kinds() {

@@ -234,13 +234,15 @@ impl Session {
                 }
             }
             // The code of each action, for the coach to re-run after an
-            // install (small models only; others need no copy).
+            // install and to tell the commands the task quotes that ran
+            // (small models only; others need no copy).
             let runs: Vec<Option<ProposedRun>> = if self.config.small_model {
                 actions.iter().map(|a| a.run().cloned()).collect()
             } else {
                 Vec::new()
             };
             let (mut reports, mut halt) = self.execute(actions, cancel).await;
+            coach.saw_runs(&runs);
             let mut previews = coach.after_runs(&reports, self.kernels.cwd());
             previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
