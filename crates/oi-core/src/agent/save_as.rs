@@ -198,8 +198,10 @@ fn script(name: &str) -> Option<&'static Script> {
 }
 
 /// Whether `code` is a new version of the script `old`: at least half of
-/// the script's lines are in it (compared without indentation), and it has
-/// at least 60% as many lines — not a snippet of it, not other code.
+/// the script's lines are in it (compared without indentation), or a third
+/// of them with all of its skeleton (its imports and definitions: a
+/// rewrite of the body), and it has at least 60% as many lines — not a
+/// snippet of it, not other code.
 fn is_new_version(old: &str, code: &str) -> bool {
     const MAX_LINES: usize = 400;
     let meaningful = |text: &str| -> Vec<String> {
@@ -215,7 +217,26 @@ fn is_new_version(old: &str, code: &str) -> bool {
         return false;
     }
     let kept = old.iter().filter(|l| new.contains(l)).count();
-    kept * 2 >= old.len() && new.len() * 10 >= old.len() * 6
+    let skeleton: Vec<&String> = old.iter().filter(|l| is_skeleton(l)).collect();
+    let same_skeleton = skeleton.len() >= 2 && skeleton.iter().all(|l| new.contains(l));
+    let enough = kept * 2 >= old.len() || same_skeleton && kept * 3 >= old.len();
+    enough && new.len() * 10 >= old.len() * 6
+}
+
+/// Whether a script's line (trimmed) imports or defines something.
+fn is_skeleton(line: &str) -> bool {
+    [
+        "import ",
+        "from ",
+        "def ",
+        "class ",
+        "function ",
+        "sub ",
+        "require",
+        "const ",
+    ]
+    .iter()
+    .any(|start| line.starts_with(start))
 }
 
 fn is_shell(language: Option<&str>) -> bool {
@@ -448,6 +469,21 @@ mod tests {
         );
         assert!(out.status.success(), "{out:?}");
         assert!(String::from_utf8_lossy(&out.stdout).ends_with("saved script.py\n55\n"));
+    }
+
+    #[test]
+    fn a_rewrite_of_a_scripts_body_that_keeps_its_skeleton_is_a_new_version() {
+        let old = "import sys\nfrom collections import Counter\n\ndef main(path):\n    counts = Counter()\n    for line in open(path):\n        words = line.split(\" \")\n        counts[words[0]] += 1\n        for w in words[1:]:\n            counts[w] += 1\n    for word, n in counts.most_common(3):\n        print(word, n)\n\nmain(sys.argv[1])\n";
+        let rewrite = "import sys\nimport re\nfrom collections import Counter\n\ndef main(path):\n    counts = Counter()\n    with open(path) as f:\n        for word in re.findall(r\"[a-z']+\", f.read().lower()):\n            counts[word] += 1\n    for word, n in counts.most_common(3):\n        print(f\"{word} {n}\")\n\nif __name__ == \"__main__\":\n    main(sys.argv[1])\n";
+        assert!(is_new_version(old, rewrite));
+        // Without the skeleton, a third of the lines is not enough.
+        let other = rewrite.replace("def main(path):", "def count(path):");
+        assert!(!is_new_version(old, &other));
+        // Nor is the skeleton alone.
+        assert!(!is_new_version(
+            old,
+            "import sys\nfrom collections import Counter\ndef main(path):\n    pass\n"
+        ));
     }
 
     #[test]
