@@ -392,7 +392,7 @@ async fn a_small_model_going_in_circles_is_asked_again_and_sees_what_it_changed(
     assert_eq!(out.code, 0, "{out:?}");
     assert!(
         out.stderr.contains(
-            "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature 0.7)"
+            "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature 0.7) and without the code that failed in view"
         ),
         "{}",
         out.stderr
@@ -458,8 +458,27 @@ async fn a_small_model_repeating_the_last_code_is_asked_again_more_freely() {
     assert_eq!(requests.len(), 4);
     assert_eq!(requests[2].body["temperature"], 0.7);
     assert_eq!(requests[3].body["temperature"], 0.0);
-    // The repeat was neither run nor kept: the model saw one failure.
-    assert_eq!(requests[2].body["messages"], requests[1].body["messages"]);
+    // The repeat was neither run nor kept: the model saw one failure. Asked
+    // again, it saw the same conversation but for the failed block, which
+    // it would copy.
+    let asked = requests[1].body["messages"].as_array().unwrap();
+    let again = requests[2].body["messages"].as_array().unwrap();
+    assert_eq!(asked.len(), again.len());
+    for (before, now) in asked.iter().zip(again) {
+        if before["role"] == "assistant" && before["content"] == failing {
+            assert_eq!(
+                now["content"],
+                "(code left out here: it failed, as its result below says)\n"
+            );
+        } else {
+            assert_eq!(before, now);
+        }
+    }
+    assert!(
+        out.stderr.contains("without the code that failed in view"),
+        "{}",
+        out.stderr
+    );
     let last = requests[3].body["messages"].to_string();
     assert_eq!(last.matches("NameError").count(), 1, "{last}");
     let repeats = requests[3].body["messages"]

@@ -1,12 +1,19 @@
 //! Asking a small model again when its reply would run, unchanged, the code
 //! that ran last, or code that already failed in this task (going in
-//! circles: A fails, B looks, A again). Sampled greedily (the default for small local models), the
-//! same conversation brings the same reply: the repeat is not run, and the
-//! request is sent once more with freer sampling. Only when those replies
+//! circles: A fails, B looks, A again). Sampled greedily (the default for
+//! small local models), the same conversation brings the same reply: the
+//! repeat is not run, and the request is sent once more with freer
+//! sampling and without the failed code in view (a small model copies
+//! code it sees, whatever the temperature). Only when those replies
 //! repeat too is the code run again (and counted by the loop guard).
 
-use crate::harness::Action;
+use oi_protocol::Message;
+
+use crate::harness::{Action, fenced_blocks};
 use crate::loop_guard::LoopGuard;
+
+/// What stands, in a request asking again, where a block that failed was.
+const LEFT_OUT: &str = "(code left out here: it failed, as its result below says)\n";
 
 /// The temperatures of the further requests for one repeat, in order.
 const TEMPERATURES: [f64; 2] = [0.7, 1.0];
@@ -39,6 +46,29 @@ impl Resample {
         self.tries += 1;
         Some(temperature.max(configured.unwrap_or(0.0)))
     }
+}
+
+/// In the `messages` of a request asking again: the fenced blocks of the
+/// model's replies whose code failed in this task (`guard`), each replied
+/// by a line saying so. The history keeps them; only this request does not
+/// show them. Returns how many were left out.
+pub(super) fn leave_out_failed_code(messages: &mut [Message], guard: &LoopGuard) -> usize {
+    let mut left_out = 0;
+    for message in messages {
+        let Message::Assistant { text, .. } = message else {
+            continue;
+        };
+        let failed: Vec<_> = fenced_blocks(text)
+            .into_iter()
+            .filter(|fence| guard.failed_before(&fence.code))
+            .collect();
+        // From the end, so the spans before stay where they are.
+        for fence in failed.iter().rev() {
+            text.replace_range(fence.span.clone(), LEFT_OUT);
+        }
+        left_out += failed.len();
+    }
+    left_out
 }
 
 #[cfg(test)]
@@ -106,6 +136,47 @@ mod tests {
         guard.ran(&oi_protocol::RunStatus::Ok, "");
         guard.proposed("python", "b()");
         assert_eq!(resample.again(&[run("x = 2")], &guard, None), None);
+    }
+
+    #[test]
+    fn a_request_asking_again_leaves_out_the_code_that_failed() {
+        let mut guard = LoopGuard::new(true);
+        guard.proposed("python", "a()");
+        guard.ran(
+            &oi_protocol::RunStatus::Failed {
+                exit_code: None,
+                error: Some("NameError: name 'a' is not defined".to_owned()),
+            },
+            "",
+        );
+        guard.proposed("python", "print(1)");
+        guard.ran(&oi_protocol::RunStatus::Ok, "1\n");
+        let reply = |text: &str| Message::Assistant {
+            text: text.to_owned(),
+            tool_calls: Vec::new(),
+            reasoning: Vec::new(),
+        };
+        let mut messages = vec![
+            Message::user("Do it: ```python\na()\n```"),
+            reply("First:\n```python\na()\n```\nthen\n```py\nprint(1)\n```\n"),
+            Message::user("NameError"),
+            reply("```python\na()\n```"),
+        ];
+        assert_eq!(leave_out_failed_code(&mut messages, &guard), 2);
+        assert_eq!(
+            messages,
+            [
+                Message::user("Do it: ```python\na()\n```"),
+                reply(&format!("First:\n{LEFT_OUT}then\n```py\nprint(1)\n```\n")),
+                Message::user("NameError"),
+                reply(LEFT_OUT),
+            ],
+            "only the model's failed blocks"
+        );
+        // Other models' guards remember no steps: nothing is left out.
+        let big = LoopGuard::default();
+        let mut same = vec![reply("```python\na()\n```")];
+        assert_eq!(leave_out_failed_code(&mut same, &big), 0);
     }
 
     #[test]

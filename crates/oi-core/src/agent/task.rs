@@ -11,7 +11,7 @@ use super::coach::{Coach, named_files};
 use super::execute::Halt;
 use super::first_look::{first_look, named_folders};
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
-use super::resample::Resample;
+use super::resample::{self, Resample};
 use super::runaway::{self, Runaway};
 use super::save_as::{save_named_scripts, save_rewritten_scripts};
 use super::traceback::compact_reports;
@@ -125,6 +125,7 @@ impl Session {
             let mut request = self.request();
             if let Some(t) = temperature.take() {
                 request.temperature = Some(t);
+                resample::leave_out_failed_code(&mut request.messages, &self.guard);
             }
             if request.form.is_some() && coach.wants_code() {
                 request.form = Some(self.code_step_form());
@@ -181,9 +182,16 @@ impl Session {
                 && let Some(t) = resample.again(&actions, &self.guard, self.config.temperature)
             {
                 // Not run, not kept: the same request goes again.
+                let hidden =
+                    resample::leave_out_failed_code(&mut self.history.clone(), &self.guard);
+                let unseen = if hidden > 0 {
+                    " and without the code that failed in view"
+                } else {
+                    ""
+                };
                 self.emit(Event::Warning {
                     message: format!(
-                        "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature {t})"
+                        "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature {t}){unseen}"
                     ),
                 });
                 temperature = Some(t);

@@ -15,6 +15,7 @@ mod fences;
 pub(crate) mod language;
 mod recover;
 
+pub(crate) use fences::fenced_blocks;
 use recover::Printed;
 
 use oi_protocol::{ContentPart, Message, ToolCall};
