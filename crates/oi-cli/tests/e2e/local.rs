@@ -935,15 +935,16 @@ async fn a_small_model_ending_after_a_failed_run_is_told_once() {
         told.contains("[oi: before you finish: your last run failed (KeyError: 'amount')"),
         "{told}"
     );
-    // The reply to it must run code: a small model free to answer says
-    // "done" whatever the note says.
-    let grammar = requests[2].body["grammar"].as_str().unwrap_or_default();
-    assert!(
-        grammar.starts_with("root ::= line* \"```\" tag "),
-        "{grammar}"
-    );
-    let before = requests[1].body["grammar"].as_str().unwrap_or_default();
-    assert!(before.contains("block ::= \"```\""), "{before}");
+    // The replies to the failure and to the note must run code: a small
+    // model free to answer explains the error, or says "done" whatever the
+    // note says.
+    for request in &requests[1..] {
+        let grammar = request.body["grammar"].as_str().unwrap_or_default();
+        assert!(
+            grammar.starts_with("root ::= line* \"```\" tag "),
+            "{grammar}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -22,6 +22,8 @@ use crate::harness::{ProposedRun, Report};
 
 /// Runs done again after an install, at most, in a task.
 const MAX_RERUNS: u8 = 3;
+/// Replies after a failed run that must run code, at most, in a task.
+const MAX_FIXES: u8 = 3;
 
 /// What the coach knows of the current task.
 pub(super) struct Coach {
@@ -51,6 +53,11 @@ pub(super) struct Coach {
     reruns: u8,
     /// Whether the next reply must run code.
     wants_code: bool,
+    /// Whether the task asks for something done (or a file made), so that
+    /// its first reply must run code; and how many replies after a failed
+    /// run were held to code.
+    acts: bool,
+    fixes: u8,
     /// Files the task names that existed when it began: its inputs.
     inputs: Vec<String>,
     /// Whether the model was told a value it failed to convert is a
@@ -131,6 +138,8 @@ impl Coach {
             lacking: None,
             reruns: 0,
             wants_code,
+            acts: wants_code,
+            fixes: 0,
             inputs,
             told_header: false,
             asks_why: asks_why(task),
@@ -140,6 +149,17 @@ impl Coach {
             untried,
             written_numbers,
             raw_numbers: None,
+        }
+    }
+
+    /// After a batch of runs, whether the last one `failed`: the reply to
+    /// a failure must run code, in a task that asks for something done (at
+    /// most [`MAX_FIXES`] times). Small models explain the error in prose
+    /// instead, often pandas' own hint back, and then stop.
+    pub(super) fn after_batch(&mut self, failed: bool) {
+        if self.small_model && failed && self.acts && self.fixes < MAX_FIXES {
+            self.fixes += 1;
+            self.wants_code = true;
         }
     }
 
@@ -1599,6 +1619,31 @@ mod tests {
         let told = idle.note_before_ending("Done.", md, cwd, None).unwrap();
         assert!(told.contains("you have not run any code"), "{told}");
         assert_eq!(idle.note_before_ending("Done.", md, cwd, None), None);
+    }
+
+    #[test]
+    fn the_reply_to_a_failed_run_must_run_code_a_few_times_a_task() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let mut coach = Coach::new(true, "Write the dates of events.csv as ISO to iso.csv", cwd);
+        coach.heard("```python\nx()\n```");
+        coach.after_batch(false);
+        assert!(!coach.wants_code(), "it worked");
+        for _ in 0..MAX_FIXES {
+            coach.after_batch(true);
+            assert!(coach.wants_code());
+            coach.heard("```python\nx()\n```");
+        }
+        coach.after_batch(true);
+        assert!(!coach.wants_code(), "then it may answer");
+        // A question may be answered after a failure; other models are
+        // never held.
+        let mut asked = Coach::new(true, "Is 7 prime", cwd);
+        asked.after_batch(true);
+        assert!(!asked.wants_code());
+        let mut big = Coach::new(false, "Write the dates to iso.csv", cwd);
+        big.after_batch(true);
+        assert!(!big.wants_code());
     }
 
     #[test]

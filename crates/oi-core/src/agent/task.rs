@@ -280,6 +280,7 @@ impl Session {
                     reports.extend(again);
                 }
             }
+            coach.after_batch(self.guard.last_failure().is_some());
             if self.config.small_model {
                 compact_reports(&mut reports);
             }
