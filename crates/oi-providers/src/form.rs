@@ -14,10 +14,14 @@ pub enum ReplyForm {
     /// Prose, then at most one fenced code block; the reply ends with the
     /// block's closing fence. A reply with no block is a final answer.
     OneCodeBlock,
-    /// Prose, then exactly one fenced code block tagged with one of these
-    /// languages; the reply ends with its closing fence. For a reply that
-    /// must act: the first of a task, or one answering a request to run
-    /// code. Tags other than `[a-z0-9_+#.-]` words are left out.
+    /// At most one short line of prose (no backticks, up to
+    /// [`NOTE_CHARS`] characters), then exactly one fenced code block
+    /// tagged with one of these languages; the reply ends with its closing
+    /// fence. For a reply that must act: the first of a task, or one
+    /// answering a request to run code. Free to write prose first, a small
+    /// model told its task is not done wrote "The task is done." until its
+    /// token limit and never reached the block. Tags other than
+    /// `[a-z0-9_+#.-]` words are left out.
     CodeStep(Vec<String>),
 }
 
@@ -33,6 +37,9 @@ pub enum ReplyForm {
 const ONE_CODE_BLOCK: &str = r#"root ::= line* (block | text)?
 block ::= "```" [a-zA-Z0-9_+#.-]* "\n" line* "```" "\n"? "\n"?
 "#;
+
+/// Characters of the line of prose a code step may begin with, at most.
+pub const NOTE_CHARS: usize = 160;
 
 /// The lines of prose and code both forms share (see above).
 const LINES: &str = r#"line ::= text? "\n"
@@ -52,8 +59,9 @@ impl ReplyForm {
                 } else {
                     tags.join(" | ")
                 };
+                let rest = NOTE_CHARS - 1;
                 Cow::Owned(format!(
-                    "root ::= line* \"```\" tag \"\\n\" line* \"```\" \"\\n\"? \"\\n\"?\ntag ::= {tag}\n{LINES}"
+                    "root ::= (note \"\\n\")? \"```\" tag \"\\n\" line* \"```\" \"\\n\"? \"\\n\"?\nnote ::= [^`~ \\t\\n] [^`\\n]{{0,{rest}}}\ntag ::= {tag}\n{LINES}"
                 ))
             }
         }
@@ -62,10 +70,25 @@ impl ReplyForm {
     /// Whether `reply` has this form (what the grammar accepts).
     pub fn admits(&self, reply: &str) -> bool {
         let mut in_block = false;
+        let mut prose = 0;
         let mut lines = reply.split('\n').peekable();
         while let Some(line) = lines.next() {
             let lead = line.trim_start_matches([' ', '\t']);
             let fence = lead.starts_with("```") || lead.starts_with("~~~");
+            if !in_block && !fence && matches!(self, Self::CodeStep(_)) {
+                // One short line of prose, at most, before the block.
+                prose += 1;
+                let note = line
+                    .chars()
+                    .next()
+                    .is_some_and(|c| !matches!(c, '`' | '~' | ' ' | '\t'))
+                    && !line.contains('`')
+                    && line.chars().count() <= NOTE_CHARS;
+                if prose > 1 || !note {
+                    return false;
+                }
+                continue;
+            }
             if !in_block && fence {
                 let lang = &line[3..];
                 let tagged = match self {
@@ -164,15 +187,22 @@ mod tests {
 
     #[test]
     fn a_code_step_must_run_one_block_in_a_language_it_names() {
+        let long = format!("{}\n```sh\nls\n```", "a".repeat(super::NOTE_CHARS));
         for reply in [
             "```python\nprint(1)\n```",
             "Let me look.\n```sh\nls\n```\n\n",
+            &long,
         ] {
             assert!(step().admits(reply), "{reply:?}");
         }
         for reply in [
             // An answer, or a block that does not run.
             "Done.",
+            // More than one short line of prose before the block.
+            "Done.\nLet me look.\n```sh\nls\n```",
+            "Let me look.\n\n```sh\nls\n```",
+            "Look at `a.txt`:\n```sh\nls\n```",
+            &format!("a{long}"),
             "```\nJohn Doe\n```",
             "```plaintext\nJohn Doe\n```",
             // A tag the grammar cannot name as it is.
@@ -195,10 +225,10 @@ mod tests {
     fn each_grammar_starts_at_root_and_names_each_rule_it_uses() {
         for (form, rules) in [
             (OneCodeBlock, &["root", "block", "line", "text", "lead"][..]),
-            (step(), &["root", "tag", "line", "text", "lead"][..]),
+            (step(), &["root", "note", "tag", "line", "text", "lead"][..]),
             (
                 CodeStep(Vec::new()),
-                &["root", "tag", "line", "text", "lead"][..],
+                &["root", "note", "tag", "line", "text", "lead"][..],
             ),
         ] {
             let gbnf = form.gbnf();

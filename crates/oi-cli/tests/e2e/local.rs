@@ -800,7 +800,7 @@ async fn a_reply_that_must_act_is_held_to_a_block_in_a_language_the_session_runs
     assert_eq!(grammars.len(), 3, "{grammars:?}");
     for must_act in &grammars[..2] {
         assert!(
-            must_act.starts_with("root ::= line* \"```\" tag ")
+            must_act.starts_with("root ::= (note \"\\n\")? \"```\" tag ")
                 && must_act.contains("tag ::= \"python\" | ")
                 && must_act.contains(" | \"bash\" | "),
             "{must_act}"
@@ -941,7 +941,7 @@ async fn a_small_model_ending_after_a_failed_run_is_told_once() {
     for request in &requests[1..] {
         let grammar = request.body["grammar"].as_str().unwrap_or_default();
         assert!(
-            grammar.starts_with("root ::= line* \"```\" tag "),
+            grammar.starts_with("root ::= (note \"\\n\")? \"```\" tag "),
             "{grammar}"
         );
     }
@@ -981,7 +981,7 @@ async fn a_small_model_that_printed_instead_of_writing_the_file_is_told_twice() 
     );
     let grammar = requests[3].body["grammar"].as_str().unwrap_or_default();
     assert!(
-        grammar.starts_with("root ::= line* \"```\" tag "),
+        grammar.starts_with("root ::= (note \"\\n\")? \"```\" tag "),
         "{grammar}"
     );
 }
