@@ -14,8 +14,8 @@ pub enum ReplyForm {
     /// Prose, then at most one fenced code block; the reply ends with the
     /// block's closing fence. A reply with no block is a final answer.
     OneCodeBlock,
-    /// At most one short line of prose (no backticks, up to
-    /// [`NOTE_CHARS`] characters), then exactly one fenced code block
+    /// At most one short line of prose (no backticks, up to 160
+    /// characters), then exactly one fenced code block
     /// tagged with one of these languages; the reply ends with its closing
     /// fence. For a reply that must act: the first of a task, or one
     /// answering a request to run code. Free to write prose first, a small
@@ -39,7 +39,7 @@ block ::= "```" [a-zA-Z0-9_+#.-]* "\n" line* "```" "\n"? "\n"?
 "#;
 
 /// Characters of the line of prose a code step may begin with, at most.
-pub const NOTE_CHARS: usize = 160;
+const NOTE_CHARS: usize = 160;
 
 /// The lines of prose and code both forms share (see above).
 const LINES: &str = r#"line ::= text? "\n"
