@@ -84,6 +84,22 @@ mod tests {
         })
     }
 
+    /// A small model's guard after `a()` failed and `print(1)` ran.
+    fn failed_then_printed() -> LoopGuard {
+        let mut guard = LoopGuard::new(true);
+        guard.proposed("python", "a()");
+        guard.ran(
+            &oi_protocol::RunStatus::Failed {
+                exit_code: None,
+                error: Some("NameError: name 'a' is not defined".to_owned()),
+            },
+            "",
+        );
+        guard.proposed("python", "print(1)");
+        guard.ran(&oi_protocol::RunStatus::Ok, "1\n");
+        guard
+    }
+
     #[test]
     fn a_repeat_of_the_last_code_is_asked_again_twice_with_freer_sampling() {
         let mut guard = LoopGuard::default();
@@ -110,18 +126,8 @@ mod tests {
 
     #[test]
     fn code_that_failed_earlier_in_the_task_is_asked_again() {
-        let mut guard = LoopGuard::new(true);
+        let mut guard = failed_then_printed();
         let mut resample = Resample::default();
-        guard.proposed("python", "a()");
-        guard.ran(
-            &oi_protocol::RunStatus::Failed {
-                exit_code: None,
-                error: Some("NameError: name 'a' is not defined".to_owned()),
-            },
-            "",
-        );
-        guard.proposed("python", "print(1)");
-        guard.ran(&oi_protocol::RunStatus::Ok, "1\n");
         assert_eq!(resample.again(&[run("a()")], &guard, None), Some(0.7));
         // Whatever language the block names: `py` runs as `python`.
         let tagged_py = Action::Run(ProposedRun {
@@ -140,17 +146,7 @@ mod tests {
 
     #[test]
     fn a_request_asking_again_leaves_out_the_code_that_failed() {
-        let mut guard = LoopGuard::new(true);
-        guard.proposed("python", "a()");
-        guard.ran(
-            &oi_protocol::RunStatus::Failed {
-                exit_code: None,
-                error: Some("NameError: name 'a' is not defined".to_owned()),
-            },
-            "",
-        );
-        guard.proposed("python", "print(1)");
-        guard.ran(&oi_protocol::RunStatus::Ok, "1\n");
+        let guard = failed_then_printed();
         let reply = |text: &str| Message::Assistant {
             text: text.to_owned(),
             tool_calls: Vec::new(),

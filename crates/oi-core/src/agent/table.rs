@@ -90,27 +90,18 @@ pub(super) fn text_in_number_columns(text: &str) -> Vec<(String, String)> {
         "max",
         "min",
     ];
-    let Some((_, rows)) = split(text.trim_start_matches('\u{feff}')) else {
-        return Vec::new();
-    };
-    let header = &rows[0];
-    header
-        .iter()
-        .enumerate()
-        .filter(|(_, name)| {
+    by_column(text)
+        .into_iter()
+        .filter(|(name, _)| {
             name.to_lowercase()
                 .split(|c: char| !c.is_alphanumeric())
                 .any(|word| NUMERIC.contains(&word))
         })
-        .filter_map(|(i, name)| {
-            let odd = rows[1..]
-                .iter()
-                .filter_map(|row| row.get(i))
-                .find(|value| {
-                    let value = value.trim();
-                    !is_missing(value) && value.parse::<f64>().is_err()
-                })?;
-            Some((name.clone(), odd.clone()))
+        .filter_map(|(name, values)| {
+            let odd = values
+                .into_iter()
+                .find(|value| !is_missing(value) && value.parse::<f64>().is_err())?;
+            Some((name, odd.to_owned()))
         })
         .collect()
 }
@@ -119,18 +110,12 @@ pub(super) fn text_in_number_columns(text: &str) -> Vec<(String, String)> {
 /// written so that a plain conversion refuses them (`$1,200.50`, `3,50`),
 /// with the first such value and whether it has a decimal comma.
 pub(super) fn written_number_columns(text: &str) -> Vec<(String, String, bool)> {
-    let Some((_, rows)) = split(text.trim_start_matches('\u{feff}')) else {
-        return Vec::new();
-    };
-    let header = &rows[0];
-    header
-        .iter()
-        .enumerate()
-        .filter_map(|(i, name)| {
-            let values: Vec<&str> = rows[1..]
+    by_column(text)
+        .into_iter()
+        .filter_map(|(name, values)| {
+            let values: Vec<&str> = values
                 .iter()
-                .filter_map(|row| row.get(i))
-                .map(|v| v.trim())
+                .map(String::as_str)
                 .filter(|v| !is_missing(v))
                 .collect();
             if values.is_empty() || !values.iter().all(|v| written_number(v).is_some()) {
@@ -141,6 +126,26 @@ pub(super) fn written_number_columns(text: &str) -> Vec<(String, String, bool)> 
                 .iter()
                 .any(|v| written_number(v) == Some(Written::DecimalComma));
             Some((name.trim().to_owned(), (*odd).to_owned(), comma))
+        })
+        .collect()
+}
+
+/// The columns of the table `text`, if it is one: each one's name and its
+/// values, trimmed.
+fn by_column(text: &str) -> Vec<(String, Vec<String>)> {
+    let Some((_, rows)) = split(text.trim_start_matches('\u{feff}')) else {
+        return Vec::new();
+    };
+    rows[0]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let values = rows[1..]
+                .iter()
+                .filter_map(|row| row.get(i))
+                .map(|v| v.trim().to_owned())
+                .collect();
+            (name.clone(), values)
         })
         .collect()
 }
