@@ -80,9 +80,8 @@ pub(super) struct Coach {
     /// model's runs runs them.
     untried: Vec<String>,
     /// Columns of the input tables holding numbers written with signs or
-    /// separators: file, column, a value as written, and whether it has a
-    /// decimal comma.
-    written_numbers: Vec<(String, String, String, bool)>,
+    /// separators.
+    written_numbers: Vec<WrittenColumn>,
     /// The last of them that the model's code used as it is (without
     /// removing the signs), until code that does remove them runs.
     raw_numbers: Option<usize>,
@@ -119,7 +118,7 @@ impl Coach {
         } else {
             Vec::new()
         };
-        let written_numbers = inputs_seen_tables(&inputs_seen);
+        let written_numbers = written_columns(&inputs_seen);
         let question = is_question(task);
         // A task that names a file yet to be made needs code, even when it
         // asks a question first ("Which region …? Write it to top.txt.").
@@ -152,6 +151,15 @@ impl Coach {
         }
     }
 
+    /// The files the task asks for that do not exist in `cwd`, quoted.
+    fn missing(&self, cwd: &Path) -> Vec<String> {
+        self.expected
+            .iter()
+            .filter(|name| !cwd.join(name.as_str()).exists())
+            .map(|name| format!("`{name}`"))
+            .collect()
+    }
+
     /// After a batch of runs, whether the last one `failed`: the reply to
     /// a failure must run code, in a task that asks for something done (at
     /// most [`MAX_FIXES`] times). Small models explain the error in prose
@@ -175,8 +183,8 @@ impl Coach {
         // Code that uses a column of numbers written `$1,200.50` without
         // removing the signs compares, sorts or adds them as text.
         for run in runs.iter().flatten() {
-            for (i, (_, column, _, _)) in self.written_numbers.iter().enumerate() {
-                if !names_column(&run.code, column) {
+            for (i, written) in self.written_numbers.iter().enumerate() {
+                if !names_column(&run.code, &written.column) {
                     continue;
                 }
                 if cleans_numbers(&run.code) {
@@ -247,12 +255,7 @@ impl Coach {
         }
         if !self.checked_outputs && !self.expected.is_empty() {
             self.checked_outputs = true;
-            let missing: Vec<String> = self
-                .expected
-                .iter()
-                .filter(|name| !cwd.join(name.as_str()).exists())
-                .map(|name| format!("`{name}`"))
-                .collect();
+            let missing = self.missing(cwd);
             if !missing.is_empty() {
                 self.wants_code = !self.question;
                 return Some(format!(
@@ -285,12 +288,8 @@ impl Coach {
             }
             // Told once it does not exist yet, the model ran code and still
             // ends without it (it printed the text instead of writing it).
-            let missing: Vec<String> = if self.ran_any && !self.question {
-                self.expected
-                    .iter()
-                    .filter(|name| !cwd.join(name.as_str()).exists())
-                    .map(|name| format!("`{name}`"))
-                    .collect()
+            let missing = if self.ran_any && !self.question {
+                self.missing(cwd)
             } else {
                 Vec::new()
             };
@@ -300,10 +299,14 @@ impl Coach {
             if !empty.is_empty() {
                 problems.push(format!("{} is empty", empty.join(", ")));
             }
-            if let Some((name, column, value, comma)) =
-                self.raw_numbers.and_then(|i| self.written_numbers.get(i))
+            if let Some(WrittenColumn {
+                file: name,
+                column,
+                value,
+                decimal_comma,
+            }) = self.raw_numbers.and_then(|i| self.written_numbers.get(i))
             {
-                let how = if *comma {
+                let how = if *decimal_comma {
                     "replace the decimal comma with a point before converting (pandas: `decimal=','`)"
                 } else {
                     "remove the signs and separators before converting (pandas: `thousands=','`, or `.str.replace`)"
@@ -933,9 +936,19 @@ pub(super) fn task_words(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// A column of an input table holding numbers written with signs or
+/// separators.
+struct WrittenColumn {
+    file: String,
+    column: String,
+    /// One of its values, as written.
+    value: String,
+    decimal_comma: bool,
+}
+
 /// The columns of numbers written with signs or separators in the input
-/// tables, by file (in name order).
-fn inputs_seen_tables(inputs: &HashMap<String, String>) -> Vec<(String, String, String, bool)> {
+/// tables (`inputs`: each file's text), by file in name order.
+fn written_columns(inputs: &HashMap<String, String>) -> Vec<WrittenColumn> {
     let mut names: Vec<&String> = inputs.keys().collect();
     names.sort();
     names
@@ -943,7 +956,12 @@ fn inputs_seen_tables(inputs: &HashMap<String, String>) -> Vec<(String, String, 
         .flat_map(|name| {
             table::written_number_columns(&inputs[name])
                 .into_iter()
-                .map(move |(column, value, comma)| (name.clone(), column, value, comma))
+                .map(move |(column, value, decimal_comma)| WrittenColumn {
+                    file: name.clone(),
+                    column,
+                    value,
+                    decimal_comma,
+                })
         })
         .collect()
 }

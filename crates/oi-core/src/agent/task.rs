@@ -125,7 +125,17 @@ impl Session {
             let mut request = self.request();
             if let Some(t) = temperature.take() {
                 request.temperature = Some(t);
-                resample::leave_out_failed_code(&mut request.messages, &self.guard);
+                let hidden = resample::leave_out_failed_code(&mut request.messages, &self.guard);
+                let unseen = if hidden > 0 {
+                    " and without the code that failed in view"
+                } else {
+                    ""
+                };
+                self.emit(Event::Warning {
+                    message: format!(
+                        "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature {t}){unseen}"
+                    ),
+                });
             }
             if request.form.is_some() && coach.wants_code() {
                 request.form = Some(self.code_step_form());
@@ -181,19 +191,8 @@ impl Session {
             if self.config.small_model
                 && let Some(t) = resample.again(&actions, &self.guard, self.config.temperature)
             {
-                // Not run, not kept: the same request goes again.
-                let hidden =
-                    resample::leave_out_failed_code(&mut self.history.clone(), &self.guard);
-                let unseen = if hidden > 0 {
-                    " and without the code that failed in view"
-                } else {
-                    ""
-                };
-                self.emit(Event::Warning {
-                    message: format!(
-                        "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature {t}){unseen}"
-                    ),
-                });
+                // Not run, not kept: the same request goes again (said
+                // when it is built, with what it leaves out).
                 temperature = Some(t);
                 continue;
             }
