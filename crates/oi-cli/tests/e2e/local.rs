@@ -919,6 +919,41 @@ async fn a_script_a_small_models_reply_runs_but_never_wrote_is_saved_first() {
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_what_a_common_error_means_once() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(env.cwd.path().join("prices.csv"), "price\n7.5\n2\n").unwrap();
+    let int_of_decimal = "```python\ntotal = 0\nfor v in ['7.5', '2']:\n    total += int(v)\n```";
+    env.server
+        .push(Reply::text(int_of_decimal))
+        .push(Reply::text(
+            "```python\nprint(open('/path/to/prices.csv').read())\n```",
+        ))
+        .push(Reply::text("```python\nprint(int('7.5') + 2)\n```"))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&["-y", "Add up the prices in prices.csv and print the total."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let decimal = "[oi: `7.5` has a decimal point: convert with `float(…)`, not `int(…)`.]";
+    let second = requests[1].last_message_text();
+    assert!(second.contains(decimal), "{second}");
+    // A made-up path: the folder's real names, to use relative to it.
+    let third = requests[2].last_message_text();
+    assert!(
+        third.contains("[oi: `/path/to/prices.csv` does not exist. The working folder (")
+            && third.contains(") holds `prices.csv`: use those names, relative to it.]"),
+        "{third}"
+    );
+    // Each hint once a task: the same error again (other code) gets none.
+    let fourth = requests[3].last_message_text();
+    assert!(fourth.contains("invalid literal for int()"), "{fourth}");
+    assert!(!fourth.contains(decimal), "{fourth}");
+}
+
+#[tokio::test]
 async fn a_small_model_ending_after_a_failed_run_is_told_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

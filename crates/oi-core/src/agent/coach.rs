@@ -85,6 +85,8 @@ pub(super) struct Coach {
     /// The last of them that the model's code used as it is (without
     /// removing the signs), until code that does remove them runs.
     raw_numbers: Option<usize>,
+    /// The kinds of error hints given in this task (each once).
+    hinted: Vec<&'static str>,
 }
 
 /// An input file this big, at most, has its changes shown.
@@ -148,6 +150,7 @@ impl Coach {
             untried,
             written_numbers,
             raw_numbers: None,
+            hinted: Vec::new(),
         }
     }
 
@@ -461,6 +464,18 @@ impl Coach {
         {
             self.told_header = true;
             previews.push(note);
+        }
+        // What a common error means (`.str` for a pandas column, `float`
+        // for `'7.5'`), each kind once a task.
+        if self.small_model {
+            for report in reports {
+                if let Some(hint) = super::error_hint::hint(&report.text, cwd)
+                    && !self.hinted.contains(&hint.kind)
+                {
+                    self.hinted.push(hint.kind);
+                    previews.push(hint.note);
+                }
+            }
         }
         if !self.told_columns
             && let Some(note) = reports
@@ -1398,9 +1413,9 @@ mod tests {
         .unwrap();
         let mut coach = Coach::new(true, "Write the total of sales.csv to total.txt", cwd);
         let failed = python_report;
-        // Other failures, and values that are not in the header, say nothing.
+        // Other failures, and values that are not in the header, say nothing
+        // (of the header).
         for text in [
-            "ValueError: could not convert string to float: '1,5'",
             "ValueError: could not convert string to float: 'north'",
             "NameError: name 'x' is not defined",
         ] {

@@ -24,6 +24,7 @@ mod context_fit;
 mod control;
 pub(crate) use control::ConversationFile;
 mod edit;
+mod error_hint;
 mod execute;
 mod first_look;
 mod history;

@@ -1,0 +1,545 @@
+//! What a common error means, in one line, for a small model. Small models
+//! read `'Series' object has no attribute 'lower'` or `invalid literal for
+//! int() with base 10: '7.5'` and retry small variations of the same code
+//! until the loop guard stops them; the fix is one well-known step (`.str`,
+//! `float`) that a larger model knows. Each hint is about the language or a
+//! library (Python, pandas, `json`, coreutils), never about a task.
+
+use std::path::Path;
+
+/// Lines from the end of a run's output that are searched for an error.
+const TAIL: usize = 40;
+/// Names of the folder listed, at most, when a file was not found.
+const LISTED: usize = 12;
+
+/// Text methods small models call on a pandas column or on a number.
+const TEXT_METHODS: &[&str] = &[
+    "lower",
+    "upper",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "split",
+    "replace",
+    "title",
+    "capitalize",
+    "startswith",
+    "endswith",
+    "contains",
+    "isdigit",
+    "isnumeric",
+    "zfill",
+];
+
+/// Names small models use without importing them, and the import.
+const IMPORTS: &[(&str, &str)] = &[
+    ("pd", "import pandas as pd"),
+    ("np", "import numpy as np"),
+    ("json", "import json"),
+    ("os", "import os"),
+    ("re", "import re"),
+    ("csv", "import csv"),
+    ("sys", "import sys"),
+    ("math", "import math"),
+    ("glob", "import glob"),
+    ("shutil", "import shutil"),
+    ("datetime", "from datetime import datetime"),
+    ("Path", "from pathlib import Path"),
+    ("Counter", "from collections import Counter"),
+    ("defaultdict", "from collections import defaultdict"),
+];
+
+/// How data files write a missing value, lowercased.
+const MISSING_MARKS: &[&str] = &[
+    "-", "--", "?", ".", "n/a", "na", "nan", "null", "none", "missing", "unknown",
+];
+
+/// A hint: its kind (each kind is given once a task) and its note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Hint {
+    pub(super) kind: &'static str,
+    pub(super) note: String,
+}
+
+/// The hint for the last error in a run's `output` that has one, with
+/// `cwd` for listing the folder when a file was not found.
+pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
+    let lines: Vec<&str> = output.lines().collect();
+    let start = lines.len().saturating_sub(TAIL);
+    lines[start..].iter().rev().find_map(|line| {
+        let line = line.trim();
+        let (kind, text) = python_hint(line)
+            .or_else(|| shell_hint(line))
+            .or_else(|| missing_file(line, cwd))?;
+        Some(Hint {
+            kind,
+            note: format!("[oi: {text}]"),
+        })
+    })
+}
+
+/// The hint for the last line of a Python traceback (`ValueError: …`),
+/// `json.decoder.JSONDecodeError: …` included.
+fn python_hint(line: &str) -> Option<(&'static str, String)> {
+    let (name, message) = line.split_once(": ")?;
+    let name = name.rsplit('.').next().unwrap_or(name);
+    if name.contains(' ') || !(name.ends_with("Error") || name.ends_with("Exception")) {
+        return None;
+    }
+    match name {
+        "AttributeError" => attribute_hint(message),
+        "TypeError" => type_hint(message),
+        "ValueError" => value_hint(message),
+        "JSONDecodeError" if message.starts_with("Extra data") => Some((
+            "json-lines",
+            "the file holds more than one JSON document, likely one per line: read it line by line, `json.loads(line)` for each line that is not blank (pandas: `read_json(…, lines=True)`).".to_owned(),
+        )),
+        "UnicodeDecodeError" => Some((
+            "encoding",
+            "the file is not UTF-8 text: open it with `encoding='latin-1'` (or `errors='replace'`).".to_owned(),
+        )),
+        "NameError" => {
+            let missing = between(message, "name '", "'")?;
+            let (_, import) = IMPORTS.iter().find(|(n, _)| *n == missing)?;
+            Some((
+                "import",
+                format!("`{missing}` is not defined: add `{import}` at the top of the block."),
+            ))
+        }
+        "ParserError" if message.contains("Expected") && message.contains("fields in line") => {
+            Some((
+                "fields",
+                format!(
+                    "pandas says: {message}. That line has more fields than the header: fields hold the separator unquoted, or the file uses another separator. Print that line before choosing how to read the file."
+                ),
+            ))
+        }
+        _ => None,
+    }
+}
+
+fn attribute_hint(message: &str) -> Option<(&'static str, String)> {
+    let owner = between(message, "'", "'")?;
+    let attribute = between(message, "has no attribute '", "'")?;
+    let text_method = TEXT_METHODS.contains(&attribute);
+    match owner {
+        "Series" | "Index" if text_method => Some((
+            "series-str",
+            format!(
+                "`.{attribute}()` is a method of text, not of a pandas column: on a column write `.str.{attribute}(…)` (`df['name'].str.{attribute}()`)."
+            ),
+        )),
+        "int" | "float" | "numpy.int64" | "numpy.float64" if text_method => Some((
+            "number-not-text",
+            format!(
+                "some values are already numbers (`{owner}`), not text, so they have no `.{attribute}()`: change only the values that are text (`if isinstance(v, str)`), or convert each with `str(v)` first."
+            ),
+        )),
+        "NoneType" => Some(("none", none_text())),
+        "str" | "list" if ["get", "keys", "items", "values"].contains(&attribute) => {
+            Some(("shape", shape_text(owner)))
+        }
+        _ => None,
+    }
+}
+
+fn type_hint(message: &str) -> Option<(&'static str, String)> {
+    let mixes = |a: &str| {
+        message.contains(&format!("'{a}' and 'str'"))
+            || message.contains(&format!("'str' and '{a}'"))
+    };
+    let numbers_and_text = mixes("int") || mixes("float");
+    if message.starts_with("unsupported operand type(s)") && numbers_and_text {
+        return Some((
+            "text-arithmetic",
+            "some values are text (numbers written in quotes, like \"7.5\"): convert each with `float(…)` before doing arithmetic with it.".to_owned(),
+        ));
+    }
+    if message.starts_with("can't multiply sequence by non-int of type") {
+        return Some((
+            "text-arithmetic",
+            "a value is text (a number read from a file stays text): convert it with `float(…)` before multiplying.".to_owned(),
+        ));
+    }
+    if message.contains("with string dtype") || message.contains("with dtype object") {
+        return Some((
+            "text-column",
+            "the column holds text, not numbers: convert it with `pd.to_numeric(df['column'], errors='coerce')` (values that are not numbers become missing) before computing.".to_owned(),
+        ));
+    }
+    if message.starts_with("can only concatenate str (not \"int\")")
+        || message.starts_with("can only concatenate str (not \"float\")")
+    {
+        return Some((
+            "text-arithmetic",
+            "a number was added to text: to add numbers, convert the text with `float(…)` first; to build text, convert the number with `str(…)` (or use an f-string).".to_owned(),
+        ));
+    }
+    if message.contains("not supported between instances of") && numbers_and_text {
+        return Some((
+            "text-compare",
+            "some values are text, not numbers: convert them with `float(…)` (pandas: `pd.to_numeric`) before comparing or sorting.".to_owned(),
+        ));
+    }
+    if message.contains("'NoneType' object is not subscriptable")
+        || message.contains("'NoneType' object is not iterable")
+    {
+        return Some(("none", none_text()));
+    }
+    if message.starts_with("string indices must be integers") {
+        return Some(("shape", shape_text("str")));
+    }
+    if let Some(kind) = between(message, "Object of type ", " is not JSON serializable") {
+        let how = match kind {
+            "set" => "make it a list with `list(…)`".to_owned(),
+            "int64" | "int32" | "float64" | "float32" | "bool_" => {
+                "convert numpy numbers with `int(…)` or `float(…)` (or `.item()`)".to_owned()
+            }
+            "Timestamp" | "datetime" | "date" => "write it as text with `str(…)`".to_owned(),
+            other => format!("convert each `{other}` to a plain number, text, list or dict"),
+        };
+        return Some((
+            "json-type",
+            format!("`json` cannot write a `{kind}`: {how} before `json.dump`."),
+        ));
+    }
+    None
+}
+
+fn value_hint(message: &str) -> Option<(&'static str, String)> {
+    if message.starts_with("Specified a sep and a delimiter") {
+        return Some((
+            "sep",
+            "in pandas `sep` and `delimiter` are one option: pass only `sep` (`sep=';'`)."
+                .to_owned(),
+        ));
+    }
+    if message.starts_with("time data ") && message.contains("doesn't match format") {
+        return Some((
+            "dates",
+            "the dates are not all written in one format: parse each value by trying each format it may be written in, in turn (`datetime.strptime` in a loop, catching `ValueError`), then write it the way the task asks.".to_owned(),
+        ));
+    }
+    let (value, to_int) = if let Some(rest) = message.strip_prefix("invalid literal for int()") {
+        (rest.split_once(": ").and_then(|(_, v)| unquote(v))?, true)
+    } else if let Some(rest) = message.strip_prefix("could not convert string to float: ") {
+        (unquote(rest)?, false)
+    } else if let Some(rest) = message.strip_prefix("Unable to parse string ") {
+        (between(rest, "\"", "\"")?, false)
+    } else {
+        return None;
+    };
+    let value = value.trim_end_matches("\\n").trim();
+    if value.is_empty() {
+        return Some((
+            "empty-value",
+            "some values are empty: skip them, or count them as the task says (a missing amount as 0), before converting.".to_owned(),
+        ));
+    }
+    if MISSING_MARKS.contains(&value.to_lowercase().as_str()) {
+        return Some((
+            "missing-mark",
+            format!(
+                "`{value}` marks a missing value: skip such values (pandas: `na_values=['{value}']`, or `pd.to_numeric(…, errors='coerce')`) before converting."
+            ),
+        ));
+    }
+    if to_int && value.parse::<f64>().is_ok() {
+        return Some((
+            "decimal",
+            format!("`{value}` has a decimal point: convert with `float(…)`, not `int(…)`."),
+        ));
+    }
+    if let Some((whole, part)) = value.split_once(',')
+        && !whole.is_empty()
+        && whole.chars().all(|c| c.is_ascii_digit() || c == '-')
+        && (1..=2).contains(&part.len())
+        && part.chars().all(|c| c.is_ascii_digit())
+    {
+        return Some((
+            "decimal-comma",
+            format!(
+                "`{value}` is written with a decimal comma: replace the `,` by a `.` before converting (pandas: `decimal=','`)."
+            ),
+        ));
+    }
+    let cleaned: String = value
+        .chars()
+        .filter(|c| !matches!(c, '$' | '€' | '£' | ',' | '%' | '_' | ' ' | '\''))
+        .collect();
+    if cleaned != value && !cleaned.is_empty() && cleaned.parse::<f64>().is_ok() {
+        return Some((
+            "written-number",
+            format!(
+                "`{value}` is written with signs or separators: remove them (`.replace(',', '')` and so on) before converting."
+            ),
+        ));
+    }
+    None
+}
+
+/// A hint for a line a shell tool printed.
+fn shell_hint(line: &str) -> Option<(&'static str, String)> {
+    let tool = line.split(':').next()?;
+    if matches!(tool, "mv" | "cp") && line.ends_with("are the same file") {
+        return Some((
+            "same-file",
+            format!(
+                "`{tool}` was given a file and the same name: that file's name is already right. Skip the files whose new name is their old one."
+            ),
+        ));
+    }
+    None
+}
+
+/// When a file was not found (`FileNotFoundError`, `No such file or
+/// directory`) and its name is not in the folder: what the folder holds.
+/// Small models read `/path/to/data.csv` or a name they made up.
+fn missing_file(line: &str, cwd: &Path) -> Option<(&'static str, String)> {
+    if !line.contains("No such file or directory") {
+        return None;
+    }
+    let name = line
+        .rsplit_once("No such file or directory: ")
+        .and_then(|(_, rest)| unquote(rest))
+        .or_else(|| {
+            // `cat: data.csv: No such file or directory`
+            let mut parts = line.rsplitn(3, ": ");
+            parts.next();
+            parts.next()
+        })?;
+    let name = name.strip_prefix("cannot access ").unwrap_or(name);
+    let name = name.trim_matches(['\'', '"']);
+    if name.is_empty() || cwd.join(name).exists() {
+        return None;
+    }
+    let mut names: Vec<String> = fs_err::read_dir(cwd)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let folder = entry.file_type().ok()?.is_dir();
+            (!name.starts_with('.')).then(|| if folder { format!("{name}/") } else { name })
+        })
+        .collect();
+    names.sort();
+    let more = names.len().saturating_sub(LISTED);
+    names.truncate(LISTED);
+    let listed: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let held = if listed.is_empty() {
+        "nothing".to_owned()
+    } else if more > 0 {
+        format!("{} and {more} more", listed.join(", "))
+    } else {
+        listed.join(", ")
+    };
+    Some((
+        "missing-file",
+        format!(
+            "`{name}` does not exist. The working folder ({}) holds {held}: use those names, relative to it.",
+            cwd.display()
+        ),
+    ))
+}
+
+fn none_text() -> String {
+    "a value your code used is missing (`None`): some items lack that key, or a search matched nothing. Check for `None` before using it.".to_owned()
+}
+
+fn shape_text(owner: &str) -> String {
+    let what = if owner == "list" { "a list" } else { "text" };
+    format!(
+        "your code used {what} as if it were a dict: the data nests differently than the code assumes. Print one item with `print(repr(item))` and follow its real shape."
+    )
+}
+
+/// The text between the first `open` and the next `close` after it.
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let (_, rest) = text.split_once(open)?;
+    rest.split_once(close).map(|(inside, _)| inside)
+}
+
+/// The text inside the quotes `text` begins with (`'…'` or `"…"`).
+fn unquote(text: &str) -> Option<&str> {
+    let quote = text.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let rest = &text[1..];
+    rest.rfind(quote).map(|end| &rest[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(output: &str) -> Option<&'static str> {
+        hint(output, Path::new("/nonexistent-folder")).map(|h| h.kind)
+    }
+
+    fn note(output: &str) -> String {
+        hint(output, Path::new("/nonexistent-folder"))
+            .map(|h| h.note)
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn pandas_columns_get_their_str_accessor() {
+        let out = "Traceback (most recent call last):\n  File \"<stdin>\", line 3, in <module>\nAttributeError: 'Series' object has no attribute 'lower'\n";
+        assert_eq!(kind(out), Some("series-str"));
+        assert!(note(out).contains("`.str.lower(…)`"), "{}", note(out));
+        // Not a text method: no guess.
+        assert_eq!(
+            kind("AttributeError: 'Series' object has no attribute 'frobnicate'"),
+            None
+        );
+    }
+
+    #[test]
+    fn mixed_numbers_and_text_are_named() {
+        for out in [
+            "TypeError: unsupported operand type(s) for +=: 'int' and 'str'",
+            "TypeError: unsupported operand type(s) for +: 'str' and 'float'",
+            "TypeError: can only concatenate str (not \"int\") to str",
+        ] {
+            assert_eq!(kind(out), Some("text-arithmetic"), "{out}");
+        }
+        assert_eq!(
+            kind("TypeError: '>' not supported between instances of 'str' and 'int'"),
+            Some("text-compare")
+        );
+        assert_eq!(
+            kind("AttributeError: 'float' object has no attribute 'strip'"),
+            Some("number-not-text")
+        );
+        // Two other types: no hint about text.
+        assert_eq!(
+            kind("TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'"),
+            None
+        );
+    }
+
+    #[test]
+    fn conversions_say_what_the_value_holds() {
+        let decimal = "ValueError: invalid literal for int() with base 10: '7.5'";
+        assert_eq!(kind(decimal), Some("decimal"));
+        assert!(note(decimal).contains("`7.5`"));
+        assert_eq!(
+            kind("ValueError: could not convert string to float: '$1,200.50'"),
+            Some("written-number")
+        );
+        assert_eq!(
+            kind("ValueError: Unable to parse string \"1,204,331\" at position 1"),
+            Some("written-number")
+        );
+        assert_eq!(
+            kind("ValueError: could not convert string to float: '3,50'"),
+            Some("decimal-comma")
+        );
+        assert_eq!(
+            kind("ValueError: could not convert string to float: '1,204'"),
+            Some("written-number")
+        );
+        assert_eq!(
+            kind("ValueError: could not convert string to float: ''"),
+            Some("empty-value")
+        );
+        assert_eq!(
+            kind("ValueError: could not convert string to float: 'N/A'"),
+            Some("missing-mark")
+        );
+        assert_eq!(
+            kind("TypeError: Cannot perform reduction 'mean' with string dtype"),
+            Some("text-column")
+        );
+        assert_eq!(
+            kind("TypeError: can't multiply sequence by non-int of type 'float'"),
+            Some("text-arithmetic")
+        );
+        // A word (a header, a label): the header note's business, not this.
+        assert_eq!(
+            kind("ValueError: could not convert string to float: 'amount'"),
+            None
+        );
+    }
+
+    #[test]
+    fn dates_json_lines_and_imports() {
+        assert_eq!(
+            kind(
+                "ValueError: time data \"03/02/2026\" doesn't match format \"%Y-%m-%d\", at position 1. You might want to try:"
+            ),
+            Some("dates")
+        );
+        assert_eq!(
+            kind("json.decoder.JSONDecodeError: Extra data: line 2 column 1 (char 52)"),
+            Some("json-lines")
+        );
+        assert_eq!(kind("NameError: name 'pd' is not defined"), Some("import"));
+        assert!(note("NameError: name 'pd' is not defined").contains("`import pandas as pd`"));
+        assert_eq!(
+            kind("ValueError: Specified a sep and a delimiter; you can only specify one."),
+            Some("sep")
+        );
+        // A name of the model's own: nothing to import.
+        assert_eq!(kind("NameError: name 'totals' is not defined"), None);
+        assert_eq!(
+            kind("TypeError: Object of type int64 is not JSON serializable"),
+            Some("json-type")
+        );
+        assert_eq!(
+            kind("TypeError: string indices must be integers"),
+            Some("shape")
+        );
+    }
+
+    #[test]
+    fn the_last_error_counts_and_plain_output_has_none() {
+        let out = "AttributeError: 'Series' object has no attribute 'lower'\nduring handling:\nValueError: invalid literal for int() with base 10: '3.0'\n[error: ValueError]";
+        assert_eq!(kind(out), Some("decimal"));
+        assert_eq!(kind("total: 42\nall good\n"), None);
+        assert_eq!(kind("the word Error: appears in data"), None);
+    }
+
+    #[test]
+    fn a_rename_onto_itself_is_explained() {
+        assert_eq!(
+            kind("mv: 'photos/a.jpg' and 'photos/a.jpg' are the same file\n[exit code 1]"),
+            Some("same-file")
+        );
+    }
+
+    #[test]
+    fn a_missing_file_lists_the_folder() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fs_err::write(dir.path().join("sales.csv"), "a\n1\n").expect("write");
+        fs_err::create_dir(dir.path().join("photos")).expect("mkdir");
+        let out = "FileNotFoundError: [Errno 2] No such file or directory: '/path/to/sales.csv'";
+        let python = hint(out, dir.path()).expect("a hint");
+        assert_eq!(python.kind, "missing-file");
+        assert!(
+            python.note.contains("`photos/`, `sales.csv`"),
+            "{}",
+            python.note
+        );
+        assert!(python.note.contains("`/path/to/sales.csv` does not exist"));
+        let shell = hint("cat: data.csv: No such file or directory", dir.path()).expect("a hint");
+        assert!(
+            shell.note.contains("`data.csv` does not exist"),
+            "{}",
+            shell.note
+        );
+        let ls = hint(
+            "ls: cannot access 'data/': No such file or directory",
+            dir.path(),
+        )
+        .expect("a hint");
+        assert!(ls.note.contains("`data/` does not exist"), "{}", ls.note);
+        // The file is there (made since): no hint.
+        assert_eq!(
+            kind_in("cat: sales.csv: No such file or directory", dir.path()),
+            None
+        );
+    }
+
+    fn kind_in(output: &str, cwd: &Path) -> Option<&'static str> {
+        hint(output, cwd).map(|h| h.kind)
+    }
+}
