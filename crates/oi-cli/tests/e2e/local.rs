@@ -954,6 +954,38 @@ async fn a_small_model_is_told_what_a_common_error_means_once() {
 }
 
 #[tokio::test]
+async fn a_small_models_one_line_fix_runs_inside_the_block_that_failed() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let block = "```python\nrows = [{'qty': 2, 'price': '1.20'}, {'qty': 1, 'price': '3.00'}]\ntotal = 0.0\nfor row in rows:\n    cost = row['qty'] * row['price']\n    total += cost\nwith open('total.txt', 'w') as f:\n    f.write(f'{total:.2f}')\n```";
+    env.server
+        .push(Reply::text(block))
+        .push(Reply::text(
+            "The price is text. Fix:\n```python\ncost = row['qty'] * float(row['price'])\n```",
+        ))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&["-y", "Write the total cost of the rows to total.txt."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    // Run alone, the line would have computed one row's cost and written
+    // nothing; put in place of line 4, the loop and the write ran.
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("total.txt")).unwrap(),
+        "5.40"
+    );
+    let requests = env.server.chat_requests();
+    let third = requests[2].last_message_text();
+    assert!(
+        third.contains(
+            "[oi: your change went into the block that failed (line 4 replaced), and oi ran that block whole.]"
+        ),
+        "{third}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_ending_after_a_failed_run_is_told_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

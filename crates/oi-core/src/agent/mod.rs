@@ -33,6 +33,7 @@ mod resample;
 mod runaway;
 mod save_as;
 mod screen;
+mod splice;
 mod table;
 mod task;
 mod traceback;

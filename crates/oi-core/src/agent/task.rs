@@ -14,6 +14,7 @@ use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
 use super::resample::{self, Resample};
 use super::runaway::{self, Runaway};
 use super::save_as::{save_named_scripts, save_rewritten_scripts};
+use super::splice::Splicer;
 use super::traceback::compact_reports;
 use super::{Session, sleep_until};
 use crate::context::estimate_tokens;
@@ -110,6 +111,7 @@ impl Session {
         let mut turn = 0;
         let mut retried_overflow = false;
         let mut resample = Resample::default();
+        let mut splicer = Splicer::default();
         // Set for the next request only, when it asks again (small models).
         let mut temperature = None;
         loop {
@@ -196,6 +198,7 @@ impl Session {
                 temperature = Some(t);
                 continue;
             }
+            let mut spliced = None;
             if self.config.small_model {
                 let mut saved;
                 (actions, saved) = save_named_scripts(actions, &answer, self.kernels.cwd());
@@ -218,6 +221,15 @@ impl Session {
                         message: format!(
                             "the reply's code is a new version of {}; oi saves it as that file and runs it",
                             saved.join(", ")
+                        ),
+                    });
+                }
+                (actions, spliced) = splicer.apply(actions);
+                if let Some(spliced) = &spliced {
+                    self.emit(Event::Warning {
+                        message: format!(
+                            "the reply changes the Python block that failed ({}); oi runs that block whole with the change",
+                            spliced.changes.join(", ")
                         ),
                     });
                 }
@@ -250,7 +262,15 @@ impl Session {
             };
             let (mut reports, mut halt) = self.execute(actions, cancel).await;
             coach.saw_runs(&runs);
-            let mut previews = coach.after_runs(&reports, self.kernels.cwd());
+            splicer.saw(&runs, &reports);
+            let mut previews = Vec::new();
+            if let Some(spliced) = spliced {
+                previews.push(format!(
+                    "[oi: your change went into the block that failed ({}), and oi ran that block whole.]",
+                    spliced.changes.join(", ")
+                ));
+            }
+            previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
             previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
             if halt.is_none()

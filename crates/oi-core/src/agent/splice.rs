@@ -1,0 +1,483 @@
+//! A small model answers a failed Python block with the one line it would
+//! change (`order_revenue = sum(i['qty'] * float(i['price']) …)`), not the
+//! block. Run alone in the kernel, that line computes from whatever state
+//! the failure left (the loop's first item) and the rest of the block (the
+//! loop, writing the result) never runs; the model then reports a number
+//! it never computed. Put into the failed block in place of the line it
+//! changes (or before the line that failed, when it prepares a value), the
+//! block runs whole, as the model meant. Only short fragments of simple
+//! statements (assignments, imports, a changed call) are put in; anything
+//! else runs as the model wrote it. The changed block is what is shown and
+//! approved before it runs.
+
+use crate::harness::{Action, ProposedRun, Report};
+
+/// Statements a fragment has, at most.
+const FRAGMENT: usize = 3;
+/// Statements a block needs, at least, for a fragment to be put in it.
+const BLOCK: usize = 4;
+
+/// The last Python block that failed with a traceback in its own lines.
+#[derive(Debug, Default)]
+pub(super) struct Splicer {
+    failed: Option<Failed>,
+}
+
+#[derive(Debug, Clone)]
+struct Failed {
+    code: String,
+    /// The line (1-based) the traceback last points at in the block.
+    line: usize,
+}
+
+/// A fragment put into the block that failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Spliced {
+    /// What changed, for the model and the user ("line 15 replaced").
+    pub(super) changes: Vec<String>,
+}
+
+impl Splicer {
+    /// After a batch: the Python block that failed with a traceback into
+    /// its own lines, if the batch's last failure is one.
+    pub(super) fn saw(&mut self, runs: &[Option<ProposedRun>], reports: &[Report]) {
+        self.failed = runs.iter().zip(reports).rev().find_map(|(run, report)| {
+            let run = run.as_ref()?;
+            let line = failed_line(&report.text)?;
+            let python = run
+                .language
+                .as_deref()
+                .is_some_and(|l| matches!(l.to_ascii_lowercase().as_str(), "python" | "py"));
+            (python && line <= run.code.lines().count()).then(|| Failed {
+                code: run.code.clone(),
+                line,
+            })
+        });
+    }
+
+    /// The actions of the next reply, with a fragment that changes the
+    /// failed block put into it (when the reply is one such fragment).
+    pub(super) fn apply(&mut self, mut actions: Vec<Action>) -> (Vec<Action>, Option<Spliced>) {
+        let [Action::Run(run)] = actions.as_mut_slice() else {
+            return (actions, None);
+        };
+        let Some(failed) = self.failed.take() else {
+            return (actions, None);
+        };
+        let python = run
+            .language
+            .as_deref()
+            .is_some_and(|l| matches!(l.to_ascii_lowercase().as_str(), "python" | "py"));
+        if !python {
+            return (actions, None);
+        }
+        match splice(&failed.code, failed.line, &run.code) {
+            Some((code, changes)) => {
+                run.code = code;
+                (actions, Some(Spliced { changes }))
+            }
+            None => (actions, None),
+        }
+    }
+}
+
+/// The line of the code cell a Python traceback last points at
+/// (`File "<cell-3>", line 15, in <module>`).
+fn failed_line(output: &str) -> Option<usize> {
+    if !output.contains("Traceback (most recent call last)") {
+        return None;
+    }
+    output.lines().rev().find_map(|line| {
+        let rest = line.trim().strip_prefix("File \"<cell-")?;
+        let (_, rest) = rest.split_once("\", line ")?;
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok().filter(|n| *n > 0)
+    })
+}
+
+/// One statement of a fragment.
+#[derive(Debug, PartialEq, Eq)]
+enum Statement<'a> {
+    Import(&'a str),
+    /// `target op= value` (`op` empty for a plain `=`).
+    Assign {
+        line: &'a str,
+        target: String,
+        op: &'a str,
+        value: &'a str,
+    },
+    /// A call (`df.to_csv(…)`), matched to the failed line by its callee.
+    Call {
+        line: &'a str,
+        callee: &'a str,
+    },
+}
+
+/// The block `code`, which failed at `failed` (1-based), with `fragment`
+/// put in, and what changed; `None` when the fragment is not a few simple
+/// statements that change it.
+fn splice(code: &str, failed: usize, fragment: &str) -> Option<(String, Vec<String>)> {
+    let statements = fragment_statements(fragment)?;
+    let mut lines: Vec<String> = code.lines().map(str::to_owned).collect();
+    let significant = lines.iter().filter(|l| is_significant(l)).count();
+    if significant < BLOCK || significant <= statements.len() {
+        return None;
+    }
+    let mut at = failed - 1;
+    if !can_insert_before(&lines, at) {
+        return None;
+    }
+    let mut changes = Vec::new();
+    for statement in statements {
+        match statement {
+            Statement::Import(line) => {
+                if lines.iter().any(|l| l.trim() == line) {
+                    continue;
+                }
+                lines.insert(0, line.to_owned());
+                at += 1;
+                changes.push("an import put first".to_owned());
+            }
+            Statement::Assign {
+                line,
+                target,
+                op,
+                value,
+            } => {
+                let same = (0..=at).rev().find(|i| match assignment(lines[*i].trim()) {
+                    Some((t, o, _)) => t == target && o == op,
+                    None => false,
+                });
+                let transforms = op.is_empty() && compact(value).contains(&target);
+                match same {
+                    Some(i) if !transforms => {
+                        lines[i] = format!("{}{line}", indent(&lines[i]));
+                        changes.push(format!("line {} replaced", i + 1));
+                    }
+                    _ => {
+                        lines.insert(at, format!("{}{line}", indent(&lines[at])));
+                        changes.push(format!("a line put before line {}", at + 1));
+                        at += 1;
+                    }
+                }
+            }
+            Statement::Call { line, callee } => {
+                if callee_of(lines[at].trim()) != Some(callee) {
+                    return None;
+                }
+                lines[at] = format!("{}{line}", indent(&lines[at]));
+                changes.push(format!("line {} replaced", at + 1));
+            }
+        }
+    }
+    let mut spliced = lines.join("\n");
+    if code.ends_with('\n') {
+        spliced.push('\n');
+    }
+    (spliced != code && !changes.is_empty()).then_some((spliced, changes))
+}
+
+/// The statements of a fragment: a few lines, each a simple statement at
+/// the top level; `None` for anything else (a loop, a print, a program).
+fn fragment_statements(fragment: &str) -> Option<Vec<Statement<'_>>> {
+    let mut statements = Vec::new();
+    for line in fragment.lines().filter(|l| is_significant(l)) {
+        if line.starts_with([' ', '\t'])
+            || line.trim_end().ends_with([':', '\\', '(', '[', '{', ','])
+        {
+            return None;
+        }
+        let line = line.trim();
+        if depth_after(0, line) != 0 || code_of(line).contains(';') {
+            return None;
+        }
+        let statement = if line.starts_with("import ") || line.starts_with("from ") {
+            Statement::Import(line)
+        } else if let Some((target, op, value)) = assignment(line) {
+            Statement::Assign {
+                line,
+                target,
+                op,
+                value,
+            }
+        } else {
+            let callee = callee_of(line)?;
+            if matches!(callee, "print" | "display") {
+                return None;
+            }
+            Statement::Call { line, callee }
+        };
+        statements.push(statement);
+    }
+    (!statements.is_empty() && statements.len() <= FRAGMENT).then_some(statements)
+}
+
+/// `target`, operator and value of an assignment statement (`a[k] += v`),
+/// the target without spaces; `None` for other statements.
+fn assignment(line: &str) -> Option<(String, &str, &str)> {
+    let bytes = line.as_bytes();
+    let mut depth = 0i32;
+    let mut quote: Option<u8> = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        if let Some(q) = quote {
+            if b == q {
+                quote = None;
+            }
+            continue;
+        }
+        match b {
+            b'\'' | b'"' => quote = Some(b),
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b'#' => return None,
+            b'=' if depth == 0 => {
+                if bytes.get(i + 1) == Some(&b'=') {
+                    return None;
+                }
+                let before = if i > 0 { bytes[i - 1] } else { b' ' };
+                if matches!(before, b'=' | b'!' | b'<' | b'>') {
+                    return None;
+                }
+                let op_len = usize::from(matches!(before, b'+' | b'-' | b'*' | b'/' | b'%'));
+                let target = line[..i - op_len].trim();
+                let target_ok = !target.is_empty()
+                    && target
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || "_.[]'\", ".contains(c));
+                if !target_ok {
+                    return None;
+                }
+                return Some((compact(target), &line[i - op_len..i], line[i + 1..].trim()));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The name a call statement calls (`df.to_csv` of `df.to_csv(…)`).
+fn callee_of(line: &str) -> Option<&str> {
+    let (callee, _) = line.split_once('(')?;
+    let ok = !callee.is_empty()
+        && callee
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+    (ok && line.ends_with(')')).then_some(callee)
+}
+
+/// Whether a line can have a statement put before it: the statements
+/// before it are closed, and it does not continue one (`else:`).
+fn can_insert_before(lines: &[String], at: usize) -> bool {
+    let Some(line) = lines.get(at) else {
+        return false;
+    };
+    let open = lines[..at].iter().fold(0, |depth, l| depth_after(depth, l));
+    let previous = lines[..at]
+        .iter()
+        .rev()
+        .find(|l| is_significant(l))
+        .map_or("", |l| l.trim_end());
+    let word = line.trim_start().split([' ', ':']).next().unwrap_or("");
+    open == 0
+        && is_significant(line)
+        && !previous.ends_with('\\')
+        && !matches!(word, "else" | "elif" | "except" | "finally")
+}
+
+/// Bracket depth after `line`, from `depth` before it (strings skipped).
+fn depth_after(mut depth: i32, line: &str) -> i32 {
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                '#' => break,
+                _ => {}
+            },
+        }
+    }
+    depth
+}
+
+/// A line without what its strings hold, and without its comment.
+fn code_of(line: &str) -> String {
+    let mut code = String::with_capacity(line.len());
+    let mut quote: Option<char> = None;
+    for c in line.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => continue,
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c == '#' => break,
+            None => {}
+        }
+        code.push(c);
+    }
+    code
+}
+
+fn is_significant(line: &str) -> bool {
+    let line = line.trim();
+    !line.is_empty() && !line.starts_with('#')
+}
+
+fn indent(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
+fn compact(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REVENUE: &str = "import json\n\nwith open('orders.json') as f:\n    data = json.load(f)\n\ntotal = 0.0\nfor order in data['orders']:\n    if order['status'] != 'cancelled':\n        revenue = sum(i['qty'] * i['price'] for i in order['items'])\n        total += revenue\n\nwith open('revenue.txt', 'w') as f:\n    f.write(str(round(total, 2)))\n";
+
+    const MEAN: &str = "import pandas as pd\ndf = pd.read_csv('readings.csv')\ndf = df.dropna(subset=['t'])\navg = df['t'].mean()\nwith open('avg.txt', 'w') as f:\n    f.write(str(round(avg, 1)))\n";
+
+    fn traceback(line: usize) -> String {
+        format!(
+            "Traceback (most recent call last):\n  File \"<cell-1>\", line {line}, in <module>\n    x\nTypeError: unsupported operand type(s) for +: 'int' and 'str'\n"
+        )
+    }
+
+    fn python(code: &str) -> ProposedRun {
+        ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+        }
+    }
+
+    fn report(text: &str) -> Report {
+        Report {
+            call_id: None,
+            language: "python".to_owned(),
+            text: text.to_owned(),
+            images: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_failed_line_is_read_from_the_traceback() {
+        assert_eq!(failed_line(&traceback(9)), Some(9));
+        let nested = "Traceback (most recent call last):\n  File \"<cell-2>\", line 12, in <module>\n    main()\n  File \"<cell-2>\", line 4, in main\n    x()\n  File \"/usr/lib/python3/json/__init__.py\", line 293, in load\nValueError: x";
+        assert_eq!(failed_line(nested), Some(4));
+        assert_eq!(failed_line("SyntaxError: invalid syntax"), None);
+        assert_eq!(failed_line("(the code ran without errors)"), None);
+    }
+
+    #[test]
+    fn a_changed_line_replaces_the_line_that_failed() {
+        let fix = "revenue = sum(i['qty'] * float(i['price']) for i in order['items'])";
+        let (code, changes) = splice(REVENUE, 9, fix).expect("spliced");
+        assert_eq!(changes, ["line 9 replaced"]);
+        assert_eq!(
+            code,
+            REVENUE.replace(
+                "        revenue = sum(i['qty'] * i['price'] for i in order['items'])",
+                &format!("        {fix}")
+            )
+        );
+        assert!(code.ends_with("f.write(str(round(total, 2)))\n"));
+    }
+
+    #[test]
+    fn a_line_preparing_a_value_goes_before_the_line_that_failed() {
+        let (code, changes) = splice(MEAN, 4, "df['t'] = df['t'].astype(float)").expect("spliced");
+        assert_eq!(changes, ["a line put before line 4"]);
+        assert_eq!(
+            code,
+            MEAN.replace(
+                "avg = df['t'].mean()",
+                "df['t'] = df['t'].astype(float)\navg = df['t'].mean()"
+            )
+        );
+        // The next fix prepares the value again: before the line that now
+        // fails (the conversion), which stays.
+        let (again, _) =
+            splice(&code, 4, "df['t'] = df['t'].replace('-', float('nan'))").expect("spliced");
+        assert!(
+            again.contains(
+                "df['t'] = df['t'].replace('-', float('nan'))\ndf['t'] = df['t'].astype(float)\navg"
+            ),
+            "{again}"
+        );
+    }
+
+    #[test]
+    fn an_earlier_assignment_of_the_same_name_is_replaced() {
+        let code = "import pandas as pd\ndf = pd.read_csv('sales.csv')\ntotals = df.groupby('Region')['Amount'].sum()\ntotals.to_csv('out.csv')\n";
+        let (spliced, changes) =
+            splice(code, 3, "df = pd.read_csv('sales.csv', sep=';')").expect("spliced");
+        assert_eq!(changes, ["line 2 replaced"]);
+        assert!(spliced.contains("df = pd.read_csv('sales.csv', sep=';')\ntotals"));
+        assert!(!spliced.contains("pd.read_csv('sales.csv')\n"));
+        // An import goes first, once.
+        let (spliced, changes) = splice(code, 3, "import numpy as np").expect("spliced");
+        assert_eq!(changes, ["an import put first"]);
+        assert!(spliced.starts_with("import numpy as np\nimport pandas"));
+        assert_eq!(splice(code, 3, "import pandas as pd"), None);
+        // A changed call replaces the call that failed.
+        let (spliced, changes) =
+            splice(code, 4, "totals.to_csv('out.csv', header=['total'])").expect("spliced");
+        assert_eq!(changes, ["line 4 replaced"]);
+        assert!(spliced.ends_with("totals.to_csv('out.csv', header=['total'])\n"));
+    }
+
+    #[test]
+    fn programs_loops_prints_and_unsafe_places_are_left_alone() {
+        // A whole program, a loop, a print, another call.
+        assert_eq!(splice(MEAN, 4, MEAN), None);
+        assert_eq!(splice(MEAN, 4, "for x in y:\n    print(x)"), None);
+        assert_eq!(splice(MEAN, 4, "print(df.head())"), None);
+        assert_eq!(splice(MEAN, 4, "df.info()"), None);
+        assert_eq!(splice(MEAN, 4, "a = 1; b = 2"), None);
+        // A block too short to have a fragment put in.
+        assert_eq!(splice("x = int('7.5')\n", 1, "x = float('7.5')"), None);
+        // Before a line that continues a statement.
+        let open = "import x\ntotal = f(\n    a,\n    b)\ny = 1\nz = 2\n";
+        assert_eq!(splice(open, 3, "a = 1"), None);
+        let branch = "import x\nif a:\n    b = 1\nelse:\n    b = 2\nc = 3\n";
+        assert_eq!(splice(branch, 4, "q = 1"), None);
+        // No change: the same line again.
+        assert_eq!(
+            splice(MEAN, 4, "avg = df['t'].mean()"),
+            None,
+            "same line, nothing changes"
+        );
+    }
+
+    #[test]
+    fn the_splicer_puts_a_fragment_into_the_last_failed_python_block_once() {
+        let mut splicer = Splicer::default();
+        splicer.saw(&[Some(python(REVENUE))], &[report(&traceback(9))]);
+        let fix = "revenue = sum(i['qty'] * float(i['price']) for i in order['items'])";
+        let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))]);
+        assert_eq!(
+            spliced.map(|s| s.changes),
+            Some(vec!["line 9 replaced".to_owned()])
+        );
+        let Action::Run(run) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(run.code.contains("f.write(str(round(total, 2)))"));
+        // Taken once: the next reply is left as it is.
+        let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))]);
+        assert_eq!(spliced, None);
+        assert_eq!(actions, vec![Action::Run(python(fix))]);
+        // A block that ran fine, or shell code, sets nothing.
+        splicer.saw(&[Some(python(REVENUE))], &[report("ok")]);
+        assert_eq!(splicer.apply(vec![Action::Run(python(fix))]).1, None);
+        let mut shell = python(REVENUE);
+        shell.language = Some("bash".to_owned());
+        splicer.saw(&[Some(shell)], &[report(&traceback(9))]);
+        assert_eq!(splicer.apply(vec![Action::Run(python(fix))]).1, None);
+    }
+}
