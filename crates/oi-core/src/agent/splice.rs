@@ -82,17 +82,28 @@ impl Splicer {
 }
 
 /// The line of the code cell a Python traceback last points at
-/// (`File "<cell-3>", line 15, in <module>`).
+/// (`File "<cell-3>", line 15, in <module>`), in the cell that ran (the
+/// first frame's): a function defined by an earlier cell has frames of
+/// that cell's lines.
 fn failed_line(output: &str) -> Option<usize> {
     if !output.contains("Traceback (most recent call last)") {
         return None;
     }
-    output.lines().rev().find_map(|line| {
-        let rest = line.trim().strip_prefix("File \"<cell-")?;
-        let (_, rest) = rest.split_once("\", line ")?;
-        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-        digits.parse().ok().filter(|n| *n > 0)
-    })
+    let frames: Vec<(&str, usize)> = output
+        .lines()
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix("File \"<cell-")?;
+            let (cell, rest) = rest.split_once("\", line ")?;
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            Some((cell, digits.parse().ok().filter(|n| *n > 0)?))
+        })
+        .collect();
+    let (own, _) = frames.first()?;
+    frames
+        .iter()
+        .rev()
+        .find(|(cell, _)| cell == own)
+        .map(|(_, line)| *line)
 }
 
 /// One statement of a fragment.
@@ -284,23 +295,14 @@ fn can_insert_before(lines: &[String], at: usize) -> bool {
         && !matches!(word, "else" | "elif" | "except" | "finally")
 }
 
-/// Bracket depth after `line`, from `depth` before it (strings skipped).
-fn depth_after(mut depth: i32, line: &str) -> i32 {
-    let mut quote: Option<char> = None;
-    for c in line.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                '\'' | '"' => quote = Some(c),
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => depth -= 1,
-                '#' => break,
-                _ => {}
-            },
-        }
-    }
-    depth
+/// Bracket depth after `line`, from `depth` before it (strings and the
+/// comment skipped).
+fn depth_after(depth: i32, line: &str) -> i32 {
+    code_of(line).chars().fold(depth, |depth, c| match c {
+        '(' | '[' | '{' => depth + 1,
+        ')' | ']' | '}' => depth - 1,
+        _ => depth,
+    })
 }
 
 /// A line without what its strings hold, and without its comment.
@@ -369,6 +371,9 @@ mod tests {
         assert_eq!(failed_line(&traceback(9)), Some(9));
         let nested = "Traceback (most recent call last):\n  File \"<cell-2>\", line 12, in <module>\n    main()\n  File \"<cell-2>\", line 4, in main\n    x()\n  File \"/usr/lib/python3/json/__init__.py\", line 293, in load\nValueError: x";
         assert_eq!(failed_line(nested), Some(4));
+        // A function an earlier cell defined: its lines are not this block's.
+        let earlier = "Traceback (most recent call last):\n  File \"<cell-3>\", line 2, in <module>\n    total = process(rows)\n  File \"<cell-1>\", line 5, in process\n    x\nTypeError: x";
+        assert_eq!(failed_line(earlier), Some(2));
         assert_eq!(failed_line("SyntaxError: invalid syntax"), None);
         assert_eq!(failed_line("(the code ran without errors)"), None);
     }
