@@ -854,9 +854,9 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
             let columns: Vec<String> = columns.iter().map(|c| format!("`{c}`")).collect();
             let split = match sep {
                 ',' => String::new(),
-                '\t' => " (fields separated by tabs: read it with sep='\\t' in pandas, delimiter='\\t' with csv)".to_owned(),
+                '\t' => " (fields separated by tabs: read it with sep='\\t' in pandas, or delimiter='\\t' with the csv module)".to_owned(),
                 other => format!(
-                    " (fields separated by `{other}`: read it with sep='{other}' in pandas, delimiter='{other}' with csv)"
+                    " (fields separated by `{other}`: read it with sep='{other}' in pandas, or delimiter='{other}' with the csv module)"
                 ),
             };
             format!("`{name}`{split} has {}", columns.join(", "))
@@ -1397,7 +1397,7 @@ mod tests {
         assert_eq!(
             coach.after_runs(&[failed("KeyError: 'Region Name'")], cwd),
             [
-                "[oi: `Region Name` is a column, but the file was not split by its separator: `export.csv` (fields separated by `;`: read it with sep=';' in pandas, delimiter=';' with csv) has `Order No`, `Region Name`. Use these names exactly (spaces and case included).]"
+                "[oi: `Region Name` is a column, but the file was not split by its separator: `export.csv` (fields separated by `;`: read it with sep=';' in pandas, or delimiter=';' with the csv module) has `Order No`, `Region Name`. Use these names exactly (spaces and case included).]"
             ]
         );
     }
