@@ -192,7 +192,16 @@ fn splice(code: &str, failed: usize, fragment: &str) -> Option<(String, Vec<Stri
 /// the top level; `None` for anything else (a loop, a print, a program).
 fn fragment_statements(fragment: &str) -> Option<Vec<Statement<'_>>> {
     let mut statements = Vec::new();
+    // A line copied from inside a loop keeps its indent: all lines alike
+    // count as none.
+    let common = fragment
+        .lines()
+        .filter(|l| is_significant(l))
+        .map(|l| indent(l).len())
+        .min()
+        .unwrap_or(0);
     for line in fragment.lines().filter(|l| is_significant(l)) {
+        let line = line.get(common..)?;
         if line.starts_with([' ', '\t'])
             || line.trim_end().ends_with([':', '\\', '(', '[', '{', ','])
         {
@@ -391,6 +400,11 @@ mod tests {
             )
         );
         assert!(code.ends_with("f.write(str(round(total, 2)))\n"));
+        // Copied with its indent from inside the loop, the same.
+        assert_eq!(
+            splice(REVENUE, 9, &format!("        {fix}\n")).map(|(c, _)| c),
+            Some(code)
+        );
     }
 
     #[test]
