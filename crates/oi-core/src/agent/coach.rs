@@ -696,14 +696,7 @@ fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
 /// Small models parse every line of a CSV as data, then retry variations
 /// of the same loop.
 fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
-    let value = [
-        "could not convert string to float: ",
-        "invalid literal for int() with base 10: ",
-    ]
-    .iter()
-    .find_map(|p| output.split_once(p))
-    .and_then(|(_, rest)| quoted(rest))?;
-    let value = value.trim_end_matches("\\n").trim();
+    let (value, _) = super::error_hint::refused_number(output)?;
     if value.is_empty() || value.parse::<f64>().is_ok() {
         return None;
     }
@@ -819,7 +812,7 @@ fn is_zero(text: &str) -> bool {
 }
 
 /// The text between the quotes (`'` or `"`) `rest` begins with.
-fn quoted(rest: &str) -> Option<&str> {
+pub(super) fn quoted(rest: &str) -> Option<&str> {
     let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
     let rest = &rest[1..];
     rest.find(quote).map(|end| &rest[..end])

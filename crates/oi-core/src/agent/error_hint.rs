@@ -7,6 +7,9 @@
 
 use std::path::Path;
 
+use super::coach::quoted;
+use super::table::{self, Written};
+
 /// Lines from the end of a run's output that are searched for an error.
 const TAIL: usize = 40;
 /// Names of the folder listed, at most, when a file was not found.
@@ -47,11 +50,6 @@ const IMPORTS: &[(&str, &str)] = &[
     ("Path", "from pathlib import Path"),
     ("Counter", "from collections import Counter"),
     ("defaultdict", "from collections import defaultdict"),
-];
-
-/// How data files write a missing value, lowercased.
-const MISSING_MARKS: &[&str] = &[
-    "-", "--", "?", ".", "n/a", "na", "nan", "null", "none", "missing", "unknown",
 ];
 
 /// A hint: its kind (each kind is given once a task) and its note.
@@ -220,23 +218,14 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             "the dates are not all written in one format: parse each value by trying each format it may be written in, in turn (`datetime.strptime` in a loop, catching `ValueError`), then write it the way the task asks.".to_owned(),
         ));
     }
-    let (value, to_int) = if let Some(rest) = message.strip_prefix("invalid literal for int()") {
-        (rest.split_once(": ").and_then(|(_, v)| unquote(v))?, true)
-    } else if let Some(rest) = message.strip_prefix("could not convert string to float: ") {
-        (unquote(rest)?, false)
-    } else if let Some(rest) = message.strip_prefix("Unable to parse string ") {
-        (between(rest, "\"", "\"")?, false)
-    } else {
-        return None;
-    };
-    let value = value.trim_end_matches("\\n").trim();
+    let (value, to_int) = refused_number(message)?;
     if value.is_empty() {
         return Some((
             "empty-value",
             "some values are empty: skip them, or count them as the task says (a missing amount as 0), before converting.".to_owned(),
         ));
     }
-    if MISSING_MARKS.contains(&value.to_lowercase().as_str()) {
+    if table::is_missing(value) {
         return Some((
             "missing-mark",
             format!(
@@ -250,32 +239,38 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             format!("`{value}` has a decimal point: convert with `float(…)`, not `int(…)`."),
         ));
     }
-    if let Some((whole, part)) = value.split_once(',')
-        && !whole.is_empty()
-        && whole.chars().all(|c| c.is_ascii_digit() || c == '-')
-        && (1..=2).contains(&part.len())
-        && part.chars().all(|c| c.is_ascii_digit())
-    {
-        return Some((
+    Some(match table::written_number(value)? {
+        Written::DecimalComma => (
             "decimal-comma",
             format!(
                 "`{value}` is written with a decimal comma: replace the `,` by a `.` before converting (pandas: `decimal=','`)."
             ),
-        ));
-    }
-    let cleaned: String = value
-        .chars()
-        .filter(|c| !matches!(c, '$' | '€' | '£' | ',' | '%' | '_' | ' ' | '\''))
-        .collect();
-    if cleaned != value && !cleaned.is_empty() && cleaned.parse::<f64>().is_ok() {
-        return Some((
+        ),
+        Written::Separated => (
             "written-number",
             format!(
                 "`{value}` is written with signs or separators: remove them (`.replace(',', '')` and so on) before converting."
             ),
-        ));
-    }
-    None
+        ),
+    })
+}
+
+/// The value a conversion to a number refused in `text` (`could not
+/// convert string to float: 'x'`, `invalid literal for int() with base
+/// 10: 'x'`, pandas' `Unable to parse string "x"`), trimmed and without a
+/// trailing `\n` written out; and whether `int()` refused it.
+pub(super) fn refused_number(text: &str) -> Option<(&str, bool)> {
+    [
+        ("could not convert string to float: ", false),
+        ("invalid literal for int() with base 10: ", true),
+        ("Unable to parse string ", false),
+    ]
+    .iter()
+    .find_map(|(prefix, to_int)| {
+        let (_, rest) = text.split_once(prefix)?;
+        let value = quoted(rest)?.trim_end_matches("\\n").trim();
+        Some((value, *to_int))
+    })
 }
 
 /// A hint for a line a shell tool printed.
@@ -301,7 +296,7 @@ fn missing_file(line: &str, cwd: &Path) -> Option<(&'static str, String)> {
     }
     let name = line
         .rsplit_once("No such file or directory: ")
-        .and_then(|(_, rest)| unquote(rest))
+        .and_then(|(_, rest)| quoted(rest))
         .or_else(|| {
             // `cat: data.csv: No such file or directory`
             let mut parts = line.rsplitn(3, ": ");
@@ -357,13 +352,6 @@ fn shape_text(owner: &str) -> String {
 fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     let (_, rest) = text.split_once(open)?;
     rest.split_once(close).map(|(inside, _)| inside)
-}
-
-/// The text inside the quotes `text` begins with (`'…'` or `"…"`).
-fn unquote(text: &str) -> Option<&str> {
-    let quote = text.chars().next().filter(|c| *c == '\'' || *c == '"')?;
-    let rest = &text[1..];
-    rest.rfind(quote).map(|end| &rest[..end])
 }
 
 #[cfg(test)]

@@ -98,10 +98,7 @@ impl Session {
             images: Vec::new(),
         };
 
-        let asked = language
-            .clone()
-            .or_else(|| language::guess(&code).map(str::to_owned))
-            .unwrap_or_else(|| "python".to_owned());
+        let asked = asked_language(language.as_deref(), &code);
         let Some(language) = self.language_for(&asked, &code) else {
             let message = format!(
                 "Not run: `{asked}` cannot run here. Available languages: {}.",
@@ -483,6 +480,12 @@ impl Session {
         ctx
     }
 
+    /// The canonical language `run` would run in, if it can run here.
+    pub(super) fn runs_as(&self, run: &ProposedRun) -> Option<String> {
+        let asked = asked_language(run.language.as_deref(), &run.code);
+        self.language_for(&asked, &run.code)
+    }
+
     /// The canonical language to run `code` in, if it can run here: the
     /// model's choice, corrected when the code is plainly the other language.
     fn language_for(&self, asked: &str, code: &str) -> Option<String> {
@@ -493,4 +496,12 @@ impl Session {
         }
         Some(spec.name.clone())
     }
+}
+
+/// The language a block asks for: its tag, or what its code looks like,
+/// or Python when nothing tells.
+fn asked_language(tag: Option<&str>, code: &str) -> String {
+    tag.map(str::to_owned)
+        .or_else(|| language::guess(code).map(str::to_owned))
+        .unwrap_or_else(|| "python".to_owned())
 }

@@ -12,6 +12,8 @@
 
 use crate::harness::{Action, ProposedRun, Report};
 
+/// The kernel language fragments are put into blocks of.
+const PYTHON: &str = "python";
 /// Statements a fragment has, at most.
 const FRAGMENT: usize = 3;
 /// Statements a block needs, at least, for a fragment to be put in it.
@@ -30,25 +32,15 @@ struct Failed {
     line: usize,
 }
 
-/// A fragment put into the block that failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Spliced {
-    /// What changed, for the model and the user ("line 15 replaced").
-    pub(super) changes: Vec<String>,
-}
-
 impl Splicer {
     /// After a batch: the Python block that failed with a traceback into
-    /// its own lines, if the batch's last failure is one.
+    /// its own lines, if the batch's last failure is one (by the language
+    /// it ran in, which its report names).
     pub(super) fn saw(&mut self, runs: &[Option<ProposedRun>], reports: &[Report]) {
         self.failed = runs.iter().zip(reports).rev().find_map(|(run, report)| {
-            let run = run.as_ref()?;
+            let run = run.as_ref().filter(|_| report.language == PYTHON)?;
             let line = failed_line(&report.text)?;
-            let python = run
-                .language
-                .as_deref()
-                .is_some_and(|l| matches!(l.to_ascii_lowercase().as_str(), "python" | "py"));
-            (python && line <= run.code.lines().count()).then(|| Failed {
+            (line <= run.code.lines().count()).then(|| Failed {
                 code: run.code.clone(),
                 line,
             })
@@ -56,28 +48,28 @@ impl Splicer {
     }
 
     /// The actions of the next reply, with a fragment that changes the
-    /// failed block put into it (when the reply is one such fragment).
-    pub(super) fn apply(&mut self, mut actions: Vec<Action>) -> (Vec<Action>, Option<Spliced>) {
+    /// failed block put into it (when the reply is one such fragment that
+    /// `runs_as` says runs in Python), and what changed ("line 15
+    /// replaced").
+    pub(super) fn apply(
+        &mut self,
+        mut actions: Vec<Action>,
+        runs_as: impl Fn(&ProposedRun) -> Option<String>,
+    ) -> (Vec<Action>, Option<Vec<String>>) {
         let [Action::Run(run)] = actions.as_mut_slice() else {
             return (actions, None);
         };
         let Some(failed) = self.failed.take() else {
             return (actions, None);
         };
-        let python = run
-            .language
-            .as_deref()
-            .is_some_and(|l| matches!(l.to_ascii_lowercase().as_str(), "python" | "py"));
-        if !python {
+        if runs_as(run).as_deref() != Some(PYTHON) {
             return (actions, None);
         }
-        match splice(&failed.code, failed.line, &run.code) {
-            Some((code, changes)) => {
-                run.code = code;
-                (actions, Some(Spliced { changes }))
-            }
-            None => (actions, None),
-        }
+        let Some((code, changes)) = splice(&failed.code, failed.line, &run.code) else {
+            return (actions, None);
+        };
+        run.code = code;
+        (actions, Some(changes))
     }
 }
 
@@ -475,28 +467,40 @@ mod tests {
 
     #[test]
     fn the_splicer_puts_a_fragment_into_the_last_failed_python_block_once() {
+        // The language a block runs in, as the session would say it.
+        let tagged = |run: &ProposedRun| run.language.clone();
         let mut splicer = Splicer::default();
         splicer.saw(&[Some(python(REVENUE))], &[report(&traceback(9))]);
         let fix = "revenue = sum(i['qty'] * float(i['price']) for i in order['items'])";
-        let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))]);
-        assert_eq!(
-            spliced.map(|s| s.changes),
-            Some(vec!["line 9 replaced".to_owned()])
-        );
+        let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))], tagged);
+        assert_eq!(spliced, Some(vec!["line 9 replaced".to_owned()]));
         let Action::Run(run) = &actions[0] else {
             panic!("{actions:?}")
         };
         assert!(run.code.contains("f.write(str(round(total, 2)))"));
         // Taken once: the next reply is left as it is.
-        let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))]);
+        let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))], tagged);
         assert_eq!(spliced, None);
         assert_eq!(actions, vec![Action::Run(python(fix))]);
         // A block that ran fine, or shell code, sets nothing.
         splicer.saw(&[Some(python(REVENUE))], &[report("ok")]);
-        assert_eq!(splicer.apply(vec![Action::Run(python(fix))]).1, None);
-        let mut shell = python(REVENUE);
-        shell.language = Some("bash".to_owned());
-        splicer.saw(&[Some(shell)], &[report(&traceback(9))]);
-        assert_eq!(splicer.apply(vec![Action::Run(python(fix))]).1, None);
+        assert_eq!(
+            splicer.apply(vec![Action::Run(python(fix))], tagged).1,
+            None
+        );
+        let mut shell = report(&traceback(9));
+        shell.language = "shell".to_owned();
+        splicer.saw(&[Some(python(REVENUE))], &[shell]);
+        assert_eq!(
+            splicer.apply(vec![Action::Run(python(fix))], tagged).1,
+            None
+        );
+        // A fragment that would run in another language is left as it is.
+        splicer.saw(&[Some(python(REVENUE))], &[report(&traceback(9))]);
+        let shell_fix = |_: &ProposedRun| Some("shell".to_owned());
+        assert_eq!(
+            splicer.apply(vec![Action::Run(python(fix))], shell_fix).1,
+            None
+        );
     }
 }

@@ -263,7 +263,7 @@ fn sort_order(values: &[&str]) -> &'static str {
     }
 }
 
-fn is_missing(value: &str) -> bool {
+pub(super) fn is_missing(value: &str) -> bool {
     let value = value.trim();
     value.is_empty() || MISSING.contains(&value.to_lowercase().as_str())
 }
@@ -405,7 +405,7 @@ fn examples(values: &[&str]) -> String {
 }
 
 #[derive(Debug, PartialEq, Eq)]
-enum Written {
+pub(super) enum Written {
     /// Plain, or with a currency sign, a percent sign or thousands
     /// separators (`$1,200.50`, `1 204 331`, `12%`).
     Separated,
@@ -415,7 +415,7 @@ enum Written {
 
 /// How a number is written, if `value` is one written with signs or
 /// separators that a plain conversion refuses.
-fn written_number(value: &str) -> Option<Written> {
+pub(super) fn written_number(value: &str) -> Option<Written> {
     let core = value
         .trim()
         .trim_start_matches(['$', '€', '£', '¥'])

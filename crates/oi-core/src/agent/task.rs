@@ -224,12 +224,12 @@ impl Session {
                         ),
                     });
                 }
-                (actions, spliced) = splicer.apply(actions);
-                if let Some(spliced) = &spliced {
+                (actions, spliced) = splicer.apply(actions, |run| self.runs_as(run));
+                if let Some(changes) = &spliced {
                     self.emit(Event::Warning {
                         message: format!(
                             "the reply changes the Python block that failed ({}); oi runs that block whole with the change",
-                            spliced.changes.join(", ")
+                            changes.join(", ")
                         ),
                     });
                 }
@@ -264,10 +264,10 @@ impl Session {
             coach.saw_runs(&runs);
             splicer.saw(&runs, &reports);
             let mut previews = Vec::new();
-            if let Some(spliced) = spliced {
+            if let Some(changes) = spliced {
                 previews.push(format!(
                     "[oi: your change went into the block that failed ({}), and oi ran that block whole.]",
-                    spliced.changes.join(", ")
+                    changes.join(", ")
                 ));
             }
             previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
