@@ -1015,6 +1015,64 @@ async fn a_small_model_ending_after_a_failed_run_is_told_once() {
 }
 
 #[tokio::test]
+async fn a_small_models_failed_attempt_is_set_aside_and_the_task_started_again() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(env.cwd.path().join("amounts.txt"), "3\n4\n").unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\nopen('amounts.txt', 'w').write('broken')\nraise KeyError('amount')\n```",
+        ))
+        .push(Reply::text("The total is written."))
+        .push(Reply::text("It is done."))
+        // The second attempt, from a fresh conversation.
+        .push(Reply::text(
+            "```python\nt = sum(int(x) for x in open('amounts.txt'))\nopen('total.txt', 'w').write(str(t))\n```",
+        ))
+        .push(Reply::text("The total is 7."));
+    let out = env
+        .exec(&["-y", "Add up amounts.txt and write the total to total.txt"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    // The first attempt's change was undone, so the second read the
+    // numbers the task began with.
+    let read = |name: &str| fs_err::read_to_string(env.cwd.path().join(name)).unwrap();
+    assert_eq!(read("amounts.txt"), "3\n4\n");
+    assert_eq!(read("total.txt"), "7");
+    assert!(
+        out.stderr.contains("the first attempt at this task ended with the task not done: your last run failed (KeyError: 'amount')"),
+        "{}",
+        out.stderr
+    );
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 5, "one more attempt, not two");
+    let fresh = &requests[3];
+    let seen = fresh.body["messages"].to_string();
+    assert!(!seen.contains("raise KeyError"), "{seen}");
+    assert!(!seen.contains("before you finish"), "{seen}");
+    let task = fresh
+        .messages()
+        .last()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(task.contains("Add up amounts.txt"), "{task}");
+    assert!(
+        !task.contains("attempt"),
+        "sent as the user sent it: {task}"
+    );
+    assert!(
+        out.stderr
+            .contains("(the files are back as they were before it)"),
+        "{}",
+        out.stderr
+    );
+    // A fresh look at the file, as the task found it.
+    assert!(task.contains("`amounts.txt` (2 lines)"), "{task}");
+    assert_eq!(fresh.body["temperature"], 0.7, "{}", fresh.body);
+    assert_eq!(requests[4].body["temperature"], 0.0, "{}", requests[4].body);
+}
+
+#[tokio::test]
 async fn a_small_model_that_printed_instead_of_writing_the_file_is_told_twice() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:0.5b");

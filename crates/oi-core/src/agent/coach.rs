@@ -276,82 +276,7 @@ impl Coach {
             );
         }
         if !self.checked_completion {
-            let empty: Vec<String> = self
-                .expected
-                .iter()
-                .filter(|name| {
-                    fs_err::metadata(cwd.join(name.as_str()))
-                        .is_ok_and(|m| m.is_file() && m.len() == 0)
-                })
-                .map(|name| format!("`{name}`"))
-                .collect();
-            let mut problems = Vec::new();
-            if let Some(error) = last_failure {
-                problems.push(format!("your last run failed ({error})"));
-            }
-            // Told once it does not exist yet, the model ran code and still
-            // ends without it (it printed the text instead of writing it).
-            let missing = if self.ran_any && !self.question {
-                self.missing(cwd)
-            } else {
-                Vec::new()
-            };
-            if !missing.is_empty() {
-                problems.push(format!("{} still does not exist", missing.join(", ")));
-            }
-            if !empty.is_empty() {
-                problems.push(format!("{} is empty", empty.join(", ")));
-            }
-            if let Some(WrittenColumn {
-                file: name,
-                column,
-                value,
-                decimal_comma,
-            }) = self.raw_numbers.and_then(|i| self.written_numbers.get(i))
-            {
-                let how = if *decimal_comma {
-                    "replace the decimal comma with a point before converting (pandas: `decimal=','`)"
-                } else {
-                    "remove the signs and separators before converting (pandas: `thousands=','`, or `.str.replace`)"
-                };
-                problems.push(format!(
-                    "your code uses the `{column}` column of `{name}` as it is, but its numbers are written like `{value}`, so they are compared, sorted or added as text: {how}"
-                ));
-            }
-            if self.ran_any {
-                // What the task says must work, checked by running it.
-                for command in &self.untried {
-                    problems.push(format!(
-                        "the task says `{command}` should work, and it has not run yet (run it and read its output)"
-                    ));
-                }
-            }
-            for name in &self.expected {
-                // Each result is read once, its start only.
-                let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
-                let text = String::from_utf8_lossy(&head);
-                if is_zero(&text) {
-                    problems.push(format!(
-                        "`{name}` holds 0, which usually means the code matched or read nothing"
-                    ));
-                }
-                for (column, value) in table::text_in_number_columns(&text) {
-                    problems.push(format!(
-                        "the `{column}` column of `{name}` holds text where a number belongs (`{value}`)"
-                    ));
-                }
-                if let Some((first, other)) = folded_twins(&text) {
-                    problems.push(format!(
-                        "`{name}` has lines that differ only in case or spacing (`{first}` and `{other}`), likely one entry written twice"
-                    ));
-                }
-                let shown = first_lines(&text, 3, 100);
-                if let Some((line, value)) = labelled(name, &shown) {
-                    problems.push(format!(
-                        "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`)"
-                    ));
-                }
-            }
+            let problems = self.ending_problems(cwd, last_failure);
             if !problems.is_empty() {
                 self.checked_completion = true;
                 // Free to answer, a small model answers "The task is done."
@@ -364,6 +289,110 @@ impl Coach {
             }
         }
         None
+    }
+
+    /// What shows the task is not done as the model ends it (small
+    /// models): a failed last run, a file the task names missing or empty,
+    /// a result that holds a label, a 0, text where a number belongs, one
+    /// entry twice, numbers used as they were written, a quoted command
+    /// not run. The completion check names them once; a task that still
+    /// ends with them is started again (once).
+    fn ending_problems(&self, cwd: &Path, last_failure: Option<&str>) -> Vec<String> {
+        let empty: Vec<String> = self
+            .expected
+            .iter()
+            .filter(|name| {
+                fs_err::metadata(cwd.join(name.as_str())).is_ok_and(|m| m.is_file() && m.len() == 0)
+            })
+            .map(|name| format!("`{name}`"))
+            .collect();
+        let mut problems = Vec::new();
+        if let Some(error) = last_failure {
+            problems.push(format!("your last run failed ({error})"));
+        }
+        // Told once it does not exist yet, the model ran code and still
+        // ends without it (it printed the text instead of writing it).
+        let missing = if self.ran_any && !self.question {
+            self.missing(cwd)
+        } else {
+            Vec::new()
+        };
+        if !missing.is_empty() {
+            problems.push(format!("{} still does not exist", missing.join(", ")));
+        }
+        if !empty.is_empty() {
+            problems.push(format!("{} is empty", empty.join(", ")));
+        }
+        if let Some(WrittenColumn {
+            file: name,
+            column,
+            value,
+            decimal_comma,
+        }) = self.raw_numbers.and_then(|i| self.written_numbers.get(i))
+        {
+            let how = if *decimal_comma {
+                "replace the decimal comma with a point before converting (pandas: `decimal=','`)"
+            } else {
+                "remove the signs and separators before converting (pandas: `thousands=','`, or `.str.replace`)"
+            };
+            problems.push(format!(
+                "your code uses the `{column}` column of `{name}` as it is, but its numbers are written like `{value}`, so they are compared, sorted or added as text: {how}"
+            ));
+        }
+        if self.ran_any {
+            // What the task says must work, checked by running it.
+            for command in &self.untried {
+                problems.push(format!(
+                    "the task says `{command}` should work, and it has not run yet (run it and read its output)"
+                ));
+            }
+        }
+        for name in &self.expected {
+            // Each result is read once, its start only.
+            let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
+            let text = String::from_utf8_lossy(&head);
+            if is_zero(&text) {
+                problems.push(format!(
+                    "`{name}` holds 0, which usually means the code matched or read nothing"
+                ));
+            }
+            for (column, value) in table::text_in_number_columns(&text) {
+                problems.push(format!(
+                    "the `{column}` column of `{name}` holds text where a number belongs (`{value}`)"
+                ));
+            }
+            if let Some((first, other)) = folded_twins(&text) {
+                problems.push(format!(
+                    "`{name}` has lines that differ only in case or spacing (`{first}` and `{other}`), likely one entry written twice"
+                ));
+            }
+            let mut inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
+            inputs.sort();
+            for (input, seen) in inputs {
+                for (column, now, rows, before) in table::lost_values(&text, seen) {
+                    problems.push(format!(
+                        "the `{column}` column of `{name}` misses {now} of its {rows} values where `{input}` misses {before}: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead"
+                    ));
+                }
+            }
+            let shown = first_lines(&text, 3, 100);
+            if let Some((line, value)) = labelled(name, &shown) {
+                problems.push(format!(
+                    "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`)"
+                ));
+            }
+        }
+        problems
+    }
+
+    /// Why the task, ending now, is not done ([`Self::ending_problems`]),
+    /// after the completion check named it: small models only.
+    pub(super) fn unfinished(&self, cwd: &Path, last_failure: Option<&str>) -> Option<String> {
+        if !self.small_model {
+            return None;
+        }
+        let problems = self.ending_problems(cwd, last_failure);
+        (!problems.is_empty()).then(|| problems.join(", and "))
     }
 
     /// After a batch of `runs` (the proposed code of each action, in order)
@@ -1594,6 +1623,17 @@ mod tests {
             coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, Some("KeyError")),
             None
         );
+        // Ending so after the note: the task certainly failed (it is started
+        // again); once fixed, it did not.
+        assert_eq!(
+            coach.unfinished(cwd, Some("KeyError")).as_deref(),
+            Some("your last run failed (KeyError), and `total.txt` is empty")
+        );
+        fs_err::write(cwd.join("total.txt"), "42\n").unwrap();
+        assert_eq!(coach.unfinished(cwd, None), None);
+        let big = Coach::new(false, "Write the total to total.txt", cwd);
+        assert_eq!(big.unfinished(cwd, Some("KeyError")), None);
+        fs_err::write(cwd.join("total.txt"), "").unwrap();
         // A run that worked and a full file: nothing to say.
         let mut coach_fine = Coach::new(true, "Write the total to total.txt", dir.path());
         fs_err::write(cwd.join("total.txt"), "42\n").unwrap();

@@ -152,8 +152,16 @@ fn splice(code: &str, failed: usize, fragment: &str) -> Option<(String, Vec<Stri
                     None => false,
                 });
                 let transforms = op.is_empty() && compact(value).contains(&target);
+                // The failed line itself, rewritten: its last call made
+                // another way (`x = x.str.strip().lower()` → `x =
+                // x.str.lower()`), not a step before it.
+                let rewrites = |i: usize| {
+                    i == at
+                        && assignment(lines[i].trim())
+                            .is_some_and(|(_, _, old)| last_call(old) == last_call(value))
+                };
                 match same {
-                    Some(i) if !transforms => {
+                    Some(i) if !transforms || rewrites(i) => {
                         lines[i] = format!("{}{line}", indent(&lines[i]));
                         changes.push(format!("line {} replaced", i + 1));
                     }
@@ -268,6 +276,19 @@ fn assignment(line: &str) -> Option<(String, &str, &str)> {
 }
 
 /// The name a call statement calls (`df.to_csv` of `df.to_csv(…)`).
+/// The name of the last call in an expression (`lower` in
+/// `df['n'].str.strip().lower()`), if it makes one.
+fn last_call(value: &str) -> Option<&str> {
+    let code = value.trim_end();
+    let open = code.rfind('(')?;
+    let before = &code[..open];
+    let start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let name = &before[start..];
+    (!name.is_empty()).then_some(name)
+}
+
 fn callee_of(line: &str) -> Option<&str> {
     let (callee, _) = line.split_once('(')?;
     let ok = !callee.is_empty()
@@ -420,6 +441,20 @@ mod tests {
             ),
             "{again}"
         );
+    }
+
+    #[test]
+    fn the_failed_line_rewritten_replaces_it() {
+        let code = "import pandas as pd\np = pd.read_csv('p.csv')\np['c'] = p['c'].str.strip().lower()\nt = p.groupby('c')['a'].sum()\nt.to_csv('t.csv')\n";
+        let (spliced, changes) = splice(code, 3, "p['c'] = p['c'].str.lower()").expect("spliced");
+        assert_eq!(changes, ["line 3 replaced"]);
+        assert_eq!(
+            spliced,
+            code.replace(".str.strip().lower()", ".str.lower()")
+        );
+        assert_eq!(last_call("df['n'].str.strip().lower()"), Some("lower"));
+        assert_eq!(last_call("float(x)"), Some("float"));
+        assert_eq!(last_call("x + 1"), None);
     }
 
     #[test]

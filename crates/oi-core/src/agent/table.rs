@@ -67,6 +67,39 @@ pub(super) fn profile(text: &str, complete: bool, order: bool) -> Option<String>
     Some(out)
 }
 
+/// Columns of the table `result` (a file the task's code wrote) missing
+/// more values than the same column (its name trimmed, any case) of the
+/// table `input`, which has at least as many rows: values the code could
+/// not read and dropped (pandas' `errors='coerce'`). Each with how many
+/// of the result's rows miss it, how many rows it has, and how many the
+/// input misses.
+pub(super) fn lost_values(result: &str, input: &str) -> Vec<(String, usize, usize, usize)> {
+    let (Some((_, out)), Some((_, inp))) = (split(result), split(input)) else {
+        return Vec::new();
+    };
+    if out.len() > inp.len() {
+        return Vec::new();
+    }
+    let missing = |rows: &[Vec<String>], i: usize| {
+        rows[1..]
+            .iter()
+            .filter(|row| row.get(i).is_none_or(|v| is_missing(v)))
+            .count()
+    };
+    let mut lost = Vec::new();
+    for (i, name) in out[0].iter().enumerate().take(MAX_COLUMNS) {
+        let key = name.trim().to_lowercase();
+        let Some(j) = inp[0].iter().position(|n| n.trim().to_lowercase() == key) else {
+            continue;
+        };
+        let (now, before) = (missing(&out, i), missing(&inp, j));
+        if now > before {
+            lost.push((name.trim().to_owned(), now, out.len() - 1, before));
+        }
+    }
+    lost
+}
+
 /// Columns of the table `text` whose name says they hold a number (`total`,
 /// `amount`, `avg_price` …) but where some value is not one, with the
 /// first such value: a result computed by joining text (`$1.20$3.40`).
@@ -655,5 +688,26 @@ mod tests {
              - `a`: whole numbers\n\
              - `b`: whole numbers"
         );
+    }
+
+    #[test]
+    fn values_a_result_lost_are_found_by_column() {
+        let input =
+            "event,date\nKickoff,2026-01-15\nReview,03/02/2026\nLaunch,\"March 9, 2026\"\nParty,\n";
+        let result = "event,date\nKickoff,2026-01-15\nReview,\nLaunch,\nParty,\n";
+        assert_eq!(
+            lost_values(result, input),
+            vec![("date".to_owned(), 3, 4, 1)]
+        );
+        // Every value kept (or fewer missing): nothing lost.
+        let fixed =
+            "event,date\nKickoff,2026-01-15\nReview,2026-02-03\nLaunch,2026-03-09\nParty,\n";
+        assert!(lost_values(fixed, input).is_empty());
+        // More rows than the input (a join): missing values may be new.
+        let joined = format!("{result}Extra,\nMore,\n");
+        assert!(lost_values(&joined, input).is_empty());
+        // Not a table, or no shared column.
+        assert!(lost_values("42\n", input).is_empty());
+        assert!(lost_values("a,b\n1,\n2,\n", input).is_empty());
     }
 }
