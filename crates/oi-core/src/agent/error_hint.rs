@@ -50,6 +50,11 @@ const IMPORTS: &[(&str, &str)] = &[
     ("Path", "from pathlib import Path"),
     ("Counter", "from collections import Counter"),
     ("defaultdict", "from collections import defaultdict"),
+    ("string", "import string"),
+    ("random", "import random"),
+    ("time", "import time"),
+    ("statistics", "import statistics"),
+    ("itertools", "import itertools"),
 ];
 
 /// A hint: its kind (each kind is given once a task) and its note.
@@ -64,16 +69,36 @@ pub(super) struct Hint {
 pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
     let lines: Vec<&str> = output.lines().collect();
     let start = lines.len().saturating_sub(TAIL);
+    let failed = output.contains("[exit code ");
     lines[start..].iter().rev().find_map(|line| {
         let line = line.trim();
         let (kind, text) = python_hint(line)
             .or_else(|| shell_hint(line))
-            .or_else(|| missing_file(line, cwd))?;
+            .or_else(|| missing_file(line, cwd))
+            .or_else(|| failed.then(|| usage(line, cwd)).flatten())?;
         Some(Hint {
             kind,
             note: format!("[oi: {text}]"),
         })
     })
+}
+
+/// When a program that failed printed how to use it (`Usage: prog
+/// <file>`): it was run without the arguments it needs. Small models run a
+/// script bare and read the usage line as the task's end.
+fn usage(line: &str, cwd: &Path) -> Option<(&'static str, String)> {
+    let (head, how) = line.split_once(':')?;
+    if !head.eq_ignore_ascii_case("usage") || how.trim().is_empty() {
+        return None;
+    }
+    Some((
+        "usage",
+        format!(
+            "the program stopped at its usage line (`{}`): it needs arguments. Run it again with them; the working folder holds {}.",
+            how.trim(),
+            folder_names(cwd)?
+        ),
+    ))
 }
 
 /// The hint for the last line of a Python traceback (`ValueError: …`),
@@ -308,6 +333,20 @@ fn missing_file(line: &str, cwd: &Path) -> Option<(&'static str, String)> {
     if name.is_empty() || cwd.join(name).exists() {
         return None;
     }
+    let held = folder_names(cwd)?;
+    Some((
+        "missing-file",
+        format!(
+            "`{name}` does not exist. The working folder ({}) holds {held}: use those names, relative to it.",
+            cwd.display()
+        ),
+    ))
+}
+
+/// The names in the folder `cwd` (folders with a `/`, hidden ones left
+/// out), sorted, quoted, at most [`LISTED`] of them: what a file name
+/// should be one of.
+fn folder_names(cwd: &Path) -> Option<String> {
     let mut names: Vec<String> = fs_err::read_dir(cwd)
         .ok()?
         .filter_map(Result::ok)
@@ -328,13 +367,7 @@ fn missing_file(line: &str, cwd: &Path) -> Option<(&'static str, String)> {
     } else {
         listed.join(", ")
     };
-    Some((
-        "missing-file",
-        format!(
-            "`{name}` does not exist. The working folder ({}) holds {held}: use those names, relative to it.",
-            cwd.display()
-        ),
-    ))
+    Some(held)
 }
 
 fn none_text() -> String {
@@ -524,6 +557,32 @@ mod tests {
         assert_eq!(
             kind_in("cat: sales.csv: No such file or directory", dir.path()),
             None
+        );
+    }
+
+    #[test]
+    fn a_program_stopping_at_its_usage_line_wants_arguments() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fs_err::write(dir.path().join("sample.txt"), "a b\n").expect("write");
+        let out = "saved wordfreq.py\nUsage: python wordfreq.py <filename>\n[exit code 1]";
+        let usage = hint(out, dir.path()).expect("a hint");
+        assert_eq!(usage.kind, "usage");
+        assert!(
+            usage
+                .note
+                .contains("(`python wordfreq.py <filename>`): it needs arguments")
+                && usage.note.contains("holds `sample.txt`"),
+            "{}",
+            usage.note
+        );
+        // argparse's two lines: its usage line counts.
+        let argparse = "usage: wc.py [-h] file\nwc.py: error: the following arguments are required: file\n[exit code 2]";
+        assert_eq!(kind_in(argparse, dir.path()), Some("usage"));
+        // A usage line printed by a run that worked (help asked for).
+        assert_eq!(kind_in("usage: wc.py [-h] file\n", dir.path()), None);
+        assert_eq!(
+            kind("NameError: name 'string' is not defined"),
+            Some("import")
         );
     }
 
