@@ -33,7 +33,13 @@ pub(crate) struct LoopGuard {
     steps: Vec<Step>,
     /// Runs that repeated an earlier step, code and result alike.
     cycle_repeats: u32,
+    /// What the last run printed when it failed (its start), to tell its
+    /// output copied back as code.
+    failed_output: String,
 }
+
+/// Bytes of a failed run's output kept to compare code with.
+const FAILED_OUTPUT: usize = 8 * 1024;
 
 #[derive(Debug, PartialEq)]
 struct Step {
@@ -80,6 +86,14 @@ impl LoopGuard {
         let pending = self.pending.take();
         self.last_failure_text = raw_error(status, output).map(|raw| shorten(&raw));
         let signature = error_signature(status, output);
+        self.failed_output.clear();
+        if self.last_failure_text.is_some() {
+            let mut end = output.len().min(FAILED_OUTPUT);
+            while !output.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.failed_output.push_str(&output[..end]);
+        }
         // A run the guard saw proposed (small models): its code is the
         // last proposed.
         if pending.is_some()
@@ -125,6 +139,19 @@ impl LoopGuard {
             self.last_error = Some(error);
             self.error_repeats = 1;
         }
+    }
+
+    /// Whether `code` is the output of the last run, which failed, copied
+    /// back (every line of it found in that output): told the run failed
+    /// and held to a code block, a small model fills it with the error it
+    /// read, which fails again, with that error nested.
+    pub(crate) fn echoes_failed_output(&self, code: &str) -> bool {
+        let mut lines = code
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .peekable();
+        lines.peek().is_some() && lines.all(|line| self.failed_output.contains(line))
     }
 
     /// Whether `code` is the code proposed last in this task, line for
@@ -593,5 +620,31 @@ mod tests {
             "{summary}"
         );
         assert_eq!(guard.tripped(4), None);
+    }
+
+    #[test]
+    fn a_failed_runs_output_copied_back_as_code_is_told() {
+        let mut guard = LoopGuard::new(true);
+        let code = "main()";
+        guard.proposed("python", code);
+        let output = "saved wordfreq.py\nUsage: python wordfreq.py <filename>\n[exit code 1]";
+        guard.ran(
+            &RunStatus::Failed {
+                exit_code: Some(1),
+                error: None,
+            },
+            output,
+        );
+        assert!(
+            guard.echoes_failed_output(
+                "saved wordfreq.py\n  Usage: python wordfreq.py <filename>\n"
+            )
+        );
+        assert!(!guard.echoes_failed_output("import sys\nprint(sys.argv)"));
+        assert!(!guard.echoes_failed_output("\n"));
+        // The output of a run that worked may be code to run (a file shown).
+        guard.proposed("shell", "cat steps.sh");
+        guard.ran(&RunStatus::Ok, "echo one\necho two\n");
+        assert!(!guard.echoes_failed_output("echo one\necho two"));
     }
 }

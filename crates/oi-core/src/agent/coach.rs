@@ -60,6 +60,9 @@ pub(super) struct Coach {
     fixes: u8,
     /// Files the task names that existed when it began: its inputs.
     inputs: Vec<String>,
+    /// The configuration files (`.ini` …) among the inputs that set no key
+    /// twice in a section when the task began.
+    configs: Vec<String>,
     /// Whether the model was told a value it failed to convert is a
     /// header.
     told_header: bool,
@@ -121,6 +124,14 @@ impl Coach {
             Vec::new()
         };
         let written_numbers = written_columns(&inputs_seen);
+        let configs = inputs_seen
+            .iter()
+            .filter(|(name, text)| {
+                [".ini", ".cfg", ".conf"].iter().any(|e| name.ends_with(e))
+                    && twice_set_key(text).is_none()
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
         let question = is_question(task);
         // A task that names a file yet to be made needs code, even when it
         // asks a question first ("Which region …? Write it to top.txt.").
@@ -149,6 +160,7 @@ impl Coach {
             inputs_seen,
             untried,
             written_numbers,
+            configs,
             raw_numbers: None,
             hinted: Vec::new(),
         }
@@ -361,6 +373,11 @@ impl Coach {
                     "the `{column}` column of `{name}` holds text where a number belongs (`{value}`)"
                 ));
             }
+            if let Some(line) = spelled_out(&text) {
+                problems.push(format!(
+                    "`{name}` has lines of single characters spaced out (`{line}`): the code joined the letters of a string (`' '.join(text)` joins characters), where it meant words"
+                ));
+            }
             if let Some((first, other)) = folded_twins(&text) {
                 problems.push(format!(
                     "`{name}` has lines that differ only in case or spacing (`{first}` and `{other}`), likely one entry written twice"
@@ -379,6 +396,23 @@ impl Coach {
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
                     "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`)"
+                ));
+            }
+        }
+        // A configuration the task names, changed by adding a line.
+        for name in &self.inputs {
+            if !self.configs.contains(name) {
+                continue;
+            }
+            let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
+            if let Some((section, key)) = twice_set_key(&String::from_utf8_lossy(&head)) {
+                let place = if section.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in `{section}`")
+                };
+                problems.push(format!(
+                    "`{name}` sets `{key}` twice{place}: a line was added where the one there should have changed"
                 ));
             }
         }
@@ -1074,6 +1108,55 @@ fn folded_twins(text: &str) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// A key set twice in one section of an INI-style file (`[database]`
+/// with two `port = …` lines): a line added where the one there should
+/// have changed. The section (empty before the first) and the key.
+fn twice_set_key(text: &str) -> Option<(String, String)> {
+    let mut section = String::new();
+    let mut keys: Vec<String> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') && line.ends_with(']') {
+            section = line.to_owned();
+            keys.clear();
+            continue;
+        }
+        if line.is_empty() || line.starts_with(['#', ';']) {
+            continue;
+        }
+        let Some((key, _)) = line.split_once('=').or_else(|| line.split_once(':')) else {
+            continue;
+        };
+        let key = key.trim().to_lowercase();
+        if key.is_empty() || key.contains(' ') {
+            continue;
+        }
+        if keys.contains(&key) {
+            return Some((section, key));
+        }
+        keys.push(key);
+    }
+    None
+}
+
+/// The first line of a result whose lines are mostly single characters
+/// spaced out (`A L S M`, `1 2 . 5 0`): text joined character by character
+/// (`' '.join(name)` joins a string's letters), where words were meant.
+fn spelled_out(text: &str) -> Option<&str> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    fn spelled(line: &str) -> bool {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        tokens.len() >= 3 && tokens.iter().all(|t| t.chars().count() == 1)
+    }
+    let count = lines.iter().filter(|l| spelled(l)).count();
+    (count > 0 && count * 2 >= lines.len())
+        .then(|| lines.iter().find(|l| spelled(l)).copied())
+        .flatten()
 }
 
 /// File names a task mentions (`count.txt`, `out/sum.txt`, `chart.png` …).
@@ -1973,5 +2056,56 @@ mod tests {
             coach.note_before_ending("Done.", HarnessKind::Native, dir.path(), None),
             None
         );
+    }
+
+    #[test]
+    fn text_joined_letter_by_letter_is_found() {
+        assert_eq!(
+            spelled_out("A L S M\nB O J O\nC A D E V R\n"),
+            Some("A L S M")
+        );
+        assert_eq!(spelled_out("Alice Smith\nBob Jones\n"), None);
+        // One odd line among words, or short lines: not it.
+        assert_eq!(spelled_out("Alice Smith\nBob Jones\nx y z\n"), None);
+        assert_eq!(spelled_out("a b\nc d\n"), None);
+        assert_eq!(spelled_out(""), None);
+    }
+
+    #[test]
+    fn a_configuration_changed_by_adding_a_line_is_named_before_ending() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let ini = cwd.join("settings.ini");
+        fs_err::write(&ini, "[database]\n# main\nport = 5432\n").unwrap();
+        let mut coach = Coach::new(true, "In settings.ini, set the database port to 5433.", cwd);
+        let ran = [Report {
+            call_id: None,
+            language: "python".to_owned(),
+            text: String::new(),
+            images: Vec::new(),
+        }];
+        fs_err::write(&ini, "[database]\nport = 5433\n# main\nport = 5432\n").unwrap();
+        coach.after_runs(&ran, cwd);
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("`settings.ini` sets `port` twice in `[database]`"),
+            "{note}"
+        );
+        fs_err::write(&ini, "[database]\n# main\nport = 5433\n").unwrap();
+        assert_eq!(coach.unfinished(cwd, None), None);
+    }
+
+    #[test]
+    fn a_key_set_twice_in_a_section_is_found() {
+        let added = "; app\n[server]\nport = 8000\n\n[database]\nport = 5433\n# main\nhost = db\nport = 5432\n";
+        assert_eq!(
+            twice_set_key(added),
+            Some(("[database]".to_owned(), "port".to_owned()))
+        );
+        // One per section, comments aside: fine.
+        let changed = "; app\n[server]\nport = 8000\n[database]\n# port = 1\nport = 5433\n";
+        assert_eq!(twice_set_key(changed), None);
     }
 }

@@ -1,6 +1,7 @@
 //! Asking a small model again when its reply would run, unchanged, the code
 //! that ran last, or code that already failed in this task (going in
-//! circles: A fails, B looks, A again). Sampled greedily (the default for
+//! circles: A fails, B looks, A again), or the output of a run that failed
+//! copied back as code. Sampled greedily (the default for
 //! small local models), the same conversation brings the same reply: the
 //! repeat is not run, and the request is sent once more with freer
 //! sampling and without the failed code in view (a small model copies
@@ -43,8 +44,11 @@ impl Resample {
         configured: Option<f64>,
     ) -> Option<f64> {
         let last_run = actions.iter().rev().find_map(Action::run);
-        let repeat = last_run
-            .is_some_and(|run| guard.is_last_code(&run.code) || guard.failed_before(&run.code));
+        let repeat = last_run.is_some_and(|run| {
+            guard.is_last_code(&run.code)
+                || guard.failed_before(&run.code)
+                || guard.echoes_failed_output(&run.code)
+        });
         if !repeat {
             self.tries = 0;
             return None;

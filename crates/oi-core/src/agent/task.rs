@@ -170,7 +170,7 @@ impl Session {
                 };
                 self.emit(Event::Warning {
                     message: format!(
-                        "the reply would run again code that just ran or already failed in this task; asking once more, sampling more freely (temperature {t}){unseen}"
+                        "the reply would run again code that just ran or already failed in this task, or the failed run's output as code; asking once more, sampling more freely (temperature {t}){unseen}"
                     ),
                 });
             }
