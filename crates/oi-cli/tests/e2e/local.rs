@@ -337,9 +337,7 @@ async fn a_small_model_sees_a_tables_profile_short_tracebacks_and_the_real_colum
         ))
         .push(Reply::text("Done."))
         .push(Reply::text("Done."))
-        .push(Reply::text("Done."))
-        // Ending after a failed run, the task starts again (its own test).
-        .repeat(Reply::text("Done."));
+        .push(Reply::text("Done."));
     let out = env
         .exec(&[
             "-y",
@@ -933,9 +931,7 @@ async fn a_small_model_is_told_what_a_common_error_means_once() {
         ))
         .push(Reply::text("```python\nprint(int('7.5') + 2)\n```"))
         .push(Reply::text("Done."))
-        .push(Reply::text("Done."))
-        // Ending after a failed run, the task starts again (its own test).
-        .repeat(Reply::text("Done."));
+        .push(Reply::text("Done."));
     let out = env
         .exec(&["-y", "Add up the prices in prices.csv and print the total."])
         .await;
@@ -996,14 +992,11 @@ async fn a_small_model_ending_after_a_failed_run_is_told_once() {
     env.server
         .push(Reply::text("```python\nraise KeyError('amount')\n```"))
         .push(Reply::text("The total is written."))
-        .push(Reply::text("It is done."))
-        // Ending so, the task is started again once (its own test below).
-        .push(Reply::text("```python\nprint(3 + 4)\n```"))
-        .push(Reply::text("The total is 7."));
+        .push(Reply::text("It is done."));
     let out = env.exec(&["-y", "Add up the amounts."]).await;
     assert_eq!(out.code, 0, "{out:?}");
     let requests = env.server.chat_requests();
-    assert_eq!(requests.len(), 5, "told once, then it may end");
+    assert_eq!(requests.len(), 3, "told once, then it may end");
     let told = requests[2].last_message_text();
     assert!(
         told.contains("[oi: before you finish: your last run failed (KeyError: 'amount')"),
@@ -1012,73 +1005,13 @@ async fn a_small_model_ending_after_a_failed_run_is_told_once() {
     // The replies to the failure and to the note must run code: a small
     // model free to answer explains the error, or says "done" whatever the
     // note says.
-    for request in &requests[1..3] {
+    for request in &requests[1..] {
         let grammar = request.body["grammar"].as_str().unwrap_or_default();
         assert!(
             grammar.starts_with("root ::= (note \"\\n\")? \"```\" tag "),
             "{grammar}"
         );
     }
-}
-
-#[tokio::test]
-async fn a_small_models_failed_attempt_is_set_aside_and_the_task_started_again() {
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    fs_err::write(env.cwd.path().join("amounts.txt"), "3\n4\n").unwrap();
-    env.server
-        .push(Reply::text(
-            "```python\nopen('amounts.txt', 'w').write('broken')\nraise KeyError('amount')\n```",
-        ))
-        // Told the file is missing, then that the task is not done.
-        .push(Reply::text("The total is written."))
-        .push(Reply::text("It is done."))
-        .push(Reply::text("Done."))
-        // The second attempt, from a fresh conversation.
-        .push(Reply::text(
-            "```python\nt = sum(int(x) for x in open('amounts.txt'))\nopen('total.txt', 'w').write(str(t))\n```",
-        ))
-        .push(Reply::text("The total is 7."));
-    let out = env
-        .exec(&["-y", "Add up amounts.txt and write the total to total.txt"])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    // The first attempt's change was undone, so the second read the
-    // numbers the task began with.
-    let read = |name: &str| fs_err::read_to_string(env.cwd.path().join(name)).unwrap();
-    assert_eq!(read("amounts.txt"), "3\n4\n");
-    assert_eq!(read("total.txt"), "7");
-    assert!(
-        out.stderr.contains("the first attempt at this task ended with the task not done: your last run failed (KeyError: 'amount')"),
-        "{}",
-        out.stderr
-    );
-    let requests = env.server.chat_requests();
-    assert_eq!(requests.len(), 6, "one more attempt, not two");
-    let fresh = &requests[4];
-    let seen = fresh.body["messages"].to_string();
-    assert!(!seen.contains("raise KeyError"), "{seen}");
-    assert!(!seen.contains("before you finish"), "{seen}");
-    let task = fresh
-        .messages()
-        .last()
-        .map(ToString::to_string)
-        .unwrap_or_default();
-    assert!(task.contains("Add up amounts.txt"), "{task}");
-    assert!(
-        !task.contains("attempt"),
-        "sent as the user sent it: {task}"
-    );
-    assert!(
-        out.stderr
-            .contains("(the files are back as they were before it)"),
-        "{}",
-        out.stderr
-    );
-    // A fresh look at the file, as the task found it.
-    assert!(task.contains("`amounts.txt` (2 lines)"), "{task}");
-    assert_eq!(fresh.body["temperature"], 0.7, "{}", fresh.body);
-    assert_eq!(requests[5].body["temperature"], 0.0, "{}", requests[5].body);
 }
 
 #[tokio::test]
@@ -1160,43 +1093,25 @@ async fn the_run_that_lacked_a_module_runs_again_after_each_install() {
 async fn failing_variations_of_one_idea_stop_a_small_models_task() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
-    let variation = |column: &str| {
-        Reply::text(&format!(
-            "```python\nimport csv\nrows = [{{'total': 1, 'region': 'north'}}]\nfor row in rows:\n    print(row['{column}'])\n```"
-        ))
-    };
-    for column in ["Amount", "amount", "AMOUNT", "amount_usd"] {
-        env.server.push(variation(column));
-    }
-    // Stopped, the task starts again once; stopped again, it ends so.
     for column in ["Amount", "amount", "AMOUNT", "amount_usd", "never"] {
-        env.server.push(variation(column));
+        env.server.push(Reply::text(&format!(
+            "```python\nimport csv\nrows = [{{'total': 1, 'region': 'north'}}]\nfor row in rows:\n    print(row['{column}'])\n```"
+        )));
     }
     let out = env.exec(&["-y", "Print the amount."]).await;
     assert_ne!(out.code, 0, "{out:?}");
-    assert!(
-        out.stderr.contains(
-            "the first attempt at this task was stopped by the loop guard (4 variations of the same python code failed the same way (KeyError)"
-        ),
-        "{}",
-        out.stderr
-    );
     assert!(
         out.stderr
             .contains("4 variations of the same python code failed the same way (KeyError)"),
         "{}",
         out.stderr
     );
-    let requests = env.server.chat_requests();
-    let warned = requests[3].last_message_text();
+    let warned = env.server.chat_requests()[3].last_message_text();
     assert!(
         warned.contains("3 small variations of the same code failed the same way"),
         "{warned}"
     );
-    // The second attempt began from the task alone.
-    let fresh = requests[4].body["messages"].to_string();
-    assert!(!fresh.contains("row['AMOUNT']"), "{fresh}");
-    assert_eq!(requests.len(), 8);
+    assert_eq!(env.server.chat_requests().len(), 4);
 }
 
 #[tokio::test]

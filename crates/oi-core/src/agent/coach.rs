@@ -307,8 +307,7 @@ impl Coach {
     /// models): a failed last run, a file the task names missing or empty,
     /// a result that holds a label, a 0, text where a number belongs, one
     /// entry twice, numbers used as they were written, a quoted command
-    /// not run. The completion check names them once; a task that still
-    /// ends with them is started again (once).
+    /// not run. The completion check names them once.
     fn ending_problems(&self, cwd: &Path, last_failure: Option<&str>) -> Vec<String> {
         let empty: Vec<String> = self
             .expected
@@ -417,16 +416,6 @@ impl Coach {
             }
         }
         problems
-    }
-
-    /// Why the task, ending now, is not done ([`Self::ending_problems`]),
-    /// after the completion check named it: small models only.
-    pub(super) fn unfinished(&self, cwd: &Path, last_failure: Option<&str>) -> Option<String> {
-        if !self.small_model {
-            return None;
-        }
-        let problems = self.ending_problems(cwd, last_failure);
-        (!problems.is_empty()).then(|| problems.join(", and "))
     }
 
     /// After a batch of `runs` (the proposed code of each action, in order)
@@ -1706,17 +1695,6 @@ mod tests {
             coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, Some("KeyError")),
             None
         );
-        // Ending so after the note: the task certainly failed (it is started
-        // again); once fixed, it did not.
-        assert_eq!(
-            coach.unfinished(cwd, Some("KeyError")).as_deref(),
-            Some("your last run failed (KeyError), and `total.txt` is empty")
-        );
-        fs_err::write(cwd.join("total.txt"), "42\n").unwrap();
-        assert_eq!(coach.unfinished(cwd, None), None);
-        let big = Coach::new(false, "Write the total to total.txt", cwd);
-        assert_eq!(big.unfinished(cwd, Some("KeyError")), None);
-        fs_err::write(cwd.join("total.txt"), "").unwrap();
         // A run that worked and a full file: nothing to say.
         let mut coach_fine = Coach::new(true, "Write the total to total.txt", dir.path());
         fs_err::write(cwd.join("total.txt"), "42\n").unwrap();
@@ -2093,8 +2071,6 @@ mod tests {
             note.contains("`settings.ini` sets `port` twice in `[database]`"),
             "{note}"
         );
-        fs_err::write(&ini, "[database]\n# main\nport = 5433\n").unwrap();
-        assert_eq!(coach.unfinished(cwd, None), None);
     }
 
     #[test]

@@ -439,9 +439,6 @@ impl Session {
             Ok(snapshot) => {
                 // The reply that proposed this run is the last message.
                 let reply = self.history.len().saturating_sub(1);
-                if self.task_index.is_some() && self.task_checkpoint.is_none() {
-                    self.task_checkpoint = Some(snapshot.checkpoint.id.clone());
-                }
                 self.undo_points
                     .entry(snapshot.checkpoint.id.clone())
                     .or_insert(reply);

@@ -178,7 +178,6 @@ impl Agent {
             transcript: Mutex::new(transcript),
             history_epoch,
             task_index: None,
-            task_checkpoint: None,
             probed_window: None,
             mcp,
             mcp_starting,
@@ -306,9 +305,6 @@ struct Session {
     history_epoch: u64,
     /// Where the current task's message is in the history.
     task_index: Option<usize>,
-    /// The checkpoint before the current task's first run: the workspace
-    /// as the task found it.
-    task_checkpoint: Option<String>,
     /// The context window the server said it serves the model with (asked
     /// once, when neither the configuration nor the catalog knew).
     probed_window: Option<Option<u32>>,

@@ -19,13 +19,6 @@ const LEFT_OUT: &str = "(code left out here: it failed, as its result below says
 /// The temperatures of the further requests for one repeat, in order.
 const TEMPERATURES: [f64; 2] = [0.7, 1.0];
 
-/// The temperature of a request that should not bring the reply greedy
-/// sampling brought before (the first of a task started again), never
-/// below the session's (`configured`).
-pub(super) fn freer(configured: Option<f64>) -> f64 {
-    TEMPERATURES[0].max(configured.unwrap_or(0.0))
-}
-
 /// The further requests made for the current repeat.
 #[derive(Debug, Default)]
 pub(super) struct Resample {

@@ -84,7 +84,6 @@ impl Session {
         self.prestart_kernel();
         let message = self.user_message(text, &images);
         self.task_index = Some(self.history.len());
-        self.task_checkpoint = None;
         self.history.push(message);
         self.guard = LoopGuard::new(self.config.small_model);
         self.task_started = std::time::Instant::now();
@@ -102,64 +101,35 @@ impl Session {
         });
     }
 
-    /// The turns of the current task, until one of them ends it. A small
-    /// model's task that certainly failed (stopped by the loop guard, or
-    /// ended with what the completion check had named still wrong) is
-    /// started again once, from a fresh conversation.
+    /// The turns of the current task, until one of them ends it.
     async fn turns(&mut self, cancel: &CancellationToken) -> TaskEnd {
         let task = text_of_task(&self.history, self.task_index);
-        // The task's message as the user sent it, to start again from.
-        let message = self.task_index.and_then(|i| self.history.get(i)).cloned();
         if self.config.small_model {
             self.add_first_look(&task);
         }
         let mut turn = 0;
-        let mut fresh = None;
-        loop {
-            let (end, unfinished) = self.attempt(&task, &mut turn, fresh, cancel).await;
-            let Some(why) = unfinished.filter(|_| self.config.small_model && fresh.is_none())
-            else {
-                return end;
-            };
-            let Some(message) = message.clone() else {
-                return end;
-            };
-            self.start_again(&task, message, &why).await;
-            fresh = Some(resample::freer(self.config.temperature));
-        }
+        self.attempt(&task, &mut turn, cancel).await
     }
 
-    /// One attempt at the task, until its end, with why it certainly
-    /// failed when it did (small models). `fresh`: the temperature of its
-    /// first request when it starts the task again.
-    async fn attempt(
-        &mut self,
-        task: &str,
-        turn: &mut u32,
-        fresh: Option<f64>,
-        cancel: &CancellationToken,
-    ) -> (TaskEnd, Option<String>) {
+    /// The turns of one task, until its end.
+    async fn attempt(&mut self, task: &str, turn: &mut u32, cancel: &CancellationToken) -> TaskEnd {
         let mut coach = Coach::new(self.config.small_model, task, self.kernels.cwd());
         let mut retried_overflow = false;
         let mut resample = Resample::default();
         let mut splicer = Splicer::default();
         // Set for the next request only, when it asks again (small models).
         let mut temperature = None;
-        let mut fresh = fresh;
         loop {
             if let Some(end) = self.limit_reached(*turn) {
-                return (end, None);
+                return end;
             }
             if let Err(message) = self.fit_context(false, cancel).await {
-                return (self.unfitting(message), None);
+                return self.unfitting(message);
             }
             *turn += 1;
             self.drop_stopped_mcp_servers();
             self.emit(Event::ModelRequest { turn: *turn });
             let mut request = self.request();
-            if let Some(t) = fresh.take() {
-                request.temperature = Some(t);
-            }
             if let Some(t) = temperature.take() {
                 request.temperature = Some(t);
                 let hidden = resample::leave_out_failed_code(&mut request.messages, &self.guard);
@@ -183,7 +153,7 @@ impl Session {
                 });
             }
             if let Some(stop) = self.over_budget(&request) {
-                return (TaskEnd::stop(stop), None);
+                return TaskEnd::stop(stop);
             }
             let reply = match self.stream_reply(request, cancel).await {
                 Ok(reply) => reply,
@@ -194,12 +164,12 @@ impl Session {
                 {
                     retried_overflow = true;
                     if let Err(end) = self.shrink_after_refusal(&message, cancel).await {
-                        return (end, None);
+                        return end;
                     }
                     *turn -= 1;
                     continue;
                 }
-                Err(error) => return (self.unanswered(error), None),
+                Err(error) => return self.unanswered(error),
             };
             self.emit(Event::AssistantMessage {
                 text: reply.text.clone(),
@@ -284,12 +254,7 @@ impl Session {
                         self.history.push(Message::user(note));
                         continue;
                     }
-                    None => {
-                        let unfinished = coach
-                            .unfinished(&cwd, failure.as_deref())
-                            .map(|problems| format!("ended with the task not done: {problems}"));
-                        return (TaskEnd::done(answer), unfinished);
-                    }
+                    None => return TaskEnd::done(answer),
                 }
             }
             // The code of each action, for the coach to re-run after an
@@ -359,9 +324,7 @@ impl Session {
             self.history.extend(results);
             bound_images(&mut self.history, MAX_IMAGES_IN_HISTORY);
             match halt {
-                Some(Halt::Interrupted) => {
-                    return (TaskEnd::stop(StopReason::Interrupted), None);
-                }
+                Some(Halt::Interrupted) => return TaskEnd::stop(StopReason::Interrupted),
                 Some(Halt::FailSafe) => {
                     // Tripped by the tool or by code: said once, here.
                     let end = TaskEnd {
@@ -374,62 +337,15 @@ impl Session {
                         )),
                         ..TaskEnd::stop(StopReason::FailSafe)
                     };
-                    return (end, None);
+                    return end;
                 }
                 None => {}
             }
             if let Some((repeats, summary)) = self.guard.tripped(self.config.loop_guard_max_repeats)
             {
-                let why = format!("was stopped by the loop guard ({summary})");
-                return (
-                    TaskEnd::stop(StopReason::LoopGuard { repeats, summary }),
-                    Some(why),
-                );
+                return TaskEnd::stop(StopReason::LoopGuard { repeats, summary });
             }
         }
-    }
-
-    /// Sets aside a first attempt at the task that certainly failed (`why`):
-    /// the workspace goes back to the checkpoint before its first run (when
-    /// checkpoints are on; the restore can itself be undone), its exchange
-    /// leaves the conversation, and the task's `message` is sent again with
-    /// a fresh first look; the user is told why. Small models do better
-    /// without their failed attempt in view: they copy the code they see.
-    async fn start_again(&mut self, task: &str, message: Message, why: &str) {
-        let mut files = "the files it changed are as it left them";
-        if let (Some(id), Some(checkpoints)) = (
-            self.task_checkpoint.clone(),
-            self.config.checkpoints.clone(),
-        ) {
-            match checkpoints.restore(&id).await {
-                Ok(restored) => {
-                    files = "the files are back as they were before it";
-                    self.emit(restored.event());
-                }
-                Err(error) => self.emit(Event::Warning {
-                    message: format!(
-                        "the files the first attempt changed stay as they are: {error}"
-                    ),
-                }),
-            }
-        }
-        let why = crate::harness::shorten(why, 400);
-        self.emit(Event::Warning {
-            message: format!(
-                "the first attempt at this task {why}; oi starts the task again with a fresh conversation ({files})"
-            ),
-        });
-        let Some(at) = self.task_index else {
-            return;
-        };
-        self.history.truncate(at);
-        self.undo_points.retain(|_, start| *start < at);
-        // Sent as the user sent it: told of the first attempt, a 1.5B
-        // model answered that it could not help.
-        self.history.push(message);
-        self.add_first_look(task);
-        self.guard = LoopGuard::new(self.config.small_model);
-        self.task_checkpoint = None;
     }
 
     /// Gives a small model a first look at the files the task names, with

@@ -17,7 +17,6 @@ mod recover;
 
 pub(crate) use fences::fenced_blocks;
 use recover::Printed;
-pub(crate) use recover::shorten;
 
 use oi_protocol::{ContentPart, Message, ToolCall};
 use oi_providers::ToolSpec;

@@ -276,8 +276,7 @@ fn matching_close(text: &str, start: usize) -> Option<usize> {
     None
 }
 
-/// `text` cut after `max` characters, with `…` where it was cut.
-pub(crate) fn shorten(text: &str, max: usize) -> String {
+fn shorten(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_owned(),
