@@ -107,12 +107,12 @@ impl Session {
         if self.config.small_model {
             self.add_first_look(&task);
         }
-        let mut turn = 0;
-        self.attempt(&task, &mut turn, cancel).await
+        self.run_turns(&task, cancel).await
     }
 
-    /// The turns of one task, until its end.
-    async fn attempt(&mut self, task: &str, turn: &mut u32, cancel: &CancellationToken) -> TaskEnd {
+    /// The turns of the task `task`, until one of them ends it.
+    async fn run_turns(&mut self, task: &str, cancel: &CancellationToken) -> TaskEnd {
+        let mut turn = 0;
         let mut coach = Coach::new(self.config.small_model, task, self.kernels.cwd());
         let mut retried_overflow = false;
         let mut resample = Resample::default();
@@ -120,15 +120,15 @@ impl Session {
         // Set for the next request only, when it asks again (small models).
         let mut temperature = None;
         loop {
-            if let Some(end) = self.limit_reached(*turn) {
+            if let Some(end) = self.limit_reached(turn) {
                 return end;
             }
             if let Err(message) = self.fit_context(false, cancel).await {
                 return self.unfitting(message);
             }
-            *turn += 1;
+            turn += 1;
             self.drop_stopped_mcp_servers();
-            self.emit(Event::ModelRequest { turn: *turn });
+            self.emit(Event::ModelRequest { turn });
             let mut request = self.request();
             if let Some(t) = temperature.take() {
                 request.temperature = Some(t);
@@ -166,7 +166,7 @@ impl Session {
                     if let Err(end) = self.shrink_after_refusal(&message, cancel).await {
                         return end;
                     }
-                    *turn -= 1;
+                    turn -= 1;
                     continue;
                 }
                 Err(error) => return self.unanswered(error),
