@@ -358,6 +358,8 @@ impl Coach {
                 ));
             }
         }
+        let mut inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
+        inputs.sort();
         for name in &self.expected {
             // Each result is read once, its start only.
             let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
@@ -382,9 +384,7 @@ impl Coach {
                     "`{name}` has lines that differ only in case or spacing (`{first}` and `{other}`), likely one entry written twice"
                 ));
             }
-            let mut inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-            inputs.sort();
-            for (input, seen) in inputs {
+            for &(input, seen) in &inputs {
                 for (column, now, rows, before) in table::lost_values(&text, seen) {
                     problems.push(format!(
                         "the `{column}` column of `{name}` misses {now} of its {rows} values where `{input}` misses {before}: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead"

@@ -275,7 +275,6 @@ fn assignment(line: &str) -> Option<(String, &str, &str)> {
     None
 }
 
-/// The name a call statement calls (`df.to_csv` of `df.to_csv(…)`).
 /// The name of the last call in an expression (`lower` in
 /// `df['n'].str.strip().lower()`), if it makes one.
 fn last_call(value: &str) -> Option<&str> {
@@ -289,6 +288,7 @@ fn last_call(value: &str) -> Option<&str> {
     (!name.is_empty()).then_some(name)
 }
 
+/// The name a call statement calls (`df.to_csv` of `df.to_csv(…)`).
 fn callee_of(line: &str) -> Option<&str> {
     let (callee, _) = line.split_once('(')?;
     let ok = !callee.is_empty()

@@ -104,16 +104,11 @@ impl Session {
     /// The turns of the current task, until one of them ends it.
     async fn turns(&mut self, cancel: &CancellationToken) -> TaskEnd {
         let task = text_of_task(&self.history, self.task_index);
+        let mut coach = Coach::new(self.config.small_model, &task, self.kernels.cwd());
         if self.config.small_model {
             self.add_first_look(&task);
         }
-        self.run_turns(&task, cancel).await
-    }
-
-    /// The turns of the task `task`, until one of them ends it.
-    async fn run_turns(&mut self, task: &str, cancel: &CancellationToken) -> TaskEnd {
         let mut turn = 0;
-        let mut coach = Coach::new(self.config.small_model, task, self.kernels.cwd());
         let mut retried_overflow = false;
         let mut resample = Resample::default();
         let mut splicer = Splicer::default();
@@ -217,7 +212,7 @@ impl Session {
                 }
                 if coach.may_rewrite() {
                     (actions, saved) =
-                        save_rewritten_scripts(actions, &named_files(task), self.kernels.cwd());
+                        save_rewritten_scripts(actions, &named_files(&task), self.kernels.cwd());
                 } else {
                     saved = Vec::new();
                 }
@@ -327,7 +322,7 @@ impl Session {
                 Some(Halt::Interrupted) => return TaskEnd::stop(StopReason::Interrupted),
                 Some(Halt::FailSafe) => {
                     // Tripped by the tool or by code: said once, here.
-                    let end = TaskEnd {
+                    return TaskEnd {
                         error: Some((
                             oi_computer::ComputerError::FailSafe.to_string(),
                             Some(
@@ -337,7 +332,6 @@ impl Session {
                         )),
                         ..TaskEnd::stop(StopReason::FailSafe)
                     };
-                    return end;
                 }
                 None => {}
             }
