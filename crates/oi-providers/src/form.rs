@@ -20,8 +20,10 @@ pub enum ReplyForm {
     /// fence. For a reply that must act: the first of a task, or one
     /// answering a request to run code. Free to write prose first, a small
     /// model told its task is not done wrote "The task is done." until its
-    /// token limit and never reached the block. Tags other than
-    /// `[a-z0-9_+#.-]` words are left out.
+    /// token limit and never reached the block. The block holds at least
+    /// one line that is not blank: held to a block it had nothing for, a
+    /// small model closed it at once, and the empty step ended the task.
+    /// Tags other than `[a-z0-9_+#.-]` words are left out.
     CodeStep(Vec<String>),
 }
 
@@ -61,7 +63,7 @@ impl ReplyForm {
                 };
                 let rest = NOTE_CHARS - 1;
                 Cow::Owned(format!(
-                    "root ::= (note \"\\n\")? \"```\" tag \"\\n\" line* \"```\" \"\\n\"? \"\\n\"?\nnote ::= [^`~ \\t\\n] [^`\\n]{{0,{rest}}}\ntag ::= {tag}\n{LINES}"
+                    "root ::= (note \"\\n\")? \"```\" tag \"\\n\" blank* code line* \"```\" \"\\n\"? \"\\n\"?\nnote ::= [^`~ \\t\\n] [^`\\n]{{0,{rest}}}\ntag ::= {tag}\nblank ::= [ \\t]* \"\\n\"\ncode ::= [ \\t]* lead \"\\n\"\n{LINES}"
                 ))
             }
         }
@@ -70,6 +72,7 @@ impl ReplyForm {
     /// Whether `reply` has this form (what the grammar accepts).
     pub fn admits(&self, reply: &str) -> bool {
         let mut in_block = false;
+        let mut code = false;
         let mut prose = 0;
         let mut lines = reply.split('\n').peekable();
         while let Some(line) = lines.next() {
@@ -110,9 +113,14 @@ impl ReplyForm {
                 in_block = true;
             } else if in_block && fence {
                 // The closing fence ends the reply (up to two newlines may
-                // follow it).
+                // follow it); a code step's block is not empty.
                 let rest: Vec<&str> = lines.collect();
-                return line == "```" && rest.len() <= 2 && rest.iter().all(|l| l.is_empty());
+                return line == "```"
+                    && rest.len() <= 2
+                    && rest.iter().all(|l| l.is_empty())
+                    && (code || matches!(self, Self::OneCodeBlock));
+            } else if in_block {
+                code |= !lead.is_empty();
             }
         }
         !in_block && matches!(self, Self::OneCodeBlock)
@@ -208,6 +216,9 @@ mod tests {
             // A tag the grammar cannot name as it is.
             "```a b\nx\n```",
             "```python\nprint(1)\n```\nThis prints 1.",
+            // A block with nothing to run.
+            "I can't tell.\n```python\n```",
+            "```python\n  \n\n```",
         ] {
             assert!(!step().admits(reply), "{reply:?}");
         }
@@ -225,10 +236,17 @@ mod tests {
     fn each_grammar_starts_at_root_and_names_each_rule_it_uses() {
         for (form, rules) in [
             (OneCodeBlock, &["root", "block", "line", "text", "lead"][..]),
-            (step(), &["root", "note", "tag", "line", "text", "lead"][..]),
+            (
+                step(),
+                &[
+                    "root", "note", "tag", "blank", "code", "line", "text", "lead",
+                ][..],
+            ),
             (
                 CodeStep(Vec::new()),
-                &["root", "note", "tag", "line", "text", "lead"][..],
+                &[
+                    "root", "note", "tag", "blank", "code", "line", "text", "lead",
+                ][..],
             ),
         ] {
             let gbnf = form.gbnf();
