@@ -67,6 +67,12 @@ pub(super) struct Hint {
 /// The hint for the last error in a run's `output` that has one, with
 /// `cwd` for listing the folder when a file was not found.
 pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
+    if let Some(text) = merge_keys(output) {
+        return Some(Hint {
+            kind: "merge-keys",
+            note: format!("[oi: {text}]"),
+        });
+    }
     let lines: Vec<&str> = output.lines().collect();
     let start = lines.len().saturating_sub(TAIL);
     let failed = output.contains("[exit code ");
@@ -81,6 +87,24 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             note: format!("[oi: {text}]"),
         })
     })
+}
+
+/// When pandas' `merge` failed with a `KeyError` for its `on=` column:
+/// the key is named differently in the two tables (`customer_id`,
+/// `customer`). Small models then try one name after the other in `on=`.
+fn merge_keys(output: &str) -> Option<&'static str> {
+    let failed = output
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())?
+        .trim()
+        .starts_with("KeyError: ");
+    let merged = output
+        .lines()
+        .any(|l| l.contains("merge(") && l.contains("on="));
+    (failed && merged).then_some(
+        "`merge(…, on=…)` needs a column of that name in both tables. When the key is named differently in each (`customer_id` in one, `customer` in the other), write `pd.merge(left, right, left_on='customer_id', right_on='customer')` with each table's own column name (make the values alike first if they are written differently).",
+    )
 }
 
 /// When a program that failed printed how to use it (`Usage: prog
@@ -410,6 +434,24 @@ mod tests {
         assert_eq!(
             kind("AttributeError: 'Series' object has no attribute 'frobnicate'"),
             None
+        );
+    }
+
+    #[test]
+    fn a_merge_on_a_key_one_table_lacks_gets_left_on_and_right_on() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-3>\", line 11, in <module>\n    merged = pd.merge(customers, payments, on='customer')\n             ^^^^^^^^^^^^\n  [4 frames inside libraries]\nKeyError: 'customer'\n";
+        assert_eq!(kind(out), Some("merge-keys"));
+        assert!(note(out).contains("left_on="), "{}", note(out));
+        // A `KeyError` elsewhere, or a merge that failed another way.
+        assert_eq!(
+            kind("  File \"<cell-1>\", line 2\n    x = d['a']\nKeyError: 'a'\n"),
+            None
+        );
+        assert_ne!(
+            kind(
+                "    m = a.merge(b, on='id')\nValueError: You are trying to merge on object and int64 columns\n"
+            ),
+            Some("merge-keys")
         );
     }
 

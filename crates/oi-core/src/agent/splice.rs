@@ -35,9 +35,12 @@ struct Failed {
 impl Splicer {
     /// After a batch: the Python block that failed with a traceback into
     /// its own lines, if the batch's last failure is one (by the language
-    /// it ran in, which its report names).
+    /// it ran in, which its report names). A fragment too short to put a
+    /// fix into that failed too (`float(item['qty'])`, run alone) leaves
+    /// the block before it as the one to fix; a batch that failed no such
+    /// way clears it.
     pub(super) fn saw(&mut self, runs: &[Option<ProposedRun>], reports: &[Report]) {
-        self.failed = runs.iter().zip(reports).rev().find_map(|(run, report)| {
+        let failed = runs.iter().zip(reports).rev().find_map(|(run, report)| {
             let run = run.as_ref().filter(|_| report.language == PYTHON)?;
             let line = failed_line(&report.text)?;
             (line <= run.code.lines().count()).then(|| Failed {
@@ -45,6 +48,12 @@ impl Splicer {
                 line,
             })
         });
+        let fragment = failed
+            .as_ref()
+            .is_some_and(|f| f.code.lines().filter(|l| is_significant(l)).count() < BLOCK);
+        if !(fragment && self.failed.is_some()) {
+            self.failed = failed;
+        }
     }
 
     /// The actions of the next reply, with a fragment that changes the
@@ -66,6 +75,9 @@ impl Splicer {
             return (actions, None);
         }
         let Some((code, changes)) = splice(&failed.code, failed.line, &run.code) else {
+            // Run as written; if it fails too, the block stays the one
+            // to fix.
+            self.failed = Some(failed);
             return (actions, None);
         };
         run.code = code;
@@ -535,6 +547,36 @@ mod tests {
         let shell_fix = |_: &ProposedRun| Some("shell".to_owned());
         assert_eq!(
             splicer.apply(vec![Action::Run(python(fix))], shell_fix).1,
+            None
+        );
+    }
+
+    #[test]
+    fn a_fragment_that_failed_alone_leaves_the_block_to_fix() {
+        let tagged = |run: &ProposedRun| run.language.clone();
+        let mut splicer = Splicer::default();
+        splicer.saw(&[Some(python(REVENUE))], &[report(&traceback(9))]);
+        // Not a fix the block can take: run as written, and it fails.
+        let alone = "float(i['price'])";
+        let (actions, spliced) = splicer.apply(vec![Action::Run(python(alone))], tagged);
+        assert_eq!((actions, spliced), (vec![Action::Run(python(alone))], None));
+        let name_error = "Traceback (most recent call last):\n  File \"<cell-2>\", line 1, in <module>\n    float(i['price'])\nNameError: name 'i' is not defined\n";
+        splicer.saw(&[Some(python(alone))], &[report(name_error)]);
+        // The next fix goes into the block that failed first.
+        let fix = "revenue = sum(i['qty'] * float(i['price']) for i in order['items'])";
+        let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))], tagged);
+        assert_eq!(spliced, Some(vec!["line 9 replaced".to_owned()]));
+        assert!(
+            actions[0]
+                .run()
+                .is_some_and(|r| r.code.contains("f.write("))
+        );
+        // A fragment that ran fine clears it.
+        splicer.saw(&[Some(python(REVENUE))], &[report(&traceback(9))]);
+        let _ = splicer.apply(vec![Action::Run(python(alone))], tagged);
+        splicer.saw(&[Some(python(alone))], &[report("1.5\n")]);
+        assert_eq!(
+            splicer.apply(vec![Action::Run(python(fix))], tagged).1,
             None
         );
     }
