@@ -392,7 +392,7 @@ async fn a_small_model_going_in_circles_is_asked_again_and_sees_what_it_changed(
     assert_eq!(out.code, 0, "{out:?}");
     assert!(
         out.stderr.contains(
-            "the reply would run again code that just ran or already failed in this task, or the failed run's output as code; asking once more, sampling more freely (temperature 0.7) and without the code that failed in view"
+            "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, or no code where a step was asked for); asking once more, sampling more freely (temperature 0.7) and without the code that failed in view"
         ),
         "{}",
         out.stderr
@@ -982,6 +982,100 @@ async fn a_small_models_one_line_fix_runs_inside_the_block_that_failed() {
             "[oi: your change went into the block that failed (line 4 replaced), and oi ran that block whole.]"
         ),
         "{third}"
+    );
+}
+
+#[tokio::test]
+async fn a_small_models_block_of_prose_where_code_must_run_is_asked_again_not_run() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    env.server
+        .push(Reply::text("```python\nraise KeyError('name')\n```"))
+        // Held to code after the failure, the answer put in a block.
+        .push(Reply::text(
+            "```bash\nAll files have been renamed to lowercase names.\n```",
+        ))
+        .push(Reply::text(
+            "```python\n_ = open('out.txt', 'w').write('ok')\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env.exec(&["-y", "Write ok to out.txt."]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("out.txt")).unwrap(),
+        "ok"
+    );
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 4, "{}", out.stderr);
+    // The same request again, more freely sampled; the prose never ran.
+    assert_eq!(requests[2].body["temperature"], 0.7, "{}", requests[2].body);
+    assert_eq!(
+        requests[2].last_message_text(),
+        requests[1].last_message_text()
+    );
+    assert!(
+        out.stderr.contains("no code where a step was asked for"),
+        "{}",
+        out.stderr
+    );
+    let all: String = requests.iter().map(|r| r.last_message_text()).collect();
+    assert!(!all.contains("command not found"), "{all}");
+}
+
+#[tokio::test]
+async fn a_small_model_is_told_what_is_wrong_with_a_result_as_it_is_shown() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    std::fs::write(
+        cwd.join("access.log"),
+        "10.0.0.1 - - [02/Nov/2026:10:00:00 +0000] \"GET /a HTTP/1.1\" 500 12\n10.0.0.2 - - [02/Nov/2026:10:01:00 +0000] \"GET /b HTTP/1.1\" 200 500\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\nimport re\nn = sum(1 for l in open('access.log') if re.search(r'\"HTTP/1.1\" (500)', l))\n_ = open('errors.txt', 'w').write(str(n))\n```",
+        ))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "How many requests in access.log failed with status 500? Write the number to errors.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("[oi: the pattern `\"HTTP/1.1\" (500)` in your code matches nothing in `access.log`, so it found nothing. A line of `access.log` reads:\n10.0.0.1 - - "),
+        "{told}"
+    );
+
+    // A result that lost values its input had, named as it is shown.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    std::fs::write(
+        env.cwd.path().join("events.csv"),
+        "event,date\nKickoff,2026-01-15\nReview,03/02/2026\nRetro,2026-04-01\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\nrows = open('events.csv').read().split()\nout = [r if '/' not in r else r.split(',')[0] + ',' for r in rows]\n_ = open('events_iso.csv', 'w').write('\\n'.join(out) + '\\n')\n```",
+        ))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write events_iso.csv with every date of events.csv as YYYY-MM-DD.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("It is not right yet: the `date` column of `events_iso.csv` misses 1 of its 3 values where `events.csv` misses 0"),
+        "{told}"
     );
 }
 

@@ -90,6 +90,15 @@ pub(super) struct Coach {
     raw_numbers: Option<usize>,
     /// The kinds of error hints given in this task (each once).
     hinted: Vec<&'static str>,
+    /// Whether the task asks for the text files it names to change ("set
+    /// the port in settings.ini") and names no file to make.
+    edits: bool,
+    /// Whether a run changed one of the input files.
+    changed_input: bool,
+    /// The regular expressions of the last batch's Python code.
+    patterns: Vec<String>,
+    /// Whether the model was told a pattern of its code finds nothing.
+    told_pattern: bool,
 }
 
 /// An input file this big, at most, has its changes shown.
@@ -133,6 +142,11 @@ impl Coach {
             .map(|(name, _)| name.clone())
             .collect();
         let question = is_question(task);
+        let edits = !question
+            && !asks_why(task)
+            && expected.is_empty()
+            && !inputs_seen.is_empty()
+            && asks_for_change(task);
         // A task that names a file yet to be made needs code, even when it
         // asks a question first ("Which region …? Write it to top.txt.").
         let wants_code =
@@ -163,6 +177,10 @@ impl Coach {
             configs,
             raw_numbers: None,
             hinted: Vec::new(),
+            edits,
+            changed_input: false,
+            patterns: Vec::new(),
+            told_pattern: false,
         }
     }
 
@@ -195,6 +213,12 @@ impl Coach {
                 .flatten()
                 .any(|run| runs_command(&run.code, command))
         });
+        self.patterns = runs
+            .iter()
+            .flatten()
+            .filter(|run| run.language.as_deref().is_some_and(|l| l.starts_with("py")))
+            .flat_map(|run| super::pattern::patterns(&run.code))
+            .collect();
         // Code that uses a column of numbers written `$1,200.50` without
         // removing the signs compares, sorts or adds them as text.
         for run in runs.iter().flatten() {
@@ -369,34 +393,27 @@ impl Coach {
                     "`{name}` holds 0, which usually means the code matched or read nothing"
                 ));
             }
-            for (column, value) in table::text_in_number_columns(&text) {
-                problems.push(format!(
-                    "the `{column}` column of `{name}` holds text where a number belongs (`{value}`)"
-                ));
-            }
-            if let Some(line) = spelled_out(&text) {
-                problems.push(format!(
-                    "`{name}` has lines of single characters spaced out (`{line}`): the code joined the letters of a string (`' '.join(text)` joins characters), where it meant words"
-                ));
-            }
-            if let Some((first, other)) = folded_twins(&text) {
-                problems.push(format!(
-                    "`{name}` has lines that differ only in case or spacing (`{first}` and `{other}`), likely one entry written twice"
-                ));
-            }
-            for &(input, seen) in &inputs {
-                for (column, now, rows, before) in table::lost_values(&text, seen) {
-                    problems.push(format!(
-                        "the `{column}` column of `{name}` misses {now} of its {rows} values where `{input}` misses {before}: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead"
-                    ));
-                }
-            }
+            problems.extend(content_problems(name, &text, &inputs));
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
                     "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`)"
                 ));
             }
+        }
+        // A file the task asks to change, left as it was (a `.replace`
+        // that matched nothing).
+        if self.edits && self.ran_any && !self.changed_input {
+            let mut names: Vec<String> = self
+                .inputs_seen
+                .keys()
+                .map(|name| format!("`{name}`"))
+                .collect();
+            names.sort();
+            problems.push(format!(
+                "no run has changed {} yet, which the task asks you to change: read it, change it, write it back, then print what changed",
+                names.join(" or ")
+            ));
         }
         // A configuration the task names, changed by adding a line.
         for name in &self.inputs {
@@ -546,8 +563,14 @@ impl Coach {
             if now != *seen {
                 previews.push(change_note(name, seen, &now));
                 *seen = now;
+                self.changed_input = true;
             }
         }
+        if let Some(note) = self.pattern_note(reports, cwd) {
+            previews.push(note);
+        }
+        let mut inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
+        inputs.sort();
         for name in &self.expected {
             let path = cwd.join(name);
             let Ok(meta) = fs_err::metadata(&path) else {
@@ -558,9 +581,48 @@ impl Coach {
                 continue;
             }
             self.shown.insert(name.clone(), stamp);
-            previews.extend(file_preview(name, &path, meta.len()));
+            previews.extend(file_preview(name, &path, meta.len(), &inputs));
         }
         previews
+    }
+}
+
+impl Coach {
+    /// After a batch whose result reads as nothing found (a count of 0, an
+    /// empty list; printed, or in a file the task names): the first
+    /// pattern of its Python code that matches nothing in the input files,
+    /// with how their lines look. Once a task, small models only.
+    fn pattern_note(&mut self, reports: &[Report], cwd: &Path) -> Option<String> {
+        if !self.small_model || self.told_pattern || self.patterns.is_empty() {
+            return None;
+        }
+        let nothing = reports
+            .iter()
+            .any(|r| !r.text.is_empty() && super::pattern::found_nothing(&r.text))
+            || self.expected.iter().any(|name| {
+                read_head(&cwd.join(name.as_str()), 4096).is_some_and(|head| {
+                    super::pattern::found_nothing(&String::from_utf8_lossy(&head))
+                })
+            });
+        if !nothing {
+            return None;
+        }
+        let mut inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
+        inputs.sort();
+        let pattern = self.patterns.iter().find(|p| {
+            !inputs.is_empty()
+                && inputs
+                    .iter()
+                    .all(|(_, text)| super::pattern::finds_nothing(p, text) == Some(true))
+        })?;
+        let (name, text) = inputs.first()?;
+        let line = first_lines(text, 1, 160).into_iter().next()?;
+        let names: Vec<String> = inputs.iter().map(|(n, _)| format!("`{n}`")).collect();
+        self.told_pattern = true;
+        Some(format!(
+            "[oi: the pattern `{pattern}` in your code matches nothing in {}, so it found nothing. A line of `{name}` reads:\n{line}\nFix the pattern to match such lines (print what it finds on this one to check).]",
+            names.join(" or ")
+        ))
     }
 }
 
@@ -642,6 +704,32 @@ fn asks_why(text: &str) -> bool {
         ])
 }
 
+/// Whether a task asks for a change ("set the port", "fix the script",
+/// "remove the duplicates"). Not "add": "add the amounts" sums them.
+fn asks_for_change(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .any(|w| {
+            [
+                "set",
+                "change",
+                "update",
+                "modify",
+                "replace",
+                "fix",
+                "edit",
+                "remove",
+                "delete",
+                "correct",
+                "repair",
+                "rename",
+                "uncomment",
+                "patch",
+            ]
+            .contains(&w.as_str())
+        })
+}
+
 /// Whether a task asks a question (which a model may answer without code)
 /// rather than asks for something to be done.
 fn is_question(text: &str) -> bool {
@@ -677,8 +765,15 @@ fn is_question(text: &str) -> bool {
 }
 
 /// What a file the task names now holds, for a small model: its size and
-/// first lines (a binary file: its size only).
-fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
+/// first lines (a binary file: its size only), and what is wrong with it
+/// that shows without the task's answer (`inputs`: the input files' text,
+/// by name, for values the result lost).
+fn file_preview(
+    name: &str,
+    path: &Path,
+    len: u64,
+    inputs: &[(&String, &String)],
+) -> Option<String> {
     use std::io::Read as _;
     const LINES: usize = 3;
     const WIDTH: usize = 100;
@@ -729,7 +824,17 @@ fn file_preview(name: &str, path: &Path, len: u64) -> Option<String> {
         None if is_zero(text) => "It holds 0: unless that is the real answer, your code matched or read nothing. Print a few of the lines or rows it should have counted, then fix it.".to_owned(),
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
         None if repeats_header(text) => "Its lines after the first repeat the header line instead of holding values (`csv.writer` given dicts writes their keys: use `csv.DictWriter`).".to_owned(),
-        None => "Check that it holds exactly what the task asks for.".to_owned(),
+        None => {
+            let problems = content_problems(name, text, inputs);
+            if problems.is_empty() {
+                "Check that it holds exactly what the task asks for.".to_owned()
+            } else {
+                format!(
+                    "It is not right yet: {}. Fix the code and run it again.",
+                    problems.join("; and ")
+                )
+            }
+        }
     };
     // A table: its columns, what their values are like and their order,
     // which its first lines do not show.
@@ -931,8 +1036,9 @@ pub(super) fn read_head(path: &Path, limit: u64) -> Option<Vec<u8>> {
 }
 
 /// When every shown line of a plain text file is a label and a number
-/// (`Mean: 25.5`, `Sum of squares = 55`): the first such line and its
-/// number. Small models write these where a task asks for the value.
+/// (`Mean: 25.5`, `Sum of squares = 55`, `The average is 21.0°C.`): the
+/// first such line and its number. Small models write these where a task
+/// asks for the value.
 fn labelled<'a>(name: &str, shown: &'a [String]) -> Option<(&'a str, &'a str)> {
     let plain = match Path::new(name).extension() {
         None => true,
@@ -940,10 +1046,13 @@ fn labelled<'a>(name: &str, shown: &'a [String]) -> Option<(&'a str, &'a str)> {
     };
     let mut first = None;
     for line in shown.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
-        let (label, value) = line.rsplit_once([':', '='])?;
+        let (label, value) = split_label(line)?;
         let (label, value) = (
             label.trim(),
-            value.trim().trim_start_matches(['$', '€', '£']),
+            value
+                .trim()
+                .trim_end_matches('.')
+                .trim_start_matches(['$', '€', '£']),
         );
         // The number, and a short unit after it (`21.0°C`, `12 km`).
         let end = value
@@ -964,6 +1073,55 @@ fn labelled<'a>(name: &str, shown: &'a [String]) -> Option<(&'a str, &'a str)> {
         first.get_or_insert((line, value));
     }
     first.filter(|_| plain)
+}
+
+/// A line cut where its label ends: at its last `:` or `=`, or its last
+/// ` is `, ` are `, ` was ` or ` equals ` (a sentence around a value).
+fn split_label(line: &str) -> Option<(&str, &str)> {
+    [":", "=", " is ", " are ", " was ", " equals "]
+        .iter()
+        .filter_map(|sep| line.rfind(sep).map(|at| (at, at + sep.len())))
+        .max_by_key(|&(_, end)| end)
+        .map(|(at, end)| (&line[..at], &line[end..]))
+}
+
+/// What is wrong with the text of a result file `name` whatever the task:
+/// a number column holding text, a string's letters joined, one entry
+/// written twice, values of an input column (`inputs`: name and text)
+/// lost. Named as the result is shown, and again before the task ends.
+fn content_problems(name: &str, text: &str, inputs: &[(&String, &String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (column, value) in table::text_in_number_columns(text) {
+        // `$1.20$3.40`, `35.2012.80`: text values added up, which joins
+        // them; cleaning the joined text cannot undo that.
+        let signs = value.matches(['$', '€', '£']).count();
+        let joined = if signs > 1 || value.matches('.').count() > 1 {
+            ": text values were added up, which joins them, so convert the input column to numbers before adding"
+        } else {
+            ""
+        };
+        problems.push(format!(
+            "the `{column}` column of `{name}` holds text where a number belongs (`{value}`){joined}"
+        ));
+    }
+    if let Some(line) = spelled_out(text) {
+        problems.push(format!(
+            "`{name}` has lines of single characters spaced out (`{line}`): the code joined the letters of a string (`' '.join(text)` joins characters), where it meant words"
+        ));
+    }
+    if let Some((first, other)) = folded_twins(text) {
+        problems.push(format!(
+            "`{name}` has lines that differ only in case or spacing (`{first}` and `{other}`), likely one entry written twice"
+        ));
+    }
+    for &(input, seen) in inputs {
+        for (column, now, rows, before) in table::lost_values(text, seen) {
+            problems.push(format!(
+                "the `{column}` column of `{name}` misses {now} of its {rows} values where `{input}` misses {before}: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead"
+            ));
+        }
+    }
+    problems
 }
 
 /// The first `count` lines of `text`, each cut to `width` characters (with
@@ -1224,14 +1382,14 @@ mod tests {
         let path = dir.path().join("emails.txt");
         fs_err::write(&path, "Ann <ann@x.org>\nBob <bob@x.org>\nCy\nDee\n").unwrap();
         assert_eq!(
-            file_preview("emails.txt", &path, 36).unwrap(),
+            file_preview("emails.txt", &path, 36, &[]).unwrap(),
             "[oi: `emails.txt` now has 4 lines:\nAnn <ann@x.org>\nBob <bob@x.org>\nCy\n…\nCheck that it holds exactly what the task asks for.]"
         );
         // A big file: its start shown, all of its lines counted.
         let big: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
         fs_err::write(&path, &big).unwrap();
         assert!(big.len() > 64 * 1024);
-        let preview = file_preview("emails.txt", &path, big.len() as u64).unwrap();
+        let preview = file_preview("emails.txt", &path, big.len() as u64, &[]).unwrap();
         assert!(
             preview
                 .starts_with("[oi: `emails.txt` now has 20000 lines:\nline 0\nline 1\nline 2\n…\n"),
@@ -1239,51 +1397,68 @@ mod tests {
         );
         fs_err::write(&path, "").unwrap();
         assert!(
-            file_preview("emails.txt", &path, 0)
+            file_preview("emails.txt", &path, 0, &[])
                 .unwrap()
                 .contains("is empty")
         );
         // A count of zero is questioned; another number is not.
         fs_err::write(&path, "0\n").unwrap();
         assert!(
-            file_preview("errors.txt", &path, 2)
+            file_preview("errors.txt", &path, 2, &[])
                 .unwrap()
                 .contains("It holds 0: unless that is the real answer"),
         );
         // Breaks written as `\n`, rows that repeat the header.
         fs_err::write(&path, "J-102\\nJ-104\n").unwrap();
         assert!(
-            file_preview("failed.txt", &path, 13)
+            file_preview("failed.txt", &path, 13, &[])
                 .unwrap()
                 .contains("It holds `\\n` as two characters"),
         );
         assert!(
-            file_preview("fix.py", &path, 13)
+            file_preview("fix.py", &path, 13, &[])
                 .unwrap()
                 .contains("Check that it holds exactly"),
         );
         fs_err::write(&path, "sku,qty\nsku,qty\nsku,qty\n").unwrap();
         assert!(
-            file_preview("in_stock.csv", &path, 24)
+            file_preview("in_stock.csv", &path, 24, &[])
                 .unwrap()
                 .contains("repeat the header line"),
         );
         fs_err::write(&path, "0.5\n").unwrap();
         assert!(
-            file_preview("errors.txt", &path, 4)
+            file_preview("errors.txt", &path, 4, &[])
                 .unwrap()
                 .contains("Check that it holds exactly"),
         );
         // A result table: its profile, with each column's order.
         fs_err::write(&path, "name,total\nb,3\na,2\nc,1\n").unwrap();
-        let preview = file_preview("totals.csv", &path, 24).unwrap();
+        let preview = file_preview("totals.csv", &path, 24, &[]).unwrap();
         assert!(
             preview.contains("As a table: 3 rows under a header row, fields separated by `,`. Columns:\n- `name`: text, like `b`, `a`, `c` (in no order)\n- `total`: whole numbers (in descending order)\nCheck that"),
             "{preview}"
         );
+        // What is wrong with a result table is named as it is shown.
+        let (input, seen) = (
+            "events.csv".to_owned(),
+            "event,date\nA,2026-01-15\nB,03/02/2026\n".to_owned(),
+        );
+        fs_err::write(&path, "event,date\nA,2026-01-15\nB,\n").unwrap();
+        let preview = file_preview("events_iso.csv", &path, 24, &[(&input, &seen)]).unwrap();
+        assert!(
+            preview.ends_with("It is not right yet: the `date` column of `events_iso.csv` misses 1 of its 2 values where `events.csv` misses 0: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead. Fix the code and run it again.]"),
+            "{preview}"
+        );
+        fs_err::write(&path, "category,total\nFood,$35.20$12.80\nOffice,$89.99\n").unwrap();
+        let preview = file_preview("by_category.csv", &path, 24, &[]).unwrap();
+        assert!(
+            preview.contains("It is not right yet: the `total` column of `by_category.csv` holds text where a number belongs (`$35.20$12.80`): text values were added up, which joins them, so convert the input column to numbers before adding."),
+            "{preview}"
+        );
         fs_err::write(&path, b"\x89PNG\0\0").unwrap();
         assert_eq!(
-            file_preview("chart.png", &path, 6).unwrap(),
+            file_preview("chart.png", &path, 6, &[]).unwrap(),
             "[oi: `chart.png` now exists (6 bytes). Check that it is what the task asks for.]"
         );
     }
@@ -1556,11 +1731,20 @@ mod tests {
                 Some("(`77.00`)"),
             ),
             ("n.txt", "Total: 5 apples and pears\n", None),
+            // A sentence around the value.
+            (
+                "avg_temp.txt",
+                "The average temperature is 21.0°C.",
+                Some("(`21.0`)"),
+            ),
+            ("n.txt", "The count was 42.\n", Some("(`42`)")),
+            ("n.txt", "The answer is yes\n", None),
+            ("n.txt", "Bob is 7 years old\n", None),
         ];
         for (name, text, expected) in cases {
             let path = dir.path().join(name);
             fs_err::write(&path, text).unwrap();
-            let preview = file_preview(name, &path, text.len() as u64).unwrap();
+            let preview = file_preview(name, &path, text.len() as u64, &[]).unwrap();
             match expected {
                 Some(part) => assert!(
                     preview.contains("puts words before the value") && preview.contains(part),
@@ -2070,6 +2254,111 @@ mod tests {
         assert!(
             note.contains("`settings.ini` sets `port` twice in `[database]`"),
             "{note}"
+        );
+    }
+
+    #[test]
+    fn a_file_the_task_asks_to_change_left_as_it_was_is_named_before_ending() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let ini = cwd.join("settings.ini");
+        fs_err::write(&ini, "[database]\nport = 5432\n").unwrap();
+        let ran = [Report {
+            call_id: None,
+            language: "python".to_owned(),
+            text: String::new(),
+            images: Vec::new(),
+        }];
+        let task = "In settings.ini, set the database port to 5433.";
+        // The run's `.replace` matched nothing.
+        let mut coach = Coach::new(true, task, cwd);
+        coach.after_runs(&ran, cwd);
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains(
+                "no run has changed `settings.ini` yet, which the task asks you to change"
+            ),
+            "{note}"
+        );
+        // Changed: nothing to say.
+        let mut coach = Coach::new(true, task, cwd);
+        fs_err::write(&ini, "[database]\nport = 5433\n").unwrap();
+        coach.after_runs(&ran, cwd);
+        assert_eq!(
+            coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
+            None
+        );
+        // A task that reads the file, or sums it, or makes another: not asked.
+        for task in [
+            "Count the sections of settings.ini.",
+            "Add the ports in settings.ini and print the sum.",
+            "Copy settings.ini to backup.ini with the port set to 5433.",
+            "Why does settings.ini set the port? Explain, do not change it.",
+        ] {
+            let mut coach = Coach::new(true, task, cwd);
+            coach.after_runs(&ran, cwd);
+            let note = coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None);
+            assert!(
+                note.as_deref()
+                    .is_none_or(|n| !n.contains("no run has changed")),
+                "{task}: {note:?}"
+            );
+        }
+        assert!(!Coach::new(false, task, cwd).edits);
+    }
+
+    #[test]
+    fn a_pattern_that_finds_nothing_in_the_input_is_named_once_when_nothing_was_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("access.log"),
+            "10.0.0.2 - - [02/Nov/2026:10:01:00 +0000] \"GET /index.html HTTP/1.1\" 500 5405\n",
+        )
+        .unwrap();
+        let task = "How many requests in access.log failed with status 500? Write the number to errors.txt.";
+        let wrong = ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: "import re\nn = sum(1 for l in open('access.log') if re.search(r'\"HTTP/1.1\" (\\d{3})', l))\nopen('errors.txt', 'w').write(str(n))\n".to_owned(),
+        };
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[Some(wrong.clone())]);
+        fs_err::write(cwd.join("errors.txt"), "0").unwrap();
+        let notes = coach.after_runs(&[python_report("")], cwd);
+        assert!(
+            notes[0].starts_with("[oi: the pattern `\"HTTP/1.1\" (\\d{3})` in your code matches nothing in `access.log`, so it found nothing. A line of `access.log` reads:\n10.0.0.2 - - [02/Nov/2026"),
+            "{notes:?}"
+        );
+        // Once a task.
+        coach.saw_runs(&[Some(wrong.clone())]);
+        fs_err::write(cwd.join("errors.txt"), "0\n").unwrap();
+        let notes = coach.after_runs(&[python_report("")], cwd);
+        assert!(
+            notes.iter().all(|n| !n.contains("the pattern")),
+            "{notes:?}"
+        );
+        // A pattern that matches, or a result that found something: silent.
+        fs_err::remove_file(cwd.join("errors.txt")).unwrap();
+        let mut coach = Coach::new(true, task, cwd);
+        let right = ProposedRun {
+            code: wrong.code.replace("\"HTTP/1.1\" (", "HTTP/1.1\" ("),
+            ..wrong.clone()
+        };
+        coach.saw_runs(&[Some(right)]);
+        let notes = coach.after_runs(&[python_report("0\n")], cwd);
+        assert!(
+            notes.iter().all(|n| !n.contains("the pattern")),
+            "{notes:?}"
+        );
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[Some(wrong)]);
+        let notes = coach.after_runs(&[python_report("3\n")], cwd);
+        assert!(
+            notes.iter().all(|n| !n.contains("the pattern")),
+            "{notes:?}"
         );
     }
 

@@ -29,6 +29,7 @@ mod execute;
 mod first_look;
 mod history;
 mod mcp_call;
+mod pattern;
 mod resample;
 mod runaway;
 mod save_as;

@@ -1,7 +1,9 @@
 //! Asking a small model again when its reply would run, unchanged, the code
 //! that ran last, or code that already failed in this task (going in
-//! circles: A fails, B looks, A again), or the output of a run that failed
-//! copied back as code. Sampled greedily (the default for
+//! circles: A fails, B looks, A again), the output of a run that failed
+//! copied back as code, or the prompt's example block copied as a step;
+//! or when a reply held to a code step runs nothing (its block is prose,
+//! comments, or the output it expects). Sampled greedily (the default for
 //! small local models), the same conversation brings the same reply: the
 //! repeat is not run, and the request is sent once more with freer
 //! sampling and without the failed code in view (a small model copies
@@ -10,11 +12,17 @@
 
 use oi_protocol::Message;
 
-use crate::harness::{Action, fenced_blocks};
+use crate::harness::{Action, EXAMPLE_CODE, fenced_blocks};
 use crate::loop_guard::LoopGuard;
 
 /// What stands, in a request asking again, where a block that failed was.
 const LEFT_OUT: &str = "(code left out here: it failed, as its result below says)\n";
+
+/// Whether a reply only copies the line that stood for left-out code: a
+/// small model shown it writes it back as its whole reply.
+pub(super) fn copies_left_out(reply: &str) -> bool {
+    reply.trim() == LEFT_OUT.trim_end()
+}
 
 /// The temperatures of the further requests for one repeat, in order.
 const TEMPERATURES: [f64; 2] = [0.7, 1.0];
@@ -27,21 +35,28 @@ pub(super) struct Resample {
 
 impl Resample {
     /// The temperature to ask again with when the last code `actions`
-    /// would run is the code proposed last (`guard`), while tries remain;
-    /// `configured` (the session's temperature) is never lowered. `None`:
-    /// run the actions.
+    /// would run is the code proposed last (`guard`), or no new step (see
+    /// above), or when nothing would run of a reply `held` to a code step
+    /// (its block was prose, comments, or the output it expects), while
+    /// tries remain; `configured` (the session's temperature) is never
+    /// lowered. `None`: run the actions.
     pub(super) fn again(
         &mut self,
         actions: &[Action],
+        held: bool,
         guard: &LoopGuard,
         configured: Option<f64>,
     ) -> Option<f64> {
         let last_run = actions.iter().rev().find_map(Action::run);
-        let repeat = last_run.is_some_and(|run| {
-            guard.is_last_code(&run.code)
-                || guard.failed_before(&run.code)
-                || guard.echoes_failed_output(&run.code)
-        });
+        let repeat = match last_run {
+            Some(run) => {
+                guard.is_last_code(&run.code)
+                    || guard.failed_before(&run.code)
+                    || guard.echoes_failed_output(&run.code)
+                    || run.code.trim() == EXAMPLE_CODE
+            }
+            None => held && actions.is_empty(),
+        };
         if !repeat {
             self.tries = 0;
             return None;
@@ -108,44 +123,91 @@ mod tests {
     fn a_repeat_of_the_last_code_is_asked_again_twice_with_freer_sampling() {
         let mut guard = LoopGuard::default();
         let mut resample = Resample::default();
-        assert_eq!(resample.again(&[run("print(1)")], &guard, None), None);
+        assert_eq!(
+            resample.again(&[run("print(1)")], false, &guard, None),
+            None
+        );
         guard.proposed("python", "print(1)");
         assert_eq!(
-            resample.again(&[run("print(1)\n")], &guard, None),
+            resample.again(&[run("print(1)\n")], false, &guard, None),
             Some(0.7)
         );
-        assert_eq!(resample.again(&[run("print(1)")], &guard, None), Some(1.0));
         assert_eq!(
-            resample.again(&[run("print(1)")], &guard, None),
+            resample.again(&[run("print(1)")], false, &guard, None),
+            Some(1.0)
+        );
+        assert_eq!(
+            resample.again(&[run("print(1)")], false, &guard, None),
             None,
             "then the repeat runs"
         );
         // A new reply starts the count again.
-        assert_eq!(resample.again(&[run("print(2)")], &guard, None), None);
         assert_eq!(
-            resample.again(&[run("print(1)")], &guard, Some(0.9)),
+            resample.again(&[run("print(2)")], false, &guard, None),
+            None
+        );
+        assert_eq!(
+            resample.again(&[run("print(1)")], false, &guard, Some(0.9)),
             Some(0.9)
         );
+    }
+
+    #[test]
+    fn a_reply_copying_the_left_out_line_is_told() {
+        assert!(copies_left_out(LEFT_OUT));
+        assert!(copies_left_out(&format!("  {}", LEFT_OUT.trim_end())));
+        assert!(!copies_left_out("Done."));
+        assert!(!copies_left_out(&format!(
+            "{LEFT_OUT}```python\nx = 1\n```"
+        )));
+    }
+
+    #[test]
+    fn the_prompts_example_copied_as_a_step_is_asked_again() {
+        let guard = LoopGuard::default();
+        let mut resample = Resample::default();
+        let copied = format!("{EXAMPLE_CODE}\n");
+        assert_eq!(
+            resample.again(&[run(&copied)], false, &guard, None),
+            Some(0.7)
+        );
+        assert_eq!(
+            resample.again(&[run(&copied)], false, &guard, None),
+            Some(1.0)
+        );
+        assert_eq!(resample.again(&[run(&copied)], false, &guard, None), None);
+        let mut resample = Resample::default();
+        assert_eq!(
+            resample.again(&[run("print(1 + 2)")], false, &guard, None),
+            None
+        );
+        // Held to a step, a reply that runs nothing.
+        assert_eq!(resample.again(&[], true, &guard, None), Some(0.7));
+        let mut resample = Resample::default();
+        assert_eq!(resample.again(&[], false, &guard, None), None);
     }
 
     #[test]
     fn code_that_failed_earlier_in_the_task_is_asked_again() {
         let mut guard = failed_then_printed();
         let mut resample = Resample::default();
-        assert_eq!(resample.again(&[run("a()")], &guard, None), Some(0.7));
+        assert_eq!(
+            resample.again(&[run("a()")], false, &guard, None),
+            Some(0.7)
+        );
         // Whatever language the block names: `py` runs as `python`.
         let tagged_py = Action::Run(ProposedRun {
             call_id: None,
             language: Some("py".to_owned()),
             code: "a()".to_owned(),
         });
-        assert_eq!(resample.again(&[tagged_py], &guard, None), Some(1.0));
+        assert_eq!(resample.again(&[tagged_py], false, &guard, None), Some(1.0));
         // Code that ran before and worked may run again.
-        assert_eq!(resample.again(&[run("x = 2")], &guard, None), None);
+        assert_eq!(resample.again(&[run("x = 2")], false, &guard, None), None);
         guard.proposed("python", "x = 2");
         guard.ran(&oi_protocol::RunStatus::Ok, "");
         guard.proposed("python", "b()");
-        assert_eq!(resample.again(&[run("x = 2")], &guard, None), None);
+        assert_eq!(resample.again(&[run("x = 2")], false, &guard, None), None);
     }
 
     #[test]
@@ -185,15 +247,15 @@ mod tests {
         let mut resample = Resample::default();
         guard.proposed("python", "b()");
         assert_eq!(
-            resample.again(&[run("b()"), run("c()")], &guard, None),
+            resample.again(&[run("b()"), run("c()")], false, &guard, None),
             None
         );
         assert_eq!(
-            resample.again(&[run("a()"), run("b()")], &guard, None),
+            resample.again(&[run("a()"), run("b()")], false, &guard, None),
             Some(0.7)
         );
         assert_eq!(
-            resample.again(&[], &guard, None),
+            resample.again(&[], false, &guard, None),
             None,
             "an answer is not a repeat"
         );

@@ -1,9 +1,9 @@
 //! A task: the turn loop (ask the model, run what it proposes, send back
 //! the results, repeat) and the one place where a task ends.
 
-use crate::harness::{Action, ProposedRun};
+use crate::harness::{Action, ProposedRun, fenced_blocks};
 use futures::StreamExt;
-use oi_protocol::{ContentPart, Event, Message, StopReason, ToolCall, Usage};
+use oi_protocol::{ContentPart, Event, HarnessKind, Message, StopReason, ToolCall, Usage};
 use oi_providers::{FinishReason, ModelRequest, ProviderError, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
@@ -135,7 +135,7 @@ impl Session {
                 };
                 self.emit(Event::Warning {
                     message: format!(
-                        "the reply would run again code that just ran or already failed in this task, or the failed run's output as code; asking once more, sampling more freely (temperature {t}){unseen}"
+                        "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, or no code where a step was asked for); asking once more, sampling more freely (temperature {t}){unseen}"
                     ),
                 });
             }
@@ -186,12 +186,20 @@ impl Session {
                 continue;
             }
             let answer = reply.text.clone();
+            // Held to a code step, a block that runs nothing (prose, or
+            // the output the model expects) is asked again; so is a reply
+            // that only copies the line standing for left-out code.
+            let held = coach.wants_code()
+                && self.harness.kind() == HarnessKind::Markdown
+                && !fenced_blocks(&answer).is_empty()
+                || resample::copies_left_out(&answer);
             self.adapt_harness(&reply);
             let (message, mut actions) =
                 self.harness
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
             if self.config.small_model
-                && let Some(t) = resample.again(&actions, &self.guard, self.config.temperature)
+                && let Some(t) =
+                    resample.again(&actions, held, &self.guard, self.config.temperature)
             {
                 // Not run, not kept: the same request goes again (said
                 // when it is built, with what it leaves out).

@@ -95,6 +95,73 @@ pub(crate) struct Report {
     pub images: Vec<ContentPart>,
 }
 
+/// The code of the example block in the small-model prompt (markdown
+/// harness). A small model lost for a step copies it as one; it never does
+/// a task's work.
+pub(crate) const EXAMPLE_CODE: &str = "print(1 + 1)";
+
+/// Whether every line of a block is a sentence ("All files have been
+/// renamed."): a small model told to answer in prose after a run of code
+/// writes its answer in a block too. Never code in any language oi runs.
+fn is_prose(code: &str) -> bool {
+    fn sentence(line: &str) -> bool {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let word = |w: &str, capital: bool| {
+            let mut chars = w.chars();
+            chars.next().is_some_and(|c| {
+                if capital {
+                    c.is_ascii_uppercase()
+                } else {
+                    c.is_ascii_lowercase()
+                }
+            }) && chars.all(|c| c.is_ascii_lowercase() || c == '\'')
+        };
+        words.len() >= 4
+            && word(words[0], true)
+            && word(words[1], false)
+            && line.ends_with(['.', '!', '?'])
+            && !line.contains(['=', '$', '|', ';', '{', '}', '<', '>', '\\'])
+    }
+    let mut lines = code
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    lines.peek().is_some() && lines.all(sentence)
+}
+
+/// Whether every line of a block is a comment (`#`, `//`): it does
+/// nothing in any language, and a small model held to a code block writes
+/// its answer as one.
+fn only_comments(code: &str) -> bool {
+    let mut lines = code
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    lines.peek().is_some() && lines.all(|l| l.starts_with('#') || l.starts_with("//"))
+}
+
+/// Whether the prose before a block (`before`: the reply up to it) says
+/// the block is what a run prints ("The output should be:"), not code.
+fn shows_output(before: &str) -> bool {
+    let Some(line) = before.lines().map(str::trim).rfind(|l| !l.is_empty()) else {
+        return false;
+    };
+    let line = line.to_lowercase();
+    line.ends_with("expected output:")
+        || line.contains("output")
+            && [
+                "should be:",
+                "will be:",
+                "would be:",
+                "will look like:",
+                "should look like:",
+            ]
+            .iter()
+            .any(|end| line.ends_with(end))
+}
+
 /// Facts about the machine that the system prompt tells the model.
 #[derive(Debug, Clone)]
 pub(crate) struct PromptEnv {
@@ -310,7 +377,8 @@ impl Harness {
         text
     }
 
-    /// The prompt for small models: the same rules, in few words.
+    /// The prompt for small models: the same rules, in few words (with the
+    /// markdown harness, one example block: [`EXAMPLE_CODE`]).
     fn compact_prompt(&self, env: &PromptEnv) -> String {
         let mut prompt = format!(
             "You are oi. You do the user's task by running code on their computer ({os}). Working directory: {cwd}. Languages: {languages}.\n",
@@ -318,12 +386,12 @@ impl Harness {
             cwd = env.cwd,
             languages = env.languages.join(", "),
         );
-        prompt.push_str(match self.kind {
-            HarnessKind::Native => "To run code, call the `execute` tool with `language` and `code`. You then see its output.\n",
-            HarnessKind::ClaudeCode => "Run shell commands with `bash`, edit files with `str_replace_based_edit_tool`, other code with `execute`. You then see the result.\n",
-            HarnessKind::Codex => "Run commands with `shell`, edit files with `apply_patch`, other code with `execute`. You then see the result.\n",
-            HarnessKind::Markdown => "To run code, write it in one fenced block with its language:\n```python\nprint(1 + 1)\n```\nIt runs, and you get its output.\n",
-        });
+        match self.kind {
+            HarnessKind::Native => prompt.push_str("To run code, call the `execute` tool with `language` and `code`. You then see its output.\n"),
+            HarnessKind::ClaudeCode => prompt.push_str("Run shell commands with `bash`, edit files with `str_replace_based_edit_tool`, other code with `execute`. You then see the result.\n"),
+            HarnessKind::Codex => prompt.push_str("Run commands with `shell`, edit files with `apply_patch`, other code with `execute`. You then see the result.\n"),
+            HarnessKind::Markdown => prompt.push_str(&format!("To run code, write it in one fenced block with its language:\n```python\n{EXAMPLE_CODE}\n```\nIt runs, and you get its output.\n")),
+        }
         prompt.push_str(
             "Rules: run code yourself, never ask the user to. One small step at a time. If it fails, fix it; do not repeat the same code. Into a file the task names, write only what it asks for (a value alone, no label). ",
         );
@@ -445,7 +513,12 @@ impl Harness {
                     }) {
                         continue;
                     }
-                    if NOT_CODE.contains(&fence.lang.as_str()) || fence.code.trim().is_empty() {
+                    if NOT_CODE.contains(&fence.lang.as_str())
+                        || fence.code.trim().is_empty()
+                        || is_prose(&fence.code)
+                        || only_comments(&fence.code)
+                        || shows_output(&text[..fence.span.start])
+                    {
                         continue;
                     }
                     let language = if fence.lang.is_empty() {
@@ -1103,6 +1176,47 @@ mod tests {
                 run(None, Some("bash"), "echo $x"),
             ]
         );
+    }
+
+    #[test]
+    fn markdown_runs_no_block_of_sentences_comments_or_output_to_expect() {
+        let mut h = Harness::new(HarnessKind::Markdown);
+        for text in [
+            "```bash\nAll files have been renamed to lowercase names.\n```",
+            "```bash\nThe commands `All` and `The` are not recognized. Please check the spelling and try again.\n```",
+            "Done.\n```python\nThe average is 21.5 degrees.\n\nIt is written to avg.txt now.\n```",
+            "The code has been updated. The output should be:\n```perl\napple\nfig\n```",
+            "Expected output:\n\n```python\n3\n12\n```",
+            "```python\n# The task cannot be completed as is.\n```",
+            "```javascript\n// done\n\n// nothing else to do\n```",
+        ] {
+            let (_, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
+            assert!(actions.is_empty(), "{text}");
+        }
+        for (text, code) in [
+            (
+                "```bash\necho All files have been renamed.\n```",
+                "echo All files have been renamed.",
+            ),
+            (
+                "```python\nprint('All files are renamed.')\n```",
+                "print('All files are renamed.')",
+            ),
+            (
+                "```python\n# All files are renamed now.\nx = 1\n```",
+                "# All files are renamed now.\nx = 1",
+            ),
+            ("```sh\nSay hello to all.\nls\n```", "Say hello to all.\nls"),
+            ("Print the output:\n```sh\nls\n```", "ls"),
+            (
+                "The output will be in out.txt:\n```sh\nls > out.txt\n```",
+                "ls > out.txt",
+            ),
+        ] {
+            let (_, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
+            assert_eq!(actions.len(), 1, "{text}");
+            assert_eq!(actions[0].run().map(|r| r.code.as_str()), Some(code));
+        }
     }
 
     #[test]
