@@ -705,29 +705,40 @@ fn asks_why(text: &str) -> bool {
 }
 
 /// Whether a task asks for a change ("set the port", "fix the script",
-/// "remove the duplicates"). Not "add": "add the amounts" sums them.
+/// "remove the duplicates"): a verb of change that begins the task or a
+/// clause ("In settings.ini, set …", "… and then fix …"), so the noun
+/// ("the set of names") does not count. Not "add": "add the amounts" sums
+/// them.
 fn asks_for_change(text: &str) -> bool {
-    text.split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .any(|w| {
-            [
-                "set",
-                "change",
-                "update",
-                "modify",
-                "replace",
-                "fix",
-                "edit",
-                "remove",
-                "delete",
-                "correct",
-                "repair",
-                "rename",
-                "uncomment",
-                "patch",
-            ]
-            .contains(&w.as_str())
-        })
+    const VERBS: &[&str] = &[
+        "set",
+        "change",
+        "update",
+        "modify",
+        "replace",
+        "fix",
+        "edit",
+        "remove",
+        "delete",
+        "correct",
+        "repair",
+        "rename",
+        "uncomment",
+        "patch",
+    ];
+    const BEFORE: &[&str] = &["then", "and", "please", "also"];
+    let mut starts_clause = true;
+    for token in text.split_whitespace() {
+        let word = token
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if starts_clause && VERBS.contains(&word.as_str()) {
+            return true;
+        }
+        starts_clause =
+            token.ends_with(['.', ',', ';', ':', '!']) || BEFORE.contains(&word.as_str());
+    }
+    false
 }
 
 /// Whether a task asks a question (which a model may answer without code)
@@ -2293,6 +2304,7 @@ mod tests {
         // A task that reads the file, or sums it, or makes another: not asked.
         for task in [
             "Count the sections of settings.ini.",
+            "Find the set of keys in settings.ini and print it.",
             "Add the ports in settings.ini and print the sum.",
             "Copy settings.ini to backup.ini with the port set to 5433.",
             "Why does settings.ini set the port? Explain, do not change it.",
@@ -2307,6 +2319,20 @@ mod tests {
             );
         }
         assert!(!Coach::new(false, task, cwd).edits);
+        for task in [
+            "Fix wordfreq.py so that it counts words.",
+            "Read the file, then remove the blank lines.",
+            "In settings.ini, set the port to 1.",
+            "Please update the README.",
+        ] {
+            assert!(asks_for_change(task), "{task}");
+        }
+        for task in [
+            "Count the data set rows.",
+            "Print the fix date from notes.txt.",
+        ] {
+            assert!(!asks_for_change(task), "{task}");
+        }
     }
 
     #[test]
