@@ -11,7 +11,7 @@
 //! code), for the reply's grammar to require a code block. For other
 //! models it stays silent.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -77,7 +77,8 @@ pub(super) struct Coach {
     told_content: bool,
     /// The input files' text as the model last saw it (as the task began,
     /// then after each change shown), for showing what a run changed.
-    inputs_seen: HashMap<String, String>,
+    /// By name, so every check reads them in one order.
+    inputs_seen: BTreeMap<String, String>,
     /// Commands the task quotes that run a script it names ("so that
     /// `python3 csv2md.py data.csv --sort price` works"), until one of the
     /// model's runs runs them.
@@ -382,8 +383,7 @@ impl Coach {
                 ));
             }
         }
-        let mut inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-        inputs.sort();
+        let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
         for name in &self.expected {
             // Each result is read once, its start only.
             let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
@@ -404,12 +404,11 @@ impl Coach {
         // A file the task asks to change, left as it was (a `.replace`
         // that matched nothing).
         if self.edits && self.ran_any && !self.changed_input {
-            let mut names: Vec<String> = self
+            let names: Vec<String> = self
                 .inputs_seen
                 .keys()
                 .map(|name| format!("`{name}`"))
                 .collect();
-            names.sort();
             problems.push(format!(
                 "no run has changed {} yet, which the task asks you to change: read it, change it, write it back, then print what changed",
                 names.join(" or ")
@@ -569,8 +568,7 @@ impl Coach {
         if let Some(note) = self.pattern_note(reports, cwd) {
             previews.push(note);
         }
-        let mut inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-        inputs.sort();
+        let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
         for name in &self.expected {
             let path = cwd.join(name);
             let Ok(meta) = fs_err::metadata(&path) else {
@@ -607,8 +605,7 @@ impl Coach {
         if !nothing {
             return None;
         }
-        let mut inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-        inputs.sort();
+        let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
         let pattern = self.patterns.iter().find(|p| {
             !inputs.is_empty()
                 && inputs
@@ -1177,7 +1174,7 @@ struct WrittenColumn {
 
 /// The columns of numbers written with signs or separators in the input
 /// tables (`inputs`: each file's text), by file in name order.
-fn written_columns(inputs: &HashMap<String, String>) -> Vec<WrittenColumn> {
+fn written_columns(inputs: &BTreeMap<String, String>) -> Vec<WrittenColumn> {
     let mut names: Vec<&String> = inputs.keys().collect();
     names.sort();
     names
