@@ -149,29 +149,31 @@ impl Pty {
 
     /// Waits until the screen shows `needle` (within 60 s).
     pub(crate) fn wait_for(&self, needle: &str) -> String {
-        let started = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(needle) {
-                return screen;
-            }
-            if started.elapsed() > Duration::from_secs(60) {
-                panic!("`{needle}` never appeared; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.wait_until(&format!("`{needle}` shown"), |screen| {
+            screen.contains(needle)
+        })
     }
 
     /// Waits until the screen no longer shows `needle`.
     pub(crate) fn wait_gone(&self, needle: &str) -> String {
+        self.wait_until(&format!("`{needle}` gone"), |screen| {
+            !screen.contains(needle)
+        })
+    }
+
+    /// Waits until `done` holds for the whole screen (within 60 s). A
+    /// screen read while the program redraws can show half of the new
+    /// state, so a test that checks more than one thing waits for all of
+    /// them at once.
+    pub(crate) fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
         let started = Instant::now();
         loop {
             let screen = self.screen();
-            if !screen.contains(needle) {
+            if done(&screen) {
                 return screen;
             }
             if started.elapsed() > Duration::from_secs(60) {
-                panic!("`{needle}` never went away; the screen:\n{screen}");
+                panic!("never {what}; the screen:\n{screen}");
             }
             std::thread::sleep(Duration::from_millis(20));
         }
