@@ -236,6 +236,12 @@ fn type_hint(message: &str) -> Option<(&'static str, String)> {
     if message.starts_with("string indices must be integers") {
         return Some(("shape", shape_text("str")));
     }
+    if message.starts_with("list indices must be integers or slices, not str") {
+        return Some((
+            "row-by-name",
+            "a list was indexed by a name: a `csv.reader` row is a list of fields, indexed by position. Find the column's position once (`i = header.index(name)`) and use `row[i]`, or read the rows with `csv.DictReader` to index them by name.".to_owned(),
+        ));
+    }
     if let Some(kind) = between(message, "Object of type ", " is not JSON serializable") {
         let how = match kind {
             "set" => "make it a list with `list(…)`".to_owned(),
@@ -264,7 +270,7 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
     if message.starts_with("time data ") && message.contains("doesn't match format") {
         return Some((
             "dates",
-            "the dates are not all written in one format: parse each value by trying each format it may be written in, in turn (`datetime.strptime` in a loop, catching `ValueError`), then write it the way the task asks.".to_owned(),
+            "the dates are not all written in one format: parse each value on its own — pandas: `pd.to_datetime(df[c], format='mixed')`, with `dayfirst=True` when a date like `03/02/2026` means 3 February; plain Python: try each format in turn (`datetime.strptime` in a loop, catching `ValueError`) — then write it the way the task asks. Do not use `errors='coerce'`: it empties the dates it cannot read.".to_owned(),
         ));
     }
     let (value, to_int) = refused_number(message)?;
@@ -279,6 +285,14 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             "missing-mark",
             format!(
                 "`{value}` marks a missing value: skip such values (pandas: `na_values=['{value}']`, or `pd.to_numeric(…, errors='coerce')`) before converting."
+            ),
+        ));
+    }
+    if joined_numbers(value) {
+        return Some((
+            "joined-numbers",
+            format!(
+                "`{value}` is numbers joined together: they were added up while still text (adding text joins it), so no cleaning after the sum can part them. Convert the input column to numbers first (remove signs and separators, then `float`; pandas, for a column `c`: `df[c] = df[c].str.replace(r'[$,]', '', regex=True).astype(float)`), then add."
             ),
         ));
     }
@@ -302,6 +316,21 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             ),
         ),
     })
+}
+
+/// Whether a value is numbers joined, as adding text gives: more than
+/// one currency sign (`$1.20$3.40`), or digits with more than one point
+/// where each part between two points has three digits or more (the
+/// decimals of one number and the start of the next: `35.2012.80`), which
+/// a date (`01.02.2026`), a version (`1.2.3`) or an address does not.
+fn joined_numbers(value: &str) -> bool {
+    if value.matches(['$', '€', '£']).count() > 1 {
+        return true;
+    }
+    let parts: Vec<&str> = value.split('.').collect();
+    parts.len() > 2
+        && parts.iter().all(|p| p.chars().all(|c| c.is_ascii_digit()))
+        && parts[1..parts.len() - 1].iter().all(|p| p.len() >= 3)
 }
 
 /// The value a conversion to a number refused in `text` (`could not
@@ -550,6 +579,47 @@ mod tests {
         assert_eq!(
             kind("TypeError: string indices must be integers"),
             Some("shape")
+        );
+        // Text summed before it was converted.
+        assert_eq!(
+            kind("ValueError: Unable to parse string \"35.2012.80\" at position 0"),
+            Some("joined-numbers")
+        );
+        assert_eq!(
+            kind("ValueError: could not convert string to float: '$35.20$12.80'"),
+            Some("joined-numbers")
+        );
+        assert_eq!(
+            kind("ValueError: could not convert string to float: '10.505.254.75'"),
+            Some("joined-numbers")
+        );
+        // A version, a date or an address with points is not a sum; one
+        // written number is another hint.
+        for value in ["1.2.3", "01.02.2026", "2026.10.01", "10.0.0.1"] {
+            assert_ne!(
+                kind(&format!(
+                    "ValueError: could not convert string to float: '{value}'"
+                )),
+                Some("joined-numbers"),
+                "{value}"
+            );
+        }
+        assert_eq!(
+            kind("ValueError: could not convert string to float: '$1,200.50'"),
+            Some("written-number")
+        );
+        // A `csv.reader` row indexed by a column's name.
+        assert_eq!(
+            kind("TypeError: list indices must be integers or slices, not str"),
+            Some("row-by-name")
+        );
+        assert!(
+            note("TypeError: list indices must be integers or slices, not str")
+                .contains("`i = header.index(name)`")
+        );
+        assert_eq!(
+            kind("TypeError: list indices must be integers or slices, not tuple"),
+            None
         );
     }
 
