@@ -1050,6 +1050,11 @@ async fn a_small_model_is_told_what_is_wrong_with_a_result_as_it_is_shown() {
         told.contains("[oi: the pattern `\"HTTP/1.1\" (500)` in your code matches nothing in `access.log`, so it found nothing. A line of `access.log` reads:\n10.0.0.1 - - "),
         "{told}"
     );
+    // With the pattern one stray character away that matches.
+    assert!(
+        told.contains("Without one `\"`, `HTTP/1.1\" (500)` does match."),
+        "{told}"
+    );
 
     // A result that lost values its input had, named as it is shown.
     let env = TestEnv::new().await;
@@ -1076,6 +1081,64 @@ async fn a_small_model_is_told_what_is_wrong_with_a_result_as_it_is_shown() {
     assert!(
         told.contains("It is not right yet: the `date` column of `events_iso.csv` misses 1 of its 3 values where `events.csv` misses 0"),
         "{told}"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_named_twice() {
+    // A folder the task names, listed again after a run renamed in it.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let photos = env.cwd.path().join("photos");
+    std::fs::create_dir(&photos).unwrap();
+    std::fs::write(photos.join("My Photo.JPEG"), "x").unwrap();
+    env.server
+        .push(Reply::text(
+            "```bash\nmv 'photos/My Photo.JPEG' photos/my_photo.JPEG\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&["-y", "Rename the files in photos/ to lowercase names."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(photos.join("my_photo.JPEG").is_file());
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("[oi: after that run, `photos/` holds 1 entry: `my_photo.JPEG`. Check that every name is exactly what the task asks for.]"),
+        "{told}"
+    );
+
+    // A result still labelled after a run that changed nothing: named a
+    // second time, then the model's answer stands.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    std::fs::write(env.cwd.path().join("numbers.txt"), "10\n41\n").unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\n_ = open('mean.txt', 'w').write('Mean: 25.5')\n```",
+        ))
+        .push(Reply::text("The task is done."))
+        .push(Reply::text("```python\nprint(25.5)\n```"))
+        .push(Reply::text("The task is done."))
+        .push(Reply::text("```python\nprint('checked')\n```"))
+        .push(Reply::text("The task is done."));
+    let out = env
+        .exec(&["-y", "Write the mean of numbers.txt to mean.txt"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 6, "checked twice, then it may end");
+    assert!(
+        requests[2]
+            .last_message_text()
+            .contains("[oi: before you finish: `mean.txt` has words around its value"),
+        "{:?}",
+        requests[2].last_message_text()
+    );
+    let again = requests[4].last_message_text();
+    assert!(
+        again.contains("[oi: still not done: `mean.txt` has words around its value (`Mean: 25.5`)"),
+        "{again}"
     );
 }
 

@@ -24,6 +24,11 @@ use crate::harness::{ProposedRun, Report};
 const MAX_RERUNS: u8 = 3;
 /// Replies after a failed run that must run code, at most, in a task.
 const MAX_FIXES: u8 = 3;
+/// Times the completion check stops a task from ending, at most: the
+/// second only after the model ran code since the first, and the result
+/// still shows what the first named (a run that changed nothing, then
+/// "The task is done.").
+const MAX_CHECKS: u8 = 2;
 
 /// What the coach knows of the current task.
 pub(super) struct Coach {
@@ -44,9 +49,10 @@ pub(super) struct Coach {
     told_idle: bool,
     /// The files the task names, as last shown: size and change time.
     shown: HashMap<String, (u64, Option<SystemTime>)>,
-    /// Whether the model was stopped once before ending after a failed
-    /// run or with an empty result.
-    checked_completion: bool,
+    /// How many times the model was stopped before ending after a failed
+    /// run or with a wrong-looking result, and whether code ran since.
+    completion_checks: u8,
+    ran_since_check: bool,
     /// The last run that failed for lack of a package or program, until it
     /// runs again; and how many times one was re-run for the model.
     lacking: Option<ProposedRun>,
@@ -100,6 +106,10 @@ pub(super) struct Coach {
     patterns: Vec<String>,
     /// Whether the model was told a pattern of its code finds nothing.
     told_pattern: bool,
+    /// The folders the task names (`photos/`) and their listing as the
+    /// model last saw it, for showing what a run made of them (renamed
+    /// files keep no name the task names, so no file preview shows them).
+    folders_seen: BTreeMap<String, String>,
 }
 
 /// An input file this big, at most, has its changes shown.
@@ -134,6 +144,17 @@ impl Coach {
             Vec::new()
         };
         let written_numbers = written_columns(&inputs_seen);
+        let folders_seen = if small_model {
+            super::first_look::named_folders(task, cwd)
+                .into_iter()
+                .filter_map(|name| {
+                    let listing = super::first_look::listing(&name, &cwd.join(&name))?;
+                    Some((name, listing))
+                })
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
         let configs = inputs_seen
             .iter()
             .filter(|(name, text)| {
@@ -161,7 +182,8 @@ impl Coach {
             ran_any: false,
             told_idle: false,
             shown: HashMap::new(),
-            checked_completion: false,
+            completion_checks: 0,
+            ran_since_check: false,
             lacking: None,
             reruns: 0,
             wants_code,
@@ -182,6 +204,7 @@ impl Coach {
             changed_input: false,
             patterns: Vec::new(),
             told_pattern: false,
+            folders_seen,
         }
     }
 
@@ -261,7 +284,7 @@ impl Coach {
             self.told_to_run = true;
             self.checked_outputs = true;
             self.told_idle = true;
-            self.checked_completion = true;
+            self.completion_checks = MAX_CHECKS;
         }
     }
 
@@ -312,17 +335,29 @@ impl Coach {
                 "[oi: you have not run any code for this task, so nothing has been done yet. Do the task now by running code, then answer.]".to_owned(),
             );
         }
-        if !self.checked_completion {
+        let may_check = match self.completion_checks {
+            0 => true,
+            n => n < MAX_CHECKS && self.ran_since_check,
+        };
+        if may_check {
             let problems = self.ending_problems(cwd, last_failure);
             if !problems.is_empty() {
-                self.checked_completion = true;
+                self.completion_checks += 1;
+                self.ran_since_check = false;
                 // Free to answer, a small model answers "The task is done."
                 // whatever the note says; the next reply runs code instead.
                 self.wants_code = true;
-                return Some(format!(
-                    "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again now.]",
-                    problems.join(", and ")
-                ));
+                return Some(if self.completion_checks == 1 {
+                    format!(
+                        "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again now.]",
+                        problems.join(", and ")
+                    )
+                } else {
+                    format!(
+                        "[oi: still not done: {}. Your last run did not fix it. Change the code that makes the result, run it, and read its output before you answer.]",
+                        problems.join(", and ")
+                    )
+                });
             }
         }
         None
@@ -523,7 +558,9 @@ impl Coach {
     /// After a batch of runs: what they made of the files the task names
     /// (those changed since last shown), to add to the results.
     pub(super) fn after_runs(&mut self, reports: &[Report], cwd: &Path) -> Vec<String> {
-        self.ran_any |= reports.iter().any(|r| !r.language.is_empty());
+        let ran = reports.iter().any(|r| !r.language.is_empty());
+        self.ran_any |= ran;
+        self.ran_since_check |= ran;
         let mut previews = Vec::new();
         if !self.told_header
             && let Some(note) = reports
@@ -563,6 +600,19 @@ impl Coach {
                 previews.push(change_note(name, seen, &now));
                 *seen = now;
                 self.changed_input = true;
+            }
+        }
+        // A folder the task names whose entries a run changed (files
+        // renamed, moved, made): its new listing.
+        for (name, seen) in &mut self.folders_seen {
+            let Some(now) = super::first_look::listing(name, &cwd.join(name.as_str())) else {
+                continue;
+            };
+            if now != *seen {
+                previews.push(format!(
+                    "[oi: after that run, {now} Check that every name is exactly what the task asks for.]"
+                ));
+                *seen = now;
             }
         }
         if let Some(note) = self.pattern_note(reports, cwd) {
@@ -615,9 +665,22 @@ impl Coach {
         let (name, text) = inputs.first()?;
         let line = first_lines(text, 1, 160).into_iter().next()?;
         let names: Vec<String> = inputs.iter().map(|(n, _)| format!("`{n}`")).collect();
+        // One stray character (a quote, a space) is the usual slip.
+        let near = inputs
+            .iter()
+            .find_map(|(_, text)| super::pattern::near_match(pattern, text))
+            .map(|(c, fixed)| {
+                let c = if c == ' ' {
+                    "space".to_owned()
+                } else {
+                    format!("`{c}`")
+                };
+                format!(" Without one {c}, `{fixed}` does match.")
+            })
+            .unwrap_or_default();
         self.told_pattern = true;
         Some(format!(
-            "[oi: the pattern `{pattern}` in your code matches nothing in {}, so it found nothing. A line of `{name}` reads:\n{line}\nFix the pattern to match such lines (print what it finds on this one to check).]",
+            "[oi: the pattern `{pattern}` in your code matches nothing in {}, so it found nothing. A line of `{name}` reads:\n{line}\nFix the pattern to match such lines (print what it finds on this one to check).{near}]",
             names.join(" or ")
         ))
     }
@@ -990,7 +1053,13 @@ pub(super) fn quoted(rest: &str) -> Option<&str> {
 fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
     let key = output
         .rsplit_once("KeyError: ")
-        .and_then(|(_, rest)| quoted(rest))?;
+        .and_then(|(_, rest)| quoted(rest));
+    // `row[1]` of a `;` table read as `,`: each row is one field.
+    let short_row = key.is_none() && output.contains("IndexError: list index out of range");
+    if key.is_none() && !short_row {
+        return None;
+    }
+    let key = key.unwrap_or_default();
     let tables: Vec<(&String, char, Vec<String>)> = inputs
         .iter()
         .filter_map(|name| {
@@ -1003,7 +1072,7 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
         .iter()
         .all(|(_, _, columns)| columns.iter().any(|c| c == key));
     let odd_separator = tables.iter().any(|(_, sep, _)| *sep != ',');
-    if tables.is_empty() || everywhere && !odd_separator {
+    if tables.is_empty() || (everywhere || short_row) && !odd_separator {
         return None;
     }
     let listed: Vec<String> = tables
@@ -1020,7 +1089,9 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
             format!("`{name}`{split} has {}", columns.join(", "))
         })
         .collect();
-    let what = if everywhere {
+    let what = if short_row {
+        "a row has fewer fields than the code indexes, likely because the file was not split by its separator".to_owned()
+    } else if everywhere {
         format!("`{key}` is a column, but the file was not split by its separator")
     } else {
         format!("`{key}` is not a column of every input")
@@ -1118,8 +1189,9 @@ fn content_problems(name: &str, text: &str, inputs: &[(&String, &String)]) -> Ve
         ));
     }
     if let Some((first, other)) = folded_twins(text) {
+        let (differ, fix) = twins_differ(&first, &other);
         problems.push(format!(
-            "`{name}` has lines that differ only in case or spacing (`{first}` and `{other}`), likely one entry written twice"
+            "`{name}` has lines that differ only in {differ} (`{first}` and `{other}`), likely one entry written twice: {fix}"
         ));
     }
     for &(input, seen) in inputs {
@@ -1175,19 +1247,17 @@ struct WrittenColumn {
 /// The columns of numbers written with signs or separators in the input
 /// tables (`inputs`: each file's text), by file in name order.
 fn written_columns(inputs: &BTreeMap<String, String>) -> Vec<WrittenColumn> {
-    let mut names: Vec<&String> = inputs.keys().collect();
-    names.sort();
-    names
-        .into_iter()
-        .flat_map(|name| {
-            table::written_number_columns(&inputs[name])
-                .into_iter()
-                .map(move |(column, value, decimal_comma)| WrittenColumn {
+    inputs
+        .iter()
+        .flat_map(|(name, text)| {
+            table::written_number_columns(text).into_iter().map(
+                move |(column, value, decimal_comma)| WrittenColumn {
                     file: name.clone(),
                     column,
                     value,
                     decimal_comma,
-                })
+                },
+            )
         })
         .collect()
 }
@@ -1263,6 +1333,28 @@ fn folded_twins(text: &str) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// How two lines that fold to one differ (in spacing, case, or both),
+/// and how to make them one before comparing, in Python.
+fn twins_differ(first: &str, other: &str) -> (&'static str, &'static str) {
+    let squeezed = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if squeezed(first) == squeezed(other) {
+        (
+            "spacing",
+            "make the spaces inside one before comparing (`' '.join(s.split())` turns runs of spaces into one)",
+        )
+    } else if first.to_lowercase() == other.to_lowercase() {
+        (
+            "case",
+            "put them in one case before comparing (`s.lower()`, or `s.title()` to write)",
+        )
+    } else {
+        (
+            "case and spacing",
+            "make the spaces inside one and the case one before comparing (`' '.join(s.split()).title()`)",
+        )
+    }
 }
 
 /// A key set twice in one section of an INI-style file (`[database]`
@@ -1677,6 +1769,26 @@ mod tests {
                 "[oi: `Region Name` is a column, but the file was not split by its separator: `export.csv` (fields separated by `;`: read it with sep=';' in pandas, or delimiter=';' with the csv module) has `Order No`, `Region Name`. Use these names exactly (spaces and case included).]"
             ]
         );
+        // `row[1]` of the same file read with `csv.reader` as it is.
+        let mut coach = Coach::new(true, "Sum export.csv per region into top.txt", cwd);
+        let notes = coach.after_runs(
+            &[failed(
+                "    region = row[1]\nIndexError: list index out of range",
+            )],
+            cwd,
+        );
+        assert!(
+            notes[0].starts_with("[oi: a row has fewer fields than the code indexes, likely because the file was not split by its separator: `export.csv` (fields separated by `;`"),
+            "{notes:?}"
+        );
+        // With commas, an index past the end is another mistake.
+        fs_err::write(cwd.join("export.csv"), "a,b\n1,2\n3,4\n").unwrap();
+        let mut coach = Coach::new(true, "Sum export.csv per region into top.txt", cwd);
+        assert!(
+            coach
+                .after_runs(&[failed("IndexError: list index out of range")], cwd)
+                .is_empty()
+        );
     }
 
     #[test]
@@ -1803,6 +1915,19 @@ mod tests {
             note.contains("`mean.txt` has words around its value (`Mean: 25.5`) where the task likely asks for the value alone (`25.5`)"),
             "{note}"
         );
+        assert_eq!(coach.note_before_ending("Done.", md, cwd, None), None);
+        // Code that ran and left it as it was: questioned once more, then
+        // the model has the last word.
+        coach.after_runs(&ran, cwd);
+        let again = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(
+            again.starts_with(
+                "[oi: still not done: `mean.txt` has words around its value (`Mean: 25.5`)"
+            ),
+            "{again}"
+        );
+        assert!(again.contains("Your last run did not fix it."), "{again}");
+        coach.after_runs(&ran, cwd);
         assert_eq!(coach.note_before_ending("Done.", md, cwd, None), None);
         // The value alone passes.
         let mut fine = Coach::new(true, "Write the mean of numbers.txt to avg.txt", cwd);
@@ -2098,9 +2223,49 @@ mod tests {
             .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
             .unwrap();
         assert!(
-            note.contains("`unique.txt` has lines that differ only in case or spacing (`Bob  Jones` and `Bob Jones`)"),
+            note.contains("`unique.txt` has lines that differ only in spacing (`Bob  Jones` and `Bob Jones`), likely one entry written twice: make the spaces inside one before comparing (`' '.join(s.split())`"),
             "{note}"
         );
+        // Each kind of difference gets its own way to fold it.
+        assert_eq!(twins_differ("bob", "Bob").0, "case");
+        assert!(twins_differ("bob", "Bob").1.contains("s.lower()"));
+        assert_eq!(
+            twins_differ("bob  jones", "Bob Jones").0,
+            "case and spacing"
+        );
+        assert!(
+            twins_differ("bob  jones", "Bob Jones")
+                .1
+                .contains("' '.join(s.split()).title()")
+        );
+    }
+
+    #[test]
+    fn a_folder_the_task_names_is_listed_again_when_a_run_changes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::create_dir(cwd.join("photos")).unwrap();
+        fs_err::write(cwd.join("photos/My Photo.JPEG"), "x").unwrap();
+        let task = "Rename the files in photos/ to lowercase names";
+        let mut coach = Coach::new(true, task, cwd);
+        let mut big = Coach::new(false, task, cwd);
+        // Nothing changed: nothing to show.
+        assert!(coach.after_runs(&[python_report("")], cwd).is_empty());
+        fs_err::rename(
+            cwd.join("photos/My Photo.JPEG"),
+            cwd.join("photos/My_Photo.jpg"),
+        )
+        .unwrap();
+        let notes = coach.after_runs(&[python_report("")], cwd);
+        assert_eq!(
+            notes,
+            [
+                "[oi: after that run, `photos/` holds 1 entry: `My_Photo.jpg`. Check that every name is exactly what the task asks for.]"
+            ]
+        );
+        // Shown once until it changes again; other models are not told.
+        assert!(coach.after_runs(&[python_report("")], cwd).is_empty());
+        assert!(big.after_runs(&[python_report("")], cwd).is_empty());
     }
 
     #[test]
@@ -2353,6 +2518,11 @@ mod tests {
         let notes = coach.after_runs(&[python_report("")], cwd);
         assert!(
             notes[0].starts_with("[oi: the pattern `\"HTTP/1.1\" (\\d{3})` in your code matches nothing in `access.log`, so it found nothing. A line of `access.log` reads:\n10.0.0.2 - - [02/Nov/2026"),
+            "{notes:?}"
+        );
+        // The pattern one stray character away that does match.
+        assert!(
+            notes[0].contains("Without one `\"`, `HTTP/1.1\" (\\d{3})` does match.]"),
             "{notes:?}"
         );
         // Once a task.

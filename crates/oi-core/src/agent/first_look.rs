@@ -92,7 +92,7 @@ pub(super) fn named_folders(task: &str, cwd: &Path) -> Vec<String> {
 
 /// What a folder the task names holds: its entries' names (a folder's with
 /// a `/`), sorted, at most [`MAX_ENTRIES`].
-fn listing(name: &str, path: &Path) -> Option<String> {
+pub(super) fn listing(name: &str, path: &Path) -> Option<String> {
     const MAX_ENTRIES: usize = 20;
     let mut entries: Vec<String> = fs_err::read_dir(path)
         .ok()?

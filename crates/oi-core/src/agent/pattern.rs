@@ -87,6 +87,43 @@ pub(super) fn finds_nothing(pattern: &str, text: &str) -> Option<bool> {
     Some(!regex.is_match(text))
 }
 
+/// The pattern one literal character away from `pattern` (that character
+/// left out) that does match in `text`, and the character: a stray quote
+/// or space is the usual slip (`"HTTP/1.1" (\d{3})` for a line reading
+/// `HTTP/1.1" 500`). Escapes, operators and classes are kept whole; a
+/// pattern this short is not guessed at.
+pub(super) fn near_match(pattern: &str, text: &str) -> Option<(char, String)> {
+    const SHORTEST: usize = 5;
+    if pattern.chars().count() < SHORTEST {
+        return None;
+    }
+    let mut escaped = false;
+    // Inside `[…]` or `{…}`.
+    let mut inside = false;
+    for (at, c) in pattern.char_indices() {
+        let literal = !escaped && !inside && !"\\.^$*+?()[]{}|".contains(c);
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '[' || c == '{' {
+            inside = true;
+        } else if c == ']' || c == '}' {
+            inside = false;
+        }
+        // A character a quantifier applies to is not a slip of its own.
+        let quantified = pattern[at + c.len_utf8()..].starts_with(['*', '+', '?', '{']);
+        if !literal || quantified {
+            continue;
+        }
+        let candidate = format!("{}{}", &pattern[..at], &pattern[at + c.len_utf8()..]);
+        if finds_nothing(&candidate, text) == Some(false) {
+            return Some((c, candidate));
+        }
+    }
+    None
+}
+
 /// Whether a result reads as "nothing found": a count of 0, an empty list
 /// or mapping, or nothing at all.
 pub(super) fn found_nothing(text: &str) -> bool {
@@ -142,6 +179,26 @@ print("re.search is not called here")
         assert_eq!(finds_nothing(r"(?<=GET )/\w+", LOG), None);
         assert_eq!(finds_nothing("^$", LOG), None);
         assert_eq!(finds_nothing("(", LOG), None);
+    }
+
+    #[test]
+    fn a_pattern_one_stray_character_from_matching_is_found() {
+        assert_eq!(
+            near_match(r#""HTTP/1.1" (\d{3})"#, LOG),
+            Some(('"', r#"HTTP/1.1" (\d{3})"#.to_owned()))
+        );
+        assert_eq!(
+            near_match("ERROR  disk", "10:00 ERROR disk full"),
+            Some((' ', "ERROR disk".to_owned()))
+        );
+        // Escapes, classes and quantified characters are not taken apart,
+        // and a pattern too far off (or too short) gets no guess.
+        assert_eq!(near_match(r"\d{3}", "12"), None);
+        assert_eq!(near_match(r"a\d{12}", "a1"), None);
+        assert_eq!(near_match(r"[xy]z\d", "z1"), None);
+        assert_eq!(near_match("abcx+", "abc"), None);
+        assert_eq!(near_match("WARNING", "ERROR"), None);
+        assert_eq!(near_match("ab", "b"), None);
     }
 
     #[test]
