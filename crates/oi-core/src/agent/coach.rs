@@ -25,9 +25,9 @@ const MAX_RERUNS: u8 = 3;
 /// Replies after a failed run that must run code, at most, in a task.
 const MAX_FIXES: u8 = 3;
 /// Times the completion check stops a task from ending, at most: the
-/// second only after the model ran code since the first, and the result
-/// still shows what the first named (a run that changed nothing, then
-/// "The task is done.").
+/// second only when the model ran code since the first and the check
+/// still finds something wrong (a run that changed nothing, then "The
+/// task is done.").
 const MAX_CHECKS: u8 = 2;
 
 /// What the coach knows of the current task.
