@@ -1055,11 +1055,9 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
         .rsplit_once("KeyError: ")
         .and_then(|(_, rest)| quoted(rest));
     // `row[1]` of a `;` table read as `,`: each row is one field.
-    let short_row = key.is_none() && output.contains("IndexError: list index out of range");
-    if key.is_none() && !short_row {
+    if key.is_none() && !output.contains("IndexError: list index out of range") {
         return None;
     }
-    let key = key.unwrap_or_default();
     let tables: Vec<(&String, char, Vec<String>)> = inputs
         .iter()
         .filter_map(|name| {
@@ -1068,13 +1066,22 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
             Some((name, sep, columns))
         })
         .collect();
-    let everywhere = tables
-        .iter()
-        .all(|(_, _, columns)| columns.iter().any(|c| c == key));
     let odd_separator = tables.iter().any(|(_, sep, _)| *sep != ',');
-    if tables.is_empty() || (everywhere || short_row) && !odd_separator {
-        return None;
-    }
+    let what = match key {
+        _ if tables.is_empty() => return None,
+        Some(key)
+            if !tables
+                .iter()
+                .all(|(_, _, columns)| columns.iter().any(|c| c == key)) =>
+        {
+            format!("`{key}` is not a column of every input")
+        }
+        Some(key) if odd_separator => {
+            format!("`{key}` is a column, but the file was not split by its separator")
+        }
+        None if odd_separator => "a row has fewer fields than the code indexes, likely because the file was not split by its separator".to_owned(),
+        _ => return None,
+    };
     let listed: Vec<String> = tables
         .iter()
         .map(|(name, sep, columns)| {
@@ -1089,13 +1096,6 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
             format!("`{name}`{split} has {}", columns.join(", "))
         })
         .collect();
-    let what = if short_row {
-        "a row has fewer fields than the code indexes, likely because the file was not split by its separator".to_owned()
-    } else if everywhere {
-        format!("`{key}` is a column, but the file was not split by its separator")
-    } else {
-        format!("`{key}` is not a column of every input")
-    };
     Some(format!(
         "[oi: {what}: {}. Use these names exactly (spaces and case included).]",
         listed.join("; ")
@@ -1173,8 +1173,7 @@ fn content_problems(name: &str, text: &str, inputs: &[(&String, &String)]) -> Ve
     for (column, value) in table::text_in_number_columns(text) {
         // `$1.20$3.40`, `35.2012.80`: text values added up, which joins
         // them; cleaning the joined text cannot undo that.
-        let signs = value.matches(['$', '€', '£']).count();
-        let joined = if signs > 1 || value.matches('.').count() > 1 {
+        let joined = if table::joined_numbers(&value) {
             ": text values were added up, which joins them, so convert the input column to numbers before adding"
         } else {
             ""

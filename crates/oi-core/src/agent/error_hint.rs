@@ -288,7 +288,7 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             ),
         ));
     }
-    if joined_numbers(value) {
+    if table::joined_numbers(value) {
         return Some((
             "joined-numbers",
             format!(
@@ -316,21 +316,6 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             ),
         ),
     })
-}
-
-/// Whether a value is numbers joined, as adding text gives: more than
-/// one currency sign (`$1.20$3.40`), or digits with more than one point
-/// where each part between two points has three digits or more (the
-/// decimals of one number and the start of the next: `35.2012.80`), which
-/// a date (`01.02.2026`), a version (`1.2.3`) or an address does not.
-fn joined_numbers(value: &str) -> bool {
-    if value.matches(['$', '€', '£']).count() > 1 {
-        return true;
-    }
-    let parts: Vec<&str> = value.split('.').collect();
-    parts.len() > 2
-        && parts.iter().all(|p| p.chars().all(|c| c.is_ascii_digit()))
-        && parts[1..parts.len() - 1].iter().all(|p| p.len() >= 3)
 }
 
 /// The value a conversion to a number refused in `text` (`could not

@@ -139,6 +139,24 @@ pub(super) fn text_in_number_columns(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Whether a value is numbers joined, as adding text gives: more than
+/// one currency sign (`$1.20$3.40`), or digits (with thousands commas)
+/// and more than one point where each part between two points has three
+/// characters or more (the decimals of one number and the start of the
+/// next: `35.2012.80`), which a date (`01.02.2026`), a version (`1.2.3`)
+/// or an address does not.
+pub(super) fn joined_numbers(value: &str) -> bool {
+    if value.matches(['$', '€', '£']).count() > 1 {
+        return true;
+    }
+    let parts: Vec<&str> = value.split('.').collect();
+    parts.len() > 2
+        && parts
+            .iter()
+            .all(|p| p.chars().all(|c| c.is_ascii_digit() || c == ','))
+        && parts[1..parts.len() - 1].iter().all(|p| p.len() >= 3)
+}
+
 /// Columns of the table `text` whose values are all numbers but some are
 /// written so that a plain conversion refuses them (`$1,200.50`, `3,50`),
 /// with the first such value and whether it has a decimal comma.
