@@ -64,6 +64,10 @@ pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Op
         while !look.is_char_boundary(cut) {
             cut -= 1;
         }
+        // Whole lines only: half a line of code would be copied as it is.
+        if let Some(line_end) = look[..cut].rfind('\n').filter(|end| *end > MAX_CHARS / 2) {
+            cut = line_end + 1;
+        }
         look.truncate(cut);
         look.push('…');
     }
@@ -167,15 +171,25 @@ fn preview(name: &str, path: &Path) -> Option<String> {
     {
         let mut shape = String::new();
         json_shape(&value, 0, &mut shape);
+        let read = format!(
+            "data = json.load(open({}, encoding='utf-8{}'))",
+            table::python_string(name),
+            if bom.is_empty() { "" } else { "-sig" }
+        );
         return Some(format!(
-            "`{name}` is a JSON document shaped like this:{bom}\n{shape}"
+            "`{name}` is a JSON document shaped like this:{bom}\n{shape}\nRead it with `{read}`{}.",
+            json_lists(&value, "data")
         ));
     }
     if let Some(objects) = json_lines(text, len <= READ) {
+        let value = Value::Array(objects);
         let mut shape = String::new();
-        json_shape(&Value::Array(objects), 0, &mut shape);
+        json_shape(&value, 0, &mut shape);
         return Some(format!(
-            "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}"
+            "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}\nRead it with `rows = [json.loads(line) for line in open({}, encoding='utf-8{}') if line.strip()]` (not `json.load`){}.",
+            table::python_string(name),
+            if bom.is_empty() { "" } else { "-sig" },
+            json_lists(&value, "rows")
         ));
     }
     let count = text.lines().count();
@@ -190,8 +204,11 @@ fn preview(name: &str, path: &Path) -> Option<String> {
     let table = table::profile(text, len <= READ, false)
         .map(|profile| format!("\nAs a table: {profile}"))
         .unwrap_or_default();
+    let read = table::read_with(name, text, len <= READ)
+        .map(|code| format!("\nRead it with pandas: {code}."))
+        .unwrap_or_default();
     Some(format!(
-        "`{name}` ({counted}) begins:{bom}\n{}{more}{table}",
+        "`{name}` ({counted}) begins:{bom}\n{}{more}{table}{read}",
         shown.join("\n")
     ))
 }
@@ -245,6 +262,102 @@ fn json_shape(value: &Value, depth: usize, out: &mut String) {
             }
             out.push('}');
         }
+    }
+}
+
+/// How to loop over the objects of `value` (read into the variable
+/// `root`), as Python: over its first list of objects (`for order in
+/// data['orders']:`), and over a list of objects its items hold (`for item
+/// in order.get('items', []):` when only some items have it). Empty when
+/// `value` holds no list of objects, or is one with none inside.
+fn json_lists(value: &Value, root: &str) -> String {
+    /// The path (keys) from `value` to its first list of objects, found
+    /// breadth first, and that list.
+    fn first_list<'v>(value: &'v Value) -> Option<(Vec<&'v str>, &'v [Value])> {
+        let mut queue = std::collections::VecDeque::from([(Vec::new(), value)]);
+        while let Some((path, value)) = queue.pop_front() {
+            match value {
+                Value::Array(items) if items.first().is_some_and(Value::is_object) => {
+                    return Some((path, items));
+                }
+                Value::Object(map) if path.len() < 4 => {
+                    for (key, child) in map {
+                        let mut deeper = path.clone();
+                        deeper.push(key.as_str());
+                        queue.push_back((deeper, child));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    let Some((path, items)) = first_list(value) else {
+        return String::new();
+    };
+    // A list of objects one key inside the items.
+    let inner = items.iter().filter_map(Value::as_object).find_map(|item| {
+        item.iter()
+            .find(|(_, v)| {
+                v.as_array()
+                    .is_some_and(|a| a.first().is_some_and(Value::is_object))
+            })
+            .map(|(key, _)| key.clone())
+    });
+    if path.is_empty() && inner.is_none() {
+        // A loop over the top list says nothing the read does not.
+        return String::new();
+    }
+    let list = path.iter().fold(root.to_owned(), |at, key| {
+        format!("{at}[{}]", table::python_string(key))
+    });
+    let outer = path
+        .last()
+        .map_or("row".to_owned(), |key| singular(key, "row"));
+    let mut out = format!(", then loop with `for {outer} in {list}:`");
+    if let Some(key) = inner {
+        let everywhere = items
+            .iter()
+            .all(|item| item.get(&key).is_some_and(Value::is_array));
+        let mut name = singular(&key, "entry");
+        if name == outer {
+            name.push('2');
+        }
+        let quoted = table::python_string(&key);
+        let at = if everywhere {
+            format!("{outer}[{quoted}]")
+        } else {
+            format!("{outer}.get({quoted}, [])")
+        };
+        out.push_str(&format!(" and, inside it, `for {name} in {at}:`"));
+    }
+    out
+}
+
+/// A variable name for one of the list `key` names (`orders` → `order`),
+/// else `fallback`.
+fn singular(key: &str, fallback: &str) -> String {
+    let word = key.to_lowercase();
+    if ["ss", "us", "is"].iter().any(|end| word.ends_with(end)) {
+        // `status`, `address`, `analysis`: not plurals.
+        return fallback.to_owned();
+    }
+    let one = word
+        .strip_suffix("ies")
+        .map(|stem| format!("{stem}y"))
+        .or_else(|| word.strip_suffix('s').map(str::to_owned));
+    match one {
+        Some(one)
+            if one.len() > 1
+                && one.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                && !matches!(
+                    one.as_str(),
+                    "data" | "in" | "is" | "for" | "if" | "or" | "as"
+                ) =>
+        {
+            one
+        }
+        _ => fallback.to_owned(),
     }
 }
 
@@ -356,7 +469,8 @@ mod tests {
             look,
             "[oi: how the files the task names begin, so you need not guess:\n\
              `orders.json` is a JSON document shaped like this:\n\
-             {\"data\": {\"orders\": [{\"customer\": {\"name\": \"A\"}, \"id\": number, \"items\": [{\"ok\": bool, \"qty\": number}, …] (1 item)}, …] (2 items; only some have `customer`, `items`)}, \"note\": null}]"
+             {\"data\": {\"orders\": [{\"customer\": {\"name\": \"A\"}, \"id\": number, \"items\": [{\"ok\": bool, \"qty\": number}, …] (1 item)}, …] (2 items; only some have `customer`, `items`)}, \"note\": null}\n\
+             Read it with `data = json.load(open('orders.json', encoding='utf-8'))`, then loop with `for order in data['data']['orders']:` and, inside it, `for item in order.get('items', []):`.]"
         );
     }
 
@@ -378,7 +492,19 @@ mod tests {
             look,
             "[oi: how the files the task names begin, so you need not guess:\n\
              `events.jsonl` holds one JSON object per line; as a list they are shaped like this:\n\
-             [{\"action\": \"login\", \"user\": \"ana\"}, …] (3 items; only some have `amount`; `action` is one of \"login\", \"buy\"; `user` is one of \"ana\", \"ben\"; `amount` is sometimes a number, sometimes text)]"
+             [{\"action\": \"login\", \"user\": \"ana\"}, …] (3 items; only some have `amount`; `action` is one of \"login\", \"buy\"; `user` is one of \"ana\", \"ben\"; `amount` is sometimes a number, sometimes text)\n\
+             Read it with `rows = [json.loads(line) for line in open('events.jsonl', encoding='utf-8') if line.strip()]` (not `json.load`).]"
+        );
+        // Lists inside the rows get a loop, named after their key.
+        fs_err::write(
+            dir.path().join("carts.jsonl"),
+            "{\"entries\": [{\"sku\": \"a\"}], \"user\": 1}\n{\"entries\": [], \"user\": 2}\n",
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["carts.jsonl".to_owned()], &[]).unwrap();
+        assert!(
+            look.contains("(not `json.load`), then loop with `for row in rows:` and, inside it, `for entry in row['entries']:`."),
+            "{look}"
         );
         // A text value written in different case is listed even when each
         // item has its own spelling.
@@ -420,8 +546,109 @@ mod tests {
              `data.csv` (21 lines) begins: It starts with a UTF-8 byte-order mark.\n Name ;Amount\n0;x\n1;x\n2;x\n3;x\n4;x\n…\n\
              As a table: 20 rows under a header row, fields separated by `;`. Columns:\n\
              - ` Name ` (with the spaces): whole numbers\n\
-             - `Amount`: text, 1 distinct: `x`]"
+             - `Amount`: text, 1 distinct: `x`\n\
+             Read it with pandas: `df = pd.read_csv('data.csv', sep=';')`, then `df.columns = df.columns.str.strip()`.]"
         );
+    }
+
+    /// The code between backticks in the look's line that starts with
+    /// `Read it with`.
+    fn read_code(look: &str) -> Vec<String> {
+        let line = look
+            .lines()
+            .find(|l| l.starts_with("Read it with"))
+            .unwrap_or_else(|| panic!("no read line in {look}"));
+        line.split('`')
+            .skip(1)
+            .step_by(2)
+            // What not to use is named too.
+            .filter(|code| *code != "json.load")
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Runs `script` with `python`; its standard output.
+    fn run_python(python: &str, dir: &Path, script: &str) -> String {
+        let out = std::process::Command::new(python)
+            .args(["-c", script])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{script}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// The code the look gives runs in real Python, with real pandas, and
+    /// reads each quirk right.
+    #[test]
+    fn the_code_the_look_gives_reads_the_files_right() {
+        let Some(python) = oi_testkit::pip_package("pandas", "pandas") else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(
+            dir.path().join("sales 2026.csv"),
+            "Order No;Region Name ;Amount;Price;When;Note\n\
+             1; north;$1,200.50;3,50;2026-01-15;-\n\
+             2;North ;$35.20;12,75;03/02/2026;ok\n\
+             3;South;NA;1.204,00;March 9, 2026;?\n\
+             4;south ;;2,25;2026-04-01;it's\n",
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["sales 2026.csv".to_owned()], &[]).unwrap();
+        let script = format!(
+            "import pandas as pd\n{}\nprint(list(df.columns))\nprint(sorted(set(df['Region Name'])))\n\
+             print(round(df['Amount'].sum(), 2), round(df['Price'].sum(), 2), df['Note'].isna().sum())\n\
+             print(df['When'].dt.strftime('%Y-%m-%d').tolist())",
+            read_code(&look).join("\n")
+        );
+        assert_eq!(
+            run_python(&python, dir.path(), &script),
+            "['Order No', 'Region Name', 'Amount', 'Price', 'When', 'Note']\n\
+             ['North', 'South', 'north', 'south']\n\
+             1235.7 1222.5 2\n\
+             ['2026-01-15', '2026-03-02', '2026-03-09', '2026-04-01']\n"
+        );
+        // A nested document and JSON lines, looped as the look says.
+        fs_err::write(
+            dir.path().join("orders.json"),
+            r#"{"data": {"orders": [{"id": 1, "items": [{"qty": 2}, {"qty": 3}]}, {"id": 2}, {"id": 3, "items": [{"qty": 4}]}]}}"#,
+        )
+        .unwrap();
+        fs_err::write(
+            dir.path().join("carts.jsonl"),
+            "{\"user\": 1, \"entries\": [{\"qty\": 1}]}\n\n{\"user\": 2, \"entries\": [{\"qty\": 5}]}\n",
+        )
+        .unwrap();
+        for (name, total) in [("orders.json", "9"), ("carts.jsonl", "6")] {
+            let look = first_look(dir.path(), &[name.to_owned()], &[]).unwrap();
+            let code = read_code(&look);
+            let [read, outer, inner] = code.as_slice() else {
+                panic!("{look}");
+            };
+            let variable = inner.split(' ').nth(1).unwrap();
+            let script = format!(
+                "import json\n{read}\nn = 0\n{outer}\n    {inner}\n        n += {variable}['qty']\nprint(n)"
+            );
+            assert_eq!(run_python(&python, dir.path(), &script), format!("{total}\n"), "{look}");
+        }
+    }
+
+    #[test]
+    fn list_keys_name_the_loop_variable() {
+        assert_eq!(singular("orders", "row"), "order");
+        assert_eq!(singular("Categories", "row"), "category");
+        assert_eq!(singular("line_items", "row"), "line_item");
+        // Not a plural, a keyword, or not a name: the fallback.
+        for key in [
+            "data", "status", "address", "x", "fors", "2024s", "ids list",
+        ] {
+            assert_eq!(singular(key, "row"), "row", "{key}");
+        }
     }
 
     #[test]
@@ -479,5 +706,23 @@ mod tests {
         let look = first_look(dir.path(), &["big.json".to_owned()], &[]).unwrap();
         assert!(look.contains("`big.json` is a JSON document"), "{look}");
         assert!(look.chars().count() <= MAX_CHARS + 2, "{}", look.len());
+        // A look too long is cut at a line's end: no half line of code.
+        let names: Vec<String> = (0..12).map(|i| format!("{i} {}", "n".repeat(60))).collect();
+        let row = |v: &str| vec![v; 12].join(";");
+        fs_err::write(
+            dir.path().join("wide.csv"),
+            format!(
+                "{}\n{}\n{}\n{}\n",
+                names.join(";"),
+                row("-"),
+                row(" $1,000.50 "),
+                row("$2")
+            ),
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["wide.csv".to_owned()], &[]).unwrap();
+        assert!(look.chars().count() <= MAX_CHARS + 2, "{}", look.len());
+        assert!(look.ends_with("\n…]"), "{look}");
+        assert!(!look.contains("Read it with"), "{look}");
     }
 }

@@ -67,6 +67,123 @@ pub(super) fn profile(text: &str, complete: bool, order: bool) -> Option<String>
     Some(out)
 }
 
+/// Missing-value words pandas' `read_csv` reads as missing by default
+/// (the case matters).
+const PANDAS_MISSING: &[&str] = &[
+    "#N/A", "#NA", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+];
+/// Conversions written after the read, at most.
+const MAX_CONVERSIONS: usize = 4;
+
+/// The pandas code that reads the table `text` (the start of the file
+/// `name`; `complete` when it is the whole file) as its quirks need: the
+/// separator, missing values written as words pandas does not know,
+/// spaces around names and values, numbers written with signs or
+/// separators, dates in several formats. A small model copies code it is
+/// shown far more reliably than it follows a description. `None` when
+/// `text` is not a table.
+pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String> {
+    let text = match (complete, text.rfind('\n')) {
+        (false, Some(end)) => &text[..end],
+        _ => text,
+    };
+    let (separator, rows) = split(text)?;
+    let header = &rows[0];
+    let body = &rows[1..];
+    let mut options = Vec::new();
+    match separator {
+        b',' => {}
+        b'\t' => options.push("sep='\\t'".to_owned()),
+        other => options.push(format!("sep='{}'", other as char)),
+    }
+    let markers: BTreeSet<String> = body
+        .iter()
+        .flatten()
+        .map(|v| v.trim())
+        .filter(|v| is_missing(v) && !v.is_empty())
+        .filter(|v| !PANDAS_MISSING.contains(v))
+        .map(python_string)
+        .collect();
+    if !markers.is_empty() {
+        options.push(format!(
+            "na_values=[{}]",
+            markers.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let padded = |v: &String| !v.is_empty() && v.trim() != v;
+    if body.iter().flatten().any(padded) {
+        options.push("skipinitialspace=True".to_owned());
+    }
+    let mut code = vec![format!(
+        "df = pd.read_csv({}{})",
+        python_string(name),
+        options.iter().map(|o| format!(", {o}")).collect::<String>()
+    )];
+    if header.iter().any(padded) {
+        code.push("df.columns = df.columns.str.strip()".to_owned());
+    }
+    let mut conversions = Vec::new();
+    for (i, column) in header.iter().enumerate() {
+        let values: Vec<&str> = body
+            .iter()
+            .filter_map(|row| row.get(i).map(|v| v.trim()))
+            .filter(|v| !is_missing(v))
+            .collect();
+        if values.is_empty() {
+            continue;
+        }
+        let column = python_string(column.trim());
+        let at = format!("df[{column}]");
+        if values.iter().any(|v| v.parse::<f64>().is_err())
+            && values.iter().all(|v| written_number(v).is_some())
+        {
+            // A decimal comma, or points between thousands (`1.204.331`).
+            let european = values.iter().any(|v| {
+                written_number(v) == Some(Written::DecimalComma) || v.matches('.').count() > 1
+            });
+            let keep = if european { "[^0-9,-]" } else { "[^0-9.-]" };
+            let comma = if european {
+                ".str.replace(',', '.')"
+            } else {
+                ""
+            };
+            conversions.push(format!(
+                "{at} = pd.to_numeric({at}.str.replace(r'{keep}', '', regex=True){comma})"
+            ));
+        } else if values.iter().all(|v| date_format(v).is_some())
+            && values
+                .iter()
+                .filter_map(|v| date_format(v))
+                .collect::<BTreeSet<_>>()
+                .len()
+                > 1
+        {
+            conversions.push(format!("{at} = pd.to_datetime({at}, format='mixed')"));
+        } else if values.iter().any(|v| v.parse::<f64>().is_err())
+            && body
+                .iter()
+                .filter_map(|row| row.get(i))
+                .any(|v| v.trim_start() != v.trim())
+        {
+            // Spaces after a text value, which `skipinitialspace` leaves
+            // (pandas reads a number with them as a number).
+            conversions.push(format!("{at} = {at}.str.strip()"));
+        }
+    }
+    code.extend(conversions.into_iter().take(MAX_CONVERSIONS));
+    Some(
+        code.iter()
+            .map(|line| format!("`{line}`"))
+            .collect::<Vec<_>>()
+            .join(", then "),
+    )
+}
+
+/// `text` as a Python string literal in single quotes.
+pub(super) fn python_string(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
 /// Columns of the table `result` (a file the task's code wrote) missing
 /// more values than the same column (its name trimmed, any case) of the
 /// table `input`, which has at least as many rows: values the code could
@@ -613,6 +730,47 @@ mod tests {
              - `Price`: numbers written with a decimal comma, like `3,50`, `12,75`, `1,00`: replace the comma with a point before converting\n\
              - `When`: dates in 3 formats, like `03/02/2026`, `2026-01-15`, `March 9, 2026`"
         );
+    }
+
+    #[test]
+    fn the_code_that_reads_a_table_handles_its_quirks() {
+        let text = "Order No;Region Name ;Amount;Price;When;Note\n\
+                    1; north;$1,200.50;3,50;2026-01-15;-\n\
+                    2;North;$35.20;12,75;03/02/2026;ok\n\
+                    3;South;NA;1.204,00;March 9, 2026;?\n\
+                    4;south ;;2,25;2026-04-01;it's\n";
+        assert_eq!(
+            read_with("sales 2026.csv", text, true).unwrap(),
+            "`df = pd.read_csv('sales 2026.csv', sep=';', na_values=['-', '?'], skipinitialspace=True)`, \
+             then `df.columns = df.columns.str.strip()`, \
+             then `df['Region Name'] = df['Region Name'].str.strip()`, \
+             then `df['Amount'] = pd.to_numeric(df['Amount'].str.replace(r'[^0-9.-]', '', regex=True))`, \
+             then `df['Price'] = pd.to_numeric(df['Price'].str.replace(r'[^0-9,-]', '', regex=True).str.replace(',', '.'))`, \
+             then `df['When'] = pd.to_datetime(df['When'], format='mixed')`"
+        );
+        // A plain table needs the read alone; a tab-separated one says so;
+        // numbers with spaces after them are read as numbers.
+        assert_eq!(
+            read_with("t.csv", "a,b\n12 ,x \n 3,y\n4,z\n", true).unwrap(),
+            "`df = pd.read_csv('t.csv', skipinitialspace=True)`, then `df['b'] = df['b'].str.strip()`"
+        );
+        assert_eq!(
+            read_with("a.csv", "a,b\n1,x\n2,y\n", true).unwrap(),
+            "`df = pd.read_csv('a.csv')`"
+        );
+        assert_eq!(
+            read_with("it's.tsv", "a\tb\n1\tNA\n2\ty\n", true).unwrap(),
+            "`df = pd.read_csv('it\\'s.tsv', sep='\\t')`"
+        );
+        // Points between thousands are a European number too.
+        assert!(
+            read_with("p.csv", "city;pop\nA;1.204.331\nB;98.004\nC;12\n", true)
+                .unwrap()
+                .contains(
+                    "df['pop'].str.replace(r'[^0-9,-]', '', regex=True).str.replace(',', '.')"
+                )
+        );
+        assert_eq!(read_with("n.txt", "just a line\nand another\n", true), None);
     }
 
     #[test]
