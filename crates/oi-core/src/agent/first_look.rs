@@ -273,7 +273,7 @@ fn json_shape(value: &Value, depth: usize, out: &mut String) {
 fn json_lists(value: &Value, root: &str) -> String {
     /// The path (keys) from `value` to its first list of objects, found
     /// breadth first, and that list.
-    fn first_list<'v>(value: &'v Value) -> Option<(Vec<&'v str>, &'v [Value])> {
+    fn first_list(value: &Value) -> Option<(Vec<&str>, &[Value])> {
         let mut queue = std::collections::VecDeque::from([(Vec::new(), value)]);
         while let Some((path, value)) = queue.pop_front() {
             match value {
@@ -634,7 +634,11 @@ mod tests {
             let script = format!(
                 "import json\n{read}\nn = 0\n{outer}\n    {inner}\n        n += {variable}['qty']\nprint(n)"
             );
-            assert_eq!(run_python(&python, dir.path(), &script), format!("{total}\n"), "{look}");
+            assert_eq!(
+                run_python(&python, dir.path(), &script),
+                format!("{total}\n"),
+                "{look}"
+            );
         }
     }
 
@@ -708,7 +712,7 @@ mod tests {
         assert!(look.chars().count() <= MAX_CHARS + 2, "{}", look.len());
         // A look too long is cut at a line's end: no half line of code.
         let names: Vec<String> = (0..12).map(|i| format!("{i} {}", "n".repeat(60))).collect();
-        let row = |v: &str| vec![v; 12].join(";");
+        let row = |v: &str| [v; 12].join(";");
         fs_err::write(
             dir.path().join("wide.csv"),
             format!(
