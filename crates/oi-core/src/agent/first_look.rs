@@ -613,6 +613,21 @@ mod tests {
              1235.7 1222.5 2\n\
              ['2026-01-15', '2026-03-02', '2026-03-09', '2026-04-01']\n"
         );
+        // Dates day first beside ISO dates (which pandas' `dayfirst` swaps).
+        fs_err::write(
+            dir.path().join("visits.csv"),
+            "who,on\nA,2025-07-04\nB,05/06/2025\nC,31/01/2025\nD,\nE,\"June 2, 2025\"\n",
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["visits.csv".to_owned()], &[]).unwrap();
+        let script = format!(
+            "import pandas as pd\n{}\nprint(df['on'].dt.strftime('%Y-%m-%d').tolist())",
+            read_code(&look).join("\n")
+        );
+        assert_eq!(
+            run_python(&python, dir.path(), &script),
+            "['2025-07-04', '2025-06-05', '2025-01-31', nan, '2025-06-02']\n"
+        );
         // A nested document and JSON lines, looped as the look says.
         fs_err::write(
             dir.path().join("orders.json"),

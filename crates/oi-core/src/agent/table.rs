@@ -150,15 +150,8 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
             conversions.push(format!(
                 "{at} = pd.to_numeric({at}.str.replace(r'{keep}', '', regex=True){comma})"
             ));
-        } else if values.iter().all(|v| date_format(v).is_some())
-            && values
-                .iter()
-                .filter_map(|v| date_format(v))
-                .collect::<BTreeSet<_>>()
-                .len()
-                > 1
-        {
-            conversions.push(format!("{at} = pd.to_datetime({at}, format='mixed')"));
+        } else if let Some(read) = read_dates(&at, &values) {
+            conversions.push(read);
         } else if values.iter().any(|v| v.parse::<f64>().is_err())
             && body
                 .iter()
@@ -177,6 +170,40 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
             .collect::<Vec<_>>()
             .join(", then "),
     )
+}
+
+/// The pandas code that reads the column `at` of dates `values` (all
+/// dates): in several formats, or day first (a first number above 12:
+/// `24/12/2026`, where pandas reads the month first). pandas' `dayfirst`
+/// also swaps `2026-04-01`'s month and day, so ISO dates beside day-first
+/// ones are read one by one. `None` for dates pandas reads as they are.
+fn read_dates(at: &str, values: &[&str]) -> Option<String> {
+    let formats: BTreeSet<&str> = values.iter().filter_map(|v| date_format(v)).collect();
+    if values.is_empty() || values.iter().any(|v| date_format(v).is_none()) {
+        return None;
+    }
+    let numbers = |v: &&str| -> Option<(u32, u32)> {
+        let mut parts = v.split(['/', '.', '-']);
+        let first = parts.next()?.parse().ok()?;
+        let second = parts.next()?.parse().ok()?;
+        (first < 100).then_some((first, second))
+    };
+    let day_first = values.iter().filter_map(numbers).any(|(a, _)| a > 12);
+    let month_first = values.iter().filter_map(numbers).any(|(_, b)| b > 12);
+    let iso = formats.contains("YYYY-MM-DD");
+    if day_first && !month_first && iso {
+        Some(format!(
+            "{at} = {at}.map(lambda s: pd.to_datetime(s, dayfirst=not str(s)[:4].isdigit()))"
+        ))
+    } else if day_first && !month_first {
+        Some(format!(
+            "{at} = pd.to_datetime({at}, format='mixed', dayfirst=True)"
+        ))
+    } else if formats.len() > 1 {
+        Some(format!("{at} = pd.to_datetime({at}, format='mixed')"))
+    } else {
+        None
+    }
 }
 
 /// `text` as a Python string literal in single quotes.
@@ -761,6 +788,32 @@ mod tests {
         assert_eq!(
             read_with("it's.tsv", "a\tb\n1\tNA\n2\ty\n", true).unwrap(),
             "`df = pd.read_csv('it\\'s.tsv', sep='\\t')`"
+        );
+        // Dates day first: with ISO dates beside them, read one by one.
+        let dates = |column: &str| {
+            let rows: String = column.split(' ').map(|d| format!("x,{d}\n")).collect();
+            let text = format!("n,d\n{rows}");
+            read_with("d.csv", &text, true).unwrap()
+        };
+        assert!(
+            dates("2026-01-15 03/02/2026 24/12/2026").ends_with(
+                "then `df['d'] = df['d'].map(lambda s: pd.to_datetime(s, dayfirst=not str(s)[:4].isdigit()))`"
+            )
+        );
+        assert!(
+            dates("03/02/2026 24/12/2026").ends_with(
+                "then `df['d'] = pd.to_datetime(df['d'], format='mixed', dayfirst=True)`"
+            )
+        );
+        // Month first, or no telling: pandas' default, said only for
+        // several formats.
+        assert!(
+            dates("2026-01-15 12/24/2026 03/02/2026")
+                .ends_with("then `df['d'] = pd.to_datetime(df['d'], format='mixed')`")
+        );
+        assert_eq!(
+            dates("03/02/2026 04/02/2026"),
+            "`df = pd.read_csv('d.csv')`"
         );
         // Points between thousands are a European number too.
         assert!(
