@@ -110,6 +110,9 @@ pub(super) struct Coach {
     /// model last saw it, for showing what a run made of them (renamed
     /// files keep no name the task names, so no file preview shows them).
     folders_seen: BTreeMap<String, String>,
+    /// The header line the task gives its one result file
+    /// (`with the header name,total`).
+    header: Option<String>,
 }
 
 /// An input file this big, at most, has its changes shown.
@@ -138,6 +141,7 @@ impl Coach {
             .into_iter()
             .filter(|name| !cwd.join(name).exists())
             .collect();
+        let header = (expected.len() == 1).then(|| asked_header(task)).flatten();
         let untried = if small_model {
             quoted_commands(task)
         } else {
@@ -177,6 +181,7 @@ impl Coach {
             small_model,
             question,
             expected,
+            header,
             told_to_run: false,
             checked_outputs: false,
             ran_any: false,
@@ -428,7 +433,12 @@ impl Coach {
                     "`{name}` holds 0, which usually means the code matched or read nothing"
                 ));
             }
-            problems.extend(content_problems(name, &text, &inputs));
+            problems.extend(content_problems(
+                name,
+                &text,
+                &inputs,
+                self.header.as_deref(),
+            ));
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
@@ -629,7 +639,13 @@ impl Coach {
                 continue;
             }
             self.shown.insert(name.clone(), stamp);
-            previews.extend(file_preview(name, &path, meta.len(), &inputs));
+            previews.extend(file_preview(
+                name,
+                &path,
+                meta.len(),
+                &inputs,
+                self.header.as_deref(),
+            ));
         }
         previews
     }
@@ -844,6 +860,7 @@ fn file_preview(
     path: &Path,
     len: u64,
     inputs: &[(&String, &String)],
+    header: Option<&str>,
 ) -> Option<String> {
     use std::io::Read as _;
     const LINES: usize = 3;
@@ -896,7 +913,7 @@ fn file_preview(
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
         None if repeats_header(text) => "Its lines after the first repeat the header line instead of holding values (`csv.writer` given dicts writes their keys: use `csv.DictWriter`).".to_owned(),
         None => {
-            let problems = content_problems(name, text, inputs);
+            let problems = content_problems(name, text, inputs, header);
             if problems.is_empty() {
                 "Check that it holds exactly what the task asks for.".to_owned()
             } else {
@@ -1164,12 +1181,36 @@ fn split_label(line: &str) -> Option<(&str, &str)> {
         .map(|(at, end)| (&line[..at], &line[end..]))
 }
 
-/// What is wrong with the text of a result file `name` whatever the task:
-/// a number column holding text, a string's letters joined, one entry
-/// written twice, values of an input column (`inputs`: name and text)
-/// lost. Named as the result is shown, and again before the task ends.
-fn content_problems(name: &str, text: &str, inputs: &[(&String, &String)]) -> Vec<String> {
+/// What is wrong with the text of a result file `name`: a number column
+/// holding text, a string's letters joined, one entry written twice,
+/// values of an input column (`inputs`: name and text) lost, a first line
+/// other than the `header` the task gives. Named as the result is shown,
+/// and again before the task ends.
+fn content_problems(
+    name: &str,
+    text: &str,
+    inputs: &[(&String, &String)],
+    header: Option<&str>,
+) -> Vec<String> {
     let mut problems = Vec::new();
+    if let Some(asked) = header {
+        let first = text
+            .trim_start_matches('\u{feff}')
+            .lines()
+            .next()
+            .unwrap_or("");
+        let fields = |line: &str| -> Vec<String> {
+            line.split([',', ';', '\t'])
+                .map(|f| f.trim().trim_matches('"').to_owned())
+                .collect()
+        };
+        if fields(first) != fields(asked) {
+            problems.push(format!(
+                "`{name}` begins with `{}` where the task asks for the header `{asked}`",
+                first.trim()
+            ));
+        }
+    }
     for (column, value) in table::text_in_number_columns(text) {
         // `$1.20$3.40`, `35.2012.80`: text values added up, which joins
         // them; cleaning the joined text cannot undo that.
@@ -1201,6 +1242,30 @@ fn content_problems(name: &str, text: &str, inputs: &[(&String, &String)]) -> Ve
         }
     }
     problems
+}
+
+/// The header line a task gives its result, written as the words of its
+/// columns joined by commas near the word "header" or "columns" ("with the
+/// header name,total", "columns: city,count").
+fn asked_header(task: &str) -> Option<String> {
+    let words: Vec<&str> = task.split_whitespace().collect();
+    words.iter().enumerate().find_map(|(i, word)| {
+        let lower = word.to_lowercase();
+        if !(lower.starts_with("header") || lower.starts_with("column")) {
+            return None;
+        }
+        words[i + 1..].iter().take(4).find_map(|next| {
+            let next =
+                next.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ':' | '(' | ')' | '.'));
+            let parts: Vec<&str> = next.split(',').collect();
+            (parts.len() >= 2
+                && parts.iter().all(|p| {
+                    p.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                        && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+                }))
+            .then(|| next.to_owned())
+        })
+    })
 }
 
 /// The first `count` lines of `text`, each cut to `width` characters (with
@@ -1476,19 +1541,63 @@ mod tests {
     }
 
     #[test]
+    fn a_result_without_the_header_the_task_gives_is_named() {
+        assert_eq!(
+            asked_header("Write totals.csv with the header name,total: one row each."),
+            Some("name,total".to_owned())
+        );
+        assert_eq!(
+            asked_header("Save a table with columns `city,count` to out.csv"),
+            Some("city,count".to_owned())
+        );
+        // Not near the word, or not names of columns.
+        assert_eq!(asked_header("Read a,b and c,d into out.csv"), None);
+        assert_eq!(asked_header("The header has 3,5 in it"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("totals.csv");
+        fs_err::write(&path, "name,amount\nAna,4.5\n").unwrap();
+        let preview = file_preview("totals.csv", &path, 20, &[], Some("name,total")).unwrap();
+        assert!(
+            preview.ends_with("It is not right yet: `totals.csv` begins with `name,amount` where the task asks for the header `name,total`. Fix the code and run it again.]"),
+            "{preview}"
+        );
+        // Spaces after the commas and quotes are the same header.
+        fs_err::write(&path, "\"name\", total\nAna,4.5\n").unwrap();
+        let preview = file_preview("totals.csv", &path, 20, &[], Some("name,total")).unwrap();
+        assert!(
+            preview.ends_with("Check that it holds exactly what the task asks for.]"),
+            "{preview}"
+        );
+        // Only a task with one result to make has its header checked.
+        let task = "Write totals.csv with the header name,total";
+        assert_eq!(
+            Coach::new(true, task, dir.path()).header,
+            None,
+            "totals.csv exists"
+        );
+        fs_err::remove_file(&path).unwrap();
+        assert_eq!(
+            Coach::new(true, task, dir.path()).header.as_deref(),
+            Some("name,total")
+        );
+        let two = "Write totals.csv with the header name,total and a log to run.txt";
+        assert_eq!(Coach::new(true, two, dir.path()).header, None);
+    }
+
+    #[test]
     fn previews_show_the_start_of_a_file_the_task_names() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("emails.txt");
         fs_err::write(&path, "Ann <ann@x.org>\nBob <bob@x.org>\nCy\nDee\n").unwrap();
         assert_eq!(
-            file_preview("emails.txt", &path, 36, &[]).unwrap(),
+            file_preview("emails.txt", &path, 36, &[], None).unwrap(),
             "[oi: `emails.txt` now has 4 lines:\nAnn <ann@x.org>\nBob <bob@x.org>\nCy\n…\nCheck that it holds exactly what the task asks for.]"
         );
         // A big file: its start shown, all of its lines counted.
         let big: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
         fs_err::write(&path, &big).unwrap();
         assert!(big.len() > 64 * 1024);
-        let preview = file_preview("emails.txt", &path, big.len() as u64, &[]).unwrap();
+        let preview = file_preview("emails.txt", &path, big.len() as u64, &[], None).unwrap();
         assert!(
             preview
                 .starts_with("[oi: `emails.txt` now has 20000 lines:\nline 0\nline 1\nline 2\n…\n"),
@@ -1496,44 +1605,44 @@ mod tests {
         );
         fs_err::write(&path, "").unwrap();
         assert!(
-            file_preview("emails.txt", &path, 0, &[])
+            file_preview("emails.txt", &path, 0, &[], None)
                 .unwrap()
                 .contains("is empty")
         );
         // A count of zero is questioned; another number is not.
         fs_err::write(&path, "0\n").unwrap();
         assert!(
-            file_preview("errors.txt", &path, 2, &[])
+            file_preview("errors.txt", &path, 2, &[], None)
                 .unwrap()
                 .contains("It holds 0: unless that is the real answer"),
         );
         // Breaks written as `\n`, rows that repeat the header.
         fs_err::write(&path, "J-102\\nJ-104\n").unwrap();
         assert!(
-            file_preview("failed.txt", &path, 13, &[])
+            file_preview("failed.txt", &path, 13, &[], None)
                 .unwrap()
                 .contains("It holds `\\n` as two characters"),
         );
         assert!(
-            file_preview("fix.py", &path, 13, &[])
+            file_preview("fix.py", &path, 13, &[], None)
                 .unwrap()
                 .contains("Check that it holds exactly"),
         );
         fs_err::write(&path, "sku,qty\nsku,qty\nsku,qty\n").unwrap();
         assert!(
-            file_preview("in_stock.csv", &path, 24, &[])
+            file_preview("in_stock.csv", &path, 24, &[], None)
                 .unwrap()
                 .contains("repeat the header line"),
         );
         fs_err::write(&path, "0.5\n").unwrap();
         assert!(
-            file_preview("errors.txt", &path, 4, &[])
+            file_preview("errors.txt", &path, 4, &[], None)
                 .unwrap()
                 .contains("Check that it holds exactly"),
         );
         // A result table: its profile, with each column's order.
         fs_err::write(&path, "name,total\nb,3\na,2\nc,1\n").unwrap();
-        let preview = file_preview("totals.csv", &path, 24, &[]).unwrap();
+        let preview = file_preview("totals.csv", &path, 24, &[], None).unwrap();
         assert!(
             preview.contains("As a table: 3 rows under a header row, fields separated by `,`. Columns:\n- `name`: text, like `b`, `a`, `c` (in no order)\n- `total`: whole numbers (in descending order)\nCheck that"),
             "{preview}"
@@ -1544,20 +1653,20 @@ mod tests {
             "event,date\nA,2026-01-15\nB,03/02/2026\n".to_owned(),
         );
         fs_err::write(&path, "event,date\nA,2026-01-15\nB,\n").unwrap();
-        let preview = file_preview("events_iso.csv", &path, 24, &[(&input, &seen)]).unwrap();
+        let preview = file_preview("events_iso.csv", &path, 24, &[(&input, &seen)], None).unwrap();
         assert!(
             preview.ends_with("It is not right yet: the `date` column of `events_iso.csv` misses 1 of its 2 values where `events.csv` misses 0: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead. Fix the code and run it again.]"),
             "{preview}"
         );
         fs_err::write(&path, "category,total\nFood,$35.20$12.80\nOffice,$89.99\n").unwrap();
-        let preview = file_preview("by_category.csv", &path, 24, &[]).unwrap();
+        let preview = file_preview("by_category.csv", &path, 24, &[], None).unwrap();
         assert!(
             preview.contains("It is not right yet: the `total` column of `by_category.csv` holds text where a number belongs (`$35.20$12.80`): text values were added up, which joins them, so convert the input column to numbers before adding."),
             "{preview}"
         );
         fs_err::write(&path, b"\x89PNG\0\0").unwrap();
         assert_eq!(
-            file_preview("chart.png", &path, 6, &[]).unwrap(),
+            file_preview("chart.png", &path, 6, &[], None).unwrap(),
             "[oi: `chart.png` now exists (6 bytes). Check that it is what the task asks for.]"
         );
     }
@@ -1863,7 +1972,7 @@ mod tests {
         for (name, text, expected) in cases {
             let path = dir.path().join(name);
             fs_err::write(&path, text).unwrap();
-            let preview = file_preview(name, &path, text.len() as u64, &[]).unwrap();
+            let preview = file_preview(name, &path, text.len() as u64, &[], None).unwrap();
             match expected {
                 Some(part) => assert!(
                     preview.contains("puts words before the value") && preview.contains(part),
