@@ -35,6 +35,10 @@ const SAMPLE: usize = 24;
 /// The look to give with a task that names `named` files and `folders`, in
 /// `cwd`; `None` when none of them is there.
 pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Option<String> {
+    // A task about a script works on the tables through the script: code
+    // the model copies from a pandas line would make the script need a
+    // library it did without.
+    let pandas = !named.iter().any(|name| is_script(name));
     let previews: Vec<String> = folders
         .iter()
         .take(MAX_FILES)
@@ -44,7 +48,7 @@ pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Op
                 .iter()
                 .filter(|name| cwd.join(name.as_str()).is_file())
                 .take(MAX_FILES)
-                .filter_map(|name| preview(name, &cwd.join(name.as_str()))),
+                .filter_map(|name| preview(name, &cwd.join(name.as_str()), pandas)),
         )
         .collect();
     if previews.is_empty() {
@@ -143,7 +147,20 @@ fn size(bytes: u64) -> String {
 
 /// How a named file begins: a JSON document's shape, a text file's first
 /// lines, or what kind of binary file it is.
-fn preview(name: &str, path: &Path) -> Option<String> {
+/// Whether the file `name` is a program's source (by its extension).
+fn is_script(name: &str) -> bool {
+    const SOURCES: &[&str] = &[
+        "py", "sh", "bash", "js", "mjs", "ts", "rb", "pl", "r", "php", "lua", "go", "rs", "java",
+    ];
+    Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SOURCES.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// The preview of the file `name` at `path`; a table's with the pandas
+/// code that reads it when `pandas`.
+fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
     let len = fs_err::metadata(path).ok()?.len();
     let head = read_head(path, READ)?;
     if head.starts_with(b"SQLite format 3\0") {
@@ -205,6 +222,7 @@ fn preview(name: &str, path: &Path) -> Option<String> {
         .map(|profile| format!("\nAs a table: {profile}"))
         .unwrap_or_default();
     let read = table::read_with(name, text, len <= READ)
+        .filter(|_| pandas)
         .map(|code| format!("\nRead it with pandas: {code}."))
         .unwrap_or_default();
     Some(format!(
@@ -655,6 +673,22 @@ mod tests {
                 "{look}"
             );
         }
+    }
+
+    #[test]
+    fn a_task_about_a_script_gets_no_pandas_line() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(dir.path().join("data.csv"), "a;b\n1;x\n2;y\n").unwrap();
+        fs_err::write(dir.path().join("report.PY"), "import csv\n").unwrap();
+        let alone = first_look(dir.path(), &["data.csv".to_owned()], &[]).unwrap();
+        assert!(
+            alone.contains("Read it with pandas: `df = pd.read_csv('data.csv', sep=';')`."),
+            "{alone}"
+        );
+        let named = ["report.PY".to_owned(), "data.csv".to_owned()];
+        let with_script = first_look(dir.path(), &named, &[]).unwrap();
+        assert!(with_script.contains("As a table: 2 rows"), "{with_script}");
+        assert!(!with_script.contains("pandas"), "{with_script}");
     }
 
     #[test]
