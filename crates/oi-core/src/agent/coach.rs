@@ -113,6 +113,9 @@ pub(super) struct Coach {
     /// The header line the task gives its one result file
     /// (`with the header name,total`).
     header: Option<String>,
+    /// Python files the task names whose last change left out the line
+    /// that ran them (`main(sys.argv[1])`), with that line.
+    dropped_entry: BTreeMap<String, String>,
 }
 
 /// An input file this big, at most, has its changes shown.
@@ -182,6 +185,7 @@ impl Coach {
             question,
             expected,
             header,
+            dropped_entry: BTreeMap::new(),
             told_to_run: false,
             checked_outputs: false,
             ran_any: false,
@@ -446,6 +450,11 @@ impl Coach {
                 ));
             }
         }
+        for (name, line) in &self.dropped_entry {
+            problems.push(format!(
+                "`{name}` no longer runs anything: its line `{line}` is gone"
+            ));
+        }
         // A file the task asks to change, left as it was (a `.replace`
         // that matched nothing).
         if self.edits && self.ran_any && !self.changed_input {
@@ -607,7 +616,20 @@ impl Coach {
                 continue;
             };
             if now != *seen {
-                previews.push(change_note(name, seen, &now));
+                let mut note = change_note(name, seen, &now);
+                match dropped_entry(name, seen, &now) {
+                    Some((function, line)) => {
+                        note.pop();
+                        note.push_str(&format!(
+                            " It is not right yet: `{name}` now defines `{function}` but never runs it (its line `{line}` is gone), so running the script does nothing. Put that line back.]"
+                        ));
+                        self.dropped_entry.insert(name.clone(), line);
+                    }
+                    None => {
+                        self.dropped_entry.remove(name);
+                    }
+                }
+                previews.push(note);
                 *seen = now;
                 self.changed_input = true;
             }
@@ -1048,6 +1070,55 @@ fn change_note(name: &str, old: &str, new: &str) -> String {
     format!(
         "[oi: your code changed `{name}` (- removed, + added):\n```diff\n{shown}\n```\nCheck that it changed only what the task asks, and nothing else.]"
     )
+}
+
+/// When the Python file `name` changed from `old` to `new` and `new` no
+/// longer runs the function `old` ran at its top level (a rewritten
+/// script without its `main(sys.argv[1])` or `if __name__ == ...` block):
+/// that function and `old`'s line that ran it.
+fn dropped_entry(name: &str, old: &str, new: &str) -> Option<(String, String)> {
+    if !name.to_ascii_lowercase().ends_with(".py") {
+        return None;
+    }
+    /// The functions `text` defines at its top level, and its top-level
+    /// lines that run one of them (or open a `__main__` block).
+    fn entries(text: &str) -> (Vec<&str>, Vec<&str>) {
+        let defined: Vec<&str> = text
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("def ")
+                    .or_else(|| l.strip_prefix("async def "))
+            })
+            .filter_map(|l| l.split('(').next())
+            .map(str::trim)
+            .collect();
+        let runs = text
+            .lines()
+            .filter(|l| {
+                l.starts_with("if __name__")
+                    || defined.iter().any(|f| {
+                        l.strip_prefix(f).is_some_and(|rest| rest.starts_with('('))
+                            || l.contains(&format!("= {f}("))
+                            || l.contains(&format!("({f}("))
+                    })
+            })
+            .collect();
+        (defined, runs)
+    }
+    let (_, before) = entries(old);
+    let (defined, after) = entries(new);
+    if before.is_empty() || !after.is_empty() {
+        return None;
+    }
+    // The line that ran a function the new text still defines.
+    let line = before.iter().find(|l| {
+        l.starts_with("if __name__") || defined.iter().any(|f| l.contains(&format!("{f}(")))
+    })?;
+    let function = defined
+        .iter()
+        .find(|f| line.contains(&format!("{f}(")))
+        .or_else(|| defined.first())?;
+    Some(((*function).to_owned(), line.trim().to_owned()))
 }
 
 /// Whether a result file holds only the number zero (`0`, `0.0`, `0.00`).
@@ -1538,6 +1609,50 @@ mod tests {
         assert!(!may("script.py fails, tell me why"));
         assert!(!may("Explain what is wrong with script.py."));
         assert!(!may("Why does script.py print nothing?"));
+    }
+
+    #[test]
+    fn a_script_rewritten_without_the_line_that_ran_it_is_named() {
+        let old = "import sys\n\ndef main(path):\n    print(path)\n\nmain(sys.argv[1])\n";
+        let fixed = "import sys\n\ndef main(path):\n    print(path.upper())\n";
+        assert_eq!(
+            dropped_entry("wc.py", old, fixed),
+            Some(("main".to_owned(), "main(sys.argv[1])".to_owned()))
+        );
+        // Still run, in any of the usual ways; or now top-level code; or
+        // not Python.
+        for still in [
+            "def main(p):\n    pass\nmain(sys.argv[1])\n",
+            "def main(p):\n    pass\nif __name__ == '__main__':\n    main(sys.argv[1])\n",
+            "def main():\n    return 0\nsys.exit(main())\n",
+            "import sys\nprint(open(sys.argv[1]).read())\n",
+        ] {
+            assert_eq!(dropped_entry("wc.py", old, still), None, "{still}");
+        }
+        assert_eq!(dropped_entry("wc.txt", old, fixed), None);
+        let guarded = "def run():\n    pass\n\nif __name__ == \"__main__\":\n    run()\n";
+        assert_eq!(
+            dropped_entry("a.py", guarded, "def run():\n    return 1\n"),
+            Some(("run".to_owned(), "if __name__ == \"__main__\":".to_owned()))
+        );
+        // In a task: named with the change, and before the task ends,
+        // until a later change puts the line back.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wc.py");
+        fs_err::write(&path, old).unwrap();
+        let mut coach = Coach::new(true, "Fix wc.py so it prints in capitals.", dir.path());
+        fs_err::write(&path, fixed).unwrap();
+        let notes = coach.after_runs(&[], dir.path());
+        assert!(
+            notes.iter().any(|n| n.ends_with("It is not right yet: `wc.py` now defines `main` but never runs it (its line `main(sys.argv[1])` is gone), so running the script does nothing. Put that line back.]")),
+            "{notes:?}"
+        );
+        assert!(coach.ending_problems(dir.path(), None).contains(
+            &"`wc.py` no longer runs anything: its line `main(sys.argv[1])` is gone".to_owned()
+        ));
+        fs_err::write(&path, format!("{fixed}main(sys.argv[1])\n")).unwrap();
+        coach.after_runs(&[], dir.path());
+        assert!(coach.ending_problems(dir.path(), None).is_empty());
     }
 
     #[test]
