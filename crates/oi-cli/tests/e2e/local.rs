@@ -351,7 +351,7 @@ async fn a_small_model_sees_a_tables_profile_short_tracebacks_and_the_real_colum
     assert!(
         first.contains("As a table: 3 rows under a header row, fields separated by `;`.")
             && first.contains("- `Amount`: numbers written with currency signs or thousands separators, like `$1,200.50`, `$35.20`: remove them before converting; 1 of 3 missing: `NA`")
-            && first.contains("Read it with pandas: `df = pd.read_csv('export.csv', sep=';')`, then `df['Amount'] = pd.to_numeric(df['Amount'].str.replace(r'[^0-9.-]', '', regex=True))`."),
+            && first.contains("Read it with `import pandas as pd`, `df = pd.read_csv('export.csv', sep=';')`, then `df['Amount'] = pd.to_numeric(df['Amount'].str.replace(r'[^0-9.-]', '', regex=True))`."),
         "{first}"
     );
     // The traceback reaches the model without the json module's frames.
@@ -870,7 +870,7 @@ async fn a_small_model_gets_a_first_look_at_the_files_the_task_names() {
     // Only those: a listing of the folder made models use every name.
     assert!(!first.contains("in box"), "{first}");
     assert!(
-        first.contains("`orders.json` is a JSON document shaped like this:\n{\"data\": {\"orders\": [{\"id\": number, \"items\": [{\"qty\": number}, …] (1 item)}, …] (1 item)}}\nRead it with `data = json.load(open('orders.json', encoding='utf-8'))`, then loop with `for order in data['data']['orders']:` and, inside it, `for item in order['items']:`."),
+        first.contains("`orders.json` is a JSON document shaped like this:\n{\"data\": {\"orders\": [{\"id\": number, \"items\": [{\"qty\": number}, …] (1 item)}, …] (1 item)}}\nRead it with `import json`, `data = json.load(open('orders.json', encoding='utf-8'))`, then loop with `for order in data['data']['orders']:` and, inside it, `for item in order['items']:`."),
         "{first}"
     );
     // A later request of the task does not repeat it.

@@ -194,7 +194,7 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
             if bom.is_empty() { "" } else { "-sig" }
         );
         return Some(format!(
-            "`{name}` is a JSON document shaped like this:{bom}\n{shape}\nRead it with `{read}`{}.",
+            "`{name}` is a JSON document shaped like this:{bom}\n{shape}\nRead it with `import json`, `{read}`{}.",
             json_lists(&value, "data")
         ));
     }
@@ -203,7 +203,7 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
         let mut shape = String::new();
         json_shape(&value, 0, &mut shape);
         return Some(format!(
-            "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}\nRead it with `rows = [json.loads(line) for line in open({}, encoding='utf-8{}') if line.strip()]` (not `json.load`){}.",
+            "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}\nRead it with `import json`, `rows = [json.loads(line) for line in open({}, encoding='utf-8{}') if line.strip()]` (not `json.load`){}.",
             table::python_string(name),
             if bom.is_empty() { "" } else { "-sig" },
             json_lists(&value, "rows")
@@ -223,7 +223,7 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
         .unwrap_or_default();
     let read = table::read_with(name, text, len <= READ)
         .filter(|_| pandas)
-        .map(|code| format!("\nRead it with pandas: {code}."))
+        .map(|code| format!("\nRead it with `import pandas as pd`, {code}."))
         .unwrap_or_default();
     Some(format!(
         "`{name}` ({counted}) begins:{bom}\n{}{more}{table}{read}",
@@ -488,7 +488,7 @@ mod tests {
             "[oi: how the files the task names begin, so you need not guess:\n\
              `orders.json` is a JSON document shaped like this:\n\
              {\"data\": {\"orders\": [{\"customer\": {\"name\": \"A\"}, \"id\": number, \"items\": [{\"ok\": bool, \"qty\": number}, …] (1 item)}, …] (2 items; only some have `customer`, `items`)}, \"note\": null}\n\
-             Read it with `data = json.load(open('orders.json', encoding='utf-8'))`, then loop with `for order in data['data']['orders']:` and, inside it, `for item in order.get('items', []):`.]"
+             Read it with `import json`, `data = json.load(open('orders.json', encoding='utf-8'))`, then loop with `for order in data['data']['orders']:` and, inside it, `for item in order.get('items', []):`.]"
         );
     }
 
@@ -511,7 +511,7 @@ mod tests {
             "[oi: how the files the task names begin, so you need not guess:\n\
              `events.jsonl` holds one JSON object per line; as a list they are shaped like this:\n\
              [{\"action\": \"login\", \"user\": \"ana\"}, …] (3 items; only some have `amount`; `action` is one of \"login\", \"buy\"; `user` is one of \"ana\", \"ben\"; `amount` is sometimes a number, sometimes text)\n\
-             Read it with `rows = [json.loads(line) for line in open('events.jsonl', encoding='utf-8') if line.strip()]` (not `json.load`).]"
+             Read it with `import json`, `rows = [json.loads(line) for line in open('events.jsonl', encoding='utf-8') if line.strip()]` (not `json.load`).]"
         );
         // Lists inside the rows get a loop, named after their key.
         fs_err::write(
@@ -565,7 +565,7 @@ mod tests {
              As a table: 20 rows under a header row, fields separated by `;`. Columns:\n\
              - ` Name ` (with the spaces): whole numbers\n\
              - `Amount`: text, 1 distinct: `x`\n\
-             Read it with pandas: `df = pd.read_csv('data.csv', sep=';')`, then `df.columns = df.columns.str.strip()`.]"
+             Read it with `import pandas as pd`, `df = pd.read_csv('data.csv', sep=';')`, then `df.columns = df.columns.str.strip()`.]"
         );
     }
 
@@ -619,7 +619,7 @@ mod tests {
         .unwrap();
         let look = first_look(dir.path(), &["sales 2026.csv".to_owned()], &[]).unwrap();
         let script = format!(
-            "import pandas as pd\n{}\nprint(list(df.columns))\nprint(sorted(set(df['Region Name'])))\n\
+            "{}\nprint(list(df.columns))\nprint(sorted(set(df['Region Name'])))\n\
              print(round(df['Amount'].sum(), 2), round(df['Price'].sum(), 2), df['Note'].isna().sum())\n\
              print(df['When'].dt.strftime('%Y-%m-%d').tolist())",
             read_code(&look).join("\n")
@@ -639,7 +639,7 @@ mod tests {
         .unwrap();
         let look = first_look(dir.path(), &["visits.csv".to_owned()], &[]).unwrap();
         let script = format!(
-            "import pandas as pd\n{}\nprint(df['on'].dt.strftime('%Y-%m-%d').tolist())",
+            "{}\nprint(df['on'].dt.strftime('%Y-%m-%d').tolist())",
             read_code(&look).join("\n")
         );
         assert_eq!(
@@ -660,12 +660,12 @@ mod tests {
         for (name, total) in [("orders.json", "9"), ("carts.jsonl", "6")] {
             let look = first_look(dir.path(), &[name.to_owned()], &[]).unwrap();
             let code = read_code(&look);
-            let [read, outer, inner] = code.as_slice() else {
+            let [import, read, outer, inner] = code.as_slice() else {
                 panic!("{look}");
             };
             let variable = inner.split(' ').nth(1).unwrap();
             let script = format!(
-                "import json\n{read}\nn = 0\n{outer}\n    {inner}\n        n += {variable}['qty']\nprint(n)"
+                "{import}\n{read}\nn = 0\n{outer}\n    {inner}\n        n += {variable}['qty']\nprint(n)"
             );
             assert_eq!(
                 run_python(&python, dir.path(), &script),
@@ -682,7 +682,9 @@ mod tests {
         fs_err::write(dir.path().join("report.PY"), "import csv\n").unwrap();
         let alone = first_look(dir.path(), &["data.csv".to_owned()], &[]).unwrap();
         assert!(
-            alone.contains("Read it with pandas: `df = pd.read_csv('data.csv', sep=';')`."),
+            alone.contains(
+                "Read it with `import pandas as pd`, `df = pd.read_csv('data.csv', sep=';')`."
+            ),
             "{alone}"
         );
         let named = ["report.PY".to_owned(), "data.csv".to_owned()];
