@@ -202,6 +202,12 @@ fn type_hint(message: &str) -> Option<(&'static str, String)> {
             "some values are text (numbers written in quotes, like \"7.5\"): convert each with `float(…)` before doing arithmetic with it.".to_owned(),
         ));
     }
+    if message.starts_with("unsupported format string passed to Series.__format__") {
+        return Some((
+            "series-format",
+            "the value formatted is a whole pandas column (a Series), not one number: reduce it first, e.g. `(df['qty'] * df['price']).sum()` (multiply, then sum).".to_owned(),
+        ));
+    }
     if message.starts_with("can't multiply sequence by non-int of type") {
         return Some((
             "text-arithmetic",
@@ -495,6 +501,10 @@ mod tests {
 
     #[test]
     fn conversions_say_what_the_value_holds() {
+        // A whole column formatted as one number.
+        let series = "TypeError: unsupported format string passed to Series.__format__";
+        assert_eq!(kind(series), Some("series-format"));
+        assert!(note(series).contains("`(df['qty'] * df['price']).sum()`"));
         let decimal = "ValueError: invalid literal for int() with base 10: '7.5'";
         assert_eq!(kind(decimal), Some("decimal"));
         assert!(note(decimal).contains("`7.5`"));
