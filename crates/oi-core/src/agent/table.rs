@@ -31,12 +31,7 @@ const MISSING: &[&str] = &[
 /// separator. With `order`, each column's line says whether its values
 /// are sorted (for a result, where the task may ask for an order).
 pub(super) fn profile(text: &str, complete: bool, order: bool) -> Option<String> {
-    // A cut file's last line may be partial.
-    let text = match (complete, text.rfind('\n')) {
-        (false, Some(end)) => &text[..end],
-        _ => text,
-    };
-    let (separator, rows) = split(text)?;
+    let (separator, rows) = split_whole(text, complete)?;
     let header = &rows[0];
     let body = &rows[1..];
     let mut out = format!(
@@ -83,11 +78,7 @@ const MAX_CONVERSIONS: usize = 4;
 /// shown far more reliably than it follows a description. `None` when
 /// `text` is not a table.
 pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String> {
-    let text = match (complete, text.rfind('\n')) {
-        (false, Some(end)) => &text[..end],
-        _ => text,
-    };
-    let (separator, rows) = split(text)?;
+    let (separator, rows) = split_whole(text, complete)?;
     let header = &rows[0];
     let body = &rows[1..];
     let mut options = Vec::new();
@@ -357,6 +348,16 @@ pub(super) fn columns(text: &str) -> Option<(char, Vec<String>)> {
     let text = &text[..end];
     let (sep, rows) = split(text)?;
     Some((char::from(sep), rows.into_iter().next()?))
+}
+
+/// `split` of a file's start `text` (the whole file when `complete`),
+/// without its last line when the file was cut, as that may be partial.
+fn split_whole(text: &str, complete: bool) -> Option<(u8, Vec<Vec<String>>)> {
+    let text = match (complete, text.rfind('\n')) {
+        (false, Some(end)) => &text[..end],
+        _ => text,
+    };
+    split(text)
 }
 
 /// `text` split into rows by the separator (`,`, `;`, tab or `|`) that
