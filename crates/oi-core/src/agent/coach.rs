@@ -110,9 +110,8 @@ pub(super) struct Coach {
     /// model last saw it, for showing what a run made of them (renamed
     /// files keep no name the task names, so no file preview shows them).
     folders_seen: BTreeMap<String, String>,
-    /// The header line the task gives its one result file
-    /// (`with the header name,total`).
-    header: Option<String>,
+    /// What the task asks of the form of its one result file.
+    asked: Asked,
     /// Python files the task names whose last change left out the line
     /// that ran them (`main(sys.argv[1])`), with that line.
     dropped_entry: BTreeMap<String, String>,
@@ -144,7 +143,11 @@ impl Coach {
             .into_iter()
             .filter(|name| !cwd.join(name).exists())
             .collect();
-        let header = (expected.len() == 1).then(|| asked_header(task)).flatten();
+        let asked = if expected.len() == 1 {
+            Asked::of(task)
+        } else {
+            Asked::default()
+        };
         let untried = if small_model {
             quoted_commands(task)
         } else {
@@ -184,7 +187,7 @@ impl Coach {
             small_model,
             question,
             expected,
-            header,
+            asked,
             dropped_entry: BTreeMap::new(),
             told_to_run: false,
             checked_outputs: false,
@@ -437,12 +440,7 @@ impl Coach {
                     "`{name}` holds 0, which usually means the code matched or read nothing"
                 ));
             }
-            problems.extend(content_problems(
-                name,
-                &text,
-                &inputs,
-                self.header.as_deref(),
-            ));
+            problems.extend(content_problems(name, &text, &inputs, &self.asked));
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
@@ -661,13 +659,7 @@ impl Coach {
                 continue;
             }
             self.shown.insert(name.clone(), stamp);
-            previews.extend(file_preview(
-                name,
-                &path,
-                meta.len(),
-                &inputs,
-                self.header.as_deref(),
-            ));
+            previews.extend(file_preview(name, &path, meta.len(), &inputs, &self.asked));
         }
         previews
     }
@@ -882,7 +874,7 @@ fn file_preview(
     path: &Path,
     len: u64,
     inputs: &[(&String, &String)],
-    header: Option<&str>,
+    asked: &Asked,
 ) -> Option<String> {
     use std::io::Read as _;
     const LINES: usize = 3;
@@ -935,7 +927,7 @@ fn file_preview(
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
         None if repeats_header(text) => "Its lines after the first repeat the header line instead of holding values (`csv.writer` given dicts writes their keys: use `csv.DictWriter`).".to_owned(),
         None => {
-            let problems = content_problems(name, text, inputs, header);
+            let problems = content_problems(name, text, inputs, asked);
             if problems.is_empty() {
                 "Check that it holds exactly what the task asks for.".to_owned()
             } else {
@@ -1255,16 +1247,24 @@ fn split_label(line: &str) -> Option<(&str, &str)> {
 /// What is wrong with the text of a result file `name`: a number column
 /// holding text, a string's letters joined, one entry written twice,
 /// values of an input column (`inputs`: name and text) lost, a first line
-/// other than the `header` the task gives. Named as the result is shown,
-/// and again before the task ends.
+/// other than the header the task gives, lines of several values where
+/// it asks for one per line (`asked`). Named as the result is shown, and
+/// again before the task ends.
 fn content_problems(
     name: &str,
     text: &str,
     inputs: &[(&String, &String)],
-    header: Option<&str>,
+    asked: &Asked,
 ) -> Vec<String> {
     let mut problems = Vec::new();
-    if let Some(asked) = header {
+    if asked.one_per_line
+        && let Some(line) = several_per_line(text)
+    {
+        problems.push(format!(
+            "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line"
+        ));
+    }
+    if let Some(asked) = asked.header.as_deref() {
         let first = text
             .trim_start_matches('\u{feff}')
             .lines()
@@ -1313,6 +1313,53 @@ fn content_problems(
         }
     }
     problems
+}
+
+/// What a task asks of the form of its one result file.
+#[derive(Debug, Default)]
+struct Asked {
+    /// Its header line (`with the header name,total`).
+    header: Option<String>,
+    /// One value per line ("the names …, one per line").
+    one_per_line: bool,
+}
+
+impl Asked {
+    fn of(task: &str) -> Self {
+        let lower = task.to_lowercase();
+        Self {
+            header: asked_header(task),
+            one_per_line: ["one per line", "one on each line", "each on its own line"]
+                .iter()
+                .any(|phrase| lower.contains(phrase)),
+        }
+    }
+}
+
+/// The first line of `text` when every line (of its first 50, two or
+/// more) holds the same number of fields, two or more, split by one of
+/// `,`, `;` or a tab, and each has a number beside text: rows of a table
+/// where single values were asked for (`Hill Valley,2301005`).
+fn several_per_line(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(50)
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    [',', ';', '\t'].into_iter().find_map(|sep| {
+        let width = lines[0].split(sep).count();
+        let rows = width >= 2
+            && lines.iter().all(|line| {
+                let fields: Vec<&str> = line.split(sep).map(str::trim).collect();
+                fields.len() == width
+                    && fields.iter().any(|f| f.parse::<f64>().is_ok())
+                    && fields.iter().any(|f| f.parse::<f64>().is_err())
+            });
+        rows.then(|| lines[0].trim().to_owned())
+    })
 }
 
 /// The header line a task gives its result, written as the words of its
@@ -1656,6 +1703,35 @@ mod tests {
     }
 
     #[test]
+    fn rows_where_the_task_asks_for_one_value_per_line_are_named() {
+        let task = "Write the names of the 3 largest cities, one per line, to top3.txt.";
+        assert!(Asked::of(task).one_per_line);
+        assert!(!Asked::of("Write the 3 largest cities to top3.txt.").one_per_line);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("top3.txt");
+        fs_err::write(&path, "Hill Valley,2301005\nRiverton,1204331\n").unwrap();
+        let preview = file_preview("top3.txt", &path, 40, &[], &Asked::of(task)).unwrap();
+        assert!(
+            preview.ends_with("It is not right yet: each line of `top3.txt` holds more than one value (`Hill Valley,2301005`) where the task asks for one per line. Fix the code and run it again.]"),
+            "{preview}"
+        );
+        // One value a line (a comma inside a name, a word and a count
+        // split by a space), or a task that does not ask: nothing.
+        for fine in [
+            "Hill Valley\nRiverton\n",
+            "Paris, France\nRome, Italy\n",
+            "the 5\nof 3\n",
+        ] {
+            assert_eq!(several_per_line(fine), None, "{fine}");
+        }
+        let preview = file_preview("top3.txt", &path, 40, &[], &Asked::default()).unwrap();
+        assert!(
+            preview.ends_with("Check that it holds exactly what the task asks for.]"),
+            "{preview}"
+        );
+    }
+
+    #[test]
     fn a_result_without_the_header_the_task_gives_is_named() {
         assert_eq!(
             asked_header("Write totals.csv with the header name,total: one row each."),
@@ -1668,35 +1744,35 @@ mod tests {
         // Not near the word, or not names of columns.
         assert_eq!(asked_header("Read a,b and c,d into out.csv"), None);
         assert_eq!(asked_header("The header has 3,5 in it"), None);
+        let task = "Write totals.csv with the header name,total";
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("totals.csv");
         fs_err::write(&path, "name,amount\nAna,4.5\n").unwrap();
-        let preview = file_preview("totals.csv", &path, 20, &[], Some("name,total")).unwrap();
+        let preview = file_preview("totals.csv", &path, 20, &[], &Asked::of(task)).unwrap();
         assert!(
             preview.ends_with("It is not right yet: `totals.csv` begins with `name,amount` where the task asks for the header `name,total`. Fix the code and run it again.]"),
             "{preview}"
         );
         // Spaces after the commas and quotes are the same header.
         fs_err::write(&path, "\"name\", total\nAna,4.5\n").unwrap();
-        let preview = file_preview("totals.csv", &path, 20, &[], Some("name,total")).unwrap();
+        let preview = file_preview("totals.csv", &path, 20, &[], &Asked::of(task)).unwrap();
         assert!(
             preview.ends_with("Check that it holds exactly what the task asks for.]"),
             "{preview}"
         );
         // Only a task with one result to make has its header checked.
-        let task = "Write totals.csv with the header name,total";
         assert_eq!(
-            Coach::new(true, task, dir.path()).header,
+            Coach::new(true, task, dir.path()).asked.header,
             None,
             "totals.csv exists"
         );
         fs_err::remove_file(&path).unwrap();
         assert_eq!(
-            Coach::new(true, task, dir.path()).header.as_deref(),
+            Coach::new(true, task, dir.path()).asked.header.as_deref(),
             Some("name,total")
         );
         let two = "Write totals.csv with the header name,total and a log to run.txt";
-        assert_eq!(Coach::new(true, two, dir.path()).header, None);
+        assert_eq!(Coach::new(true, two, dir.path()).asked.header, None);
     }
 
     #[test]
@@ -1705,14 +1781,21 @@ mod tests {
         let path = dir.path().join("emails.txt");
         fs_err::write(&path, "Ann <ann@x.org>\nBob <bob@x.org>\nCy\nDee\n").unwrap();
         assert_eq!(
-            file_preview("emails.txt", &path, 36, &[], None).unwrap(),
+            file_preview("emails.txt", &path, 36, &[], &Asked::default()).unwrap(),
             "[oi: `emails.txt` now has 4 lines:\nAnn <ann@x.org>\nBob <bob@x.org>\nCy\n…\nCheck that it holds exactly what the task asks for.]"
         );
         // A big file: its start shown, all of its lines counted.
         let big: String = (0..20_000).map(|i| format!("line {i}\n")).collect();
         fs_err::write(&path, &big).unwrap();
         assert!(big.len() > 64 * 1024);
-        let preview = file_preview("emails.txt", &path, big.len() as u64, &[], None).unwrap();
+        let preview = file_preview(
+            "emails.txt",
+            &path,
+            big.len() as u64,
+            &[],
+            &Asked::default(),
+        )
+        .unwrap();
         assert!(
             preview
                 .starts_with("[oi: `emails.txt` now has 20000 lines:\nline 0\nline 1\nline 2\n…\n"),
@@ -1720,44 +1803,44 @@ mod tests {
         );
         fs_err::write(&path, "").unwrap();
         assert!(
-            file_preview("emails.txt", &path, 0, &[], None)
+            file_preview("emails.txt", &path, 0, &[], &Asked::default())
                 .unwrap()
                 .contains("is empty")
         );
         // A count of zero is questioned; another number is not.
         fs_err::write(&path, "0\n").unwrap();
         assert!(
-            file_preview("errors.txt", &path, 2, &[], None)
+            file_preview("errors.txt", &path, 2, &[], &Asked::default())
                 .unwrap()
                 .contains("It holds 0: unless that is the real answer"),
         );
         // Breaks written as `\n`, rows that repeat the header.
         fs_err::write(&path, "J-102\\nJ-104\n").unwrap();
         assert!(
-            file_preview("failed.txt", &path, 13, &[], None)
+            file_preview("failed.txt", &path, 13, &[], &Asked::default())
                 .unwrap()
                 .contains("It holds `\\n` as two characters"),
         );
         assert!(
-            file_preview("fix.py", &path, 13, &[], None)
+            file_preview("fix.py", &path, 13, &[], &Asked::default())
                 .unwrap()
                 .contains("Check that it holds exactly"),
         );
         fs_err::write(&path, "sku,qty\nsku,qty\nsku,qty\n").unwrap();
         assert!(
-            file_preview("in_stock.csv", &path, 24, &[], None)
+            file_preview("in_stock.csv", &path, 24, &[], &Asked::default())
                 .unwrap()
                 .contains("repeat the header line"),
         );
         fs_err::write(&path, "0.5\n").unwrap();
         assert!(
-            file_preview("errors.txt", &path, 4, &[], None)
+            file_preview("errors.txt", &path, 4, &[], &Asked::default())
                 .unwrap()
                 .contains("Check that it holds exactly"),
         );
         // A result table: its profile, with each column's order.
         fs_err::write(&path, "name,total\nb,3\na,2\nc,1\n").unwrap();
-        let preview = file_preview("totals.csv", &path, 24, &[], None).unwrap();
+        let preview = file_preview("totals.csv", &path, 24, &[], &Asked::default()).unwrap();
         assert!(
             preview.contains("As a table: 3 rows under a header row, fields separated by `,`. Columns:\n- `name`: text, like `b`, `a`, `c` (in no order)\n- `total`: whole numbers (in descending order)\nCheck that"),
             "{preview}"
@@ -1768,20 +1851,27 @@ mod tests {
             "event,date\nA,2026-01-15\nB,03/02/2026\n".to_owned(),
         );
         fs_err::write(&path, "event,date\nA,2026-01-15\nB,\n").unwrap();
-        let preview = file_preview("events_iso.csv", &path, 24, &[(&input, &seen)], None).unwrap();
+        let preview = file_preview(
+            "events_iso.csv",
+            &path,
+            24,
+            &[(&input, &seen)],
+            &Asked::default(),
+        )
+        .unwrap();
         assert!(
             preview.ends_with("It is not right yet: the `date` column of `events_iso.csv` misses 1 of its 2 values where `events.csv` misses 0: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead. Fix the code and run it again.]"),
             "{preview}"
         );
         fs_err::write(&path, "category,total\nFood,$35.20$12.80\nOffice,$89.99\n").unwrap();
-        let preview = file_preview("by_category.csv", &path, 24, &[], None).unwrap();
+        let preview = file_preview("by_category.csv", &path, 24, &[], &Asked::default()).unwrap();
         assert!(
             preview.contains("It is not right yet: the `total` column of `by_category.csv` holds text where a number belongs (`$35.20$12.80`): text values were added up, which joins them, so convert the input column to numbers before adding."),
             "{preview}"
         );
         fs_err::write(&path, b"\x89PNG\0\0").unwrap();
         assert_eq!(
-            file_preview("chart.png", &path, 6, &[], None).unwrap(),
+            file_preview("chart.png", &path, 6, &[], &Asked::default()).unwrap(),
             "[oi: `chart.png` now exists (6 bytes). Check that it is what the task asks for.]"
         );
     }
@@ -2087,7 +2177,8 @@ mod tests {
         for (name, text, expected) in cases {
             let path = dir.path().join(name);
             fs_err::write(&path, text).unwrap();
-            let preview = file_preview(name, &path, text.len() as u64, &[], None).unwrap();
+            let preview =
+                file_preview(name, &path, text.len() as u64, &[], &Asked::default()).unwrap();
             match expected {
                 Some(part) => assert!(
                     preview.contains("puts words before the value") && preview.contains(part),
