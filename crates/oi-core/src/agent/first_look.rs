@@ -646,6 +646,21 @@ mod tests {
             run_python(&python, dir.path(), &script),
             "['2025-07-04', '2025-06-05', '2025-01-31', nan, '2025-06-02']\n"
         );
+        // Codes typed in two cases and with spaces come out as one.
+        fs_err::write(
+            dir.path().join("paid.csv"),
+            "n,code ,sum\n1, k7 ,2\n2,K7,3\n3,K8 ,4\n",
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["paid.csv".to_owned()], &[]).unwrap();
+        let script = format!(
+            "{}\nprint(df.groupby('code')['sum'].sum().to_dict())",
+            read_code(&look).join("\n")
+        );
+        assert_eq!(
+            run_python(&python, dir.path(), &script),
+            "{'K7': 5, 'K8': 4}\n"
+        );
         // A nested document and JSON lines, looped as the look says.
         fs_err::write(
             dir.path().join("orders.json"),

@@ -143,6 +143,10 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
             ));
         } else if let Some(read) = read_dates(&at, &values) {
             conversions.push(read);
+        } else if let Some(case) = id_case(&values) {
+            // Codes typed in other case or with spaces (` c001 `, `C001`):
+            // one spelling, so they match another table's.
+            conversions.push(format!("{at} = {at}.str.strip().str.{case}()"));
         } else if values.iter().any(|v| v.parse::<f64>().is_err())
             && body
                 .iter()
@@ -161,6 +165,24 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
             .collect::<Vec<_>>()
             .join(", then "),
     )
+}
+
+/// For a column of codes (`values`: each a word of letters and digits,
+/// like `C001`) written in more than one case, the case most of them are
+/// written in: `upper` or `lower`.
+fn id_case(values: &[&str]) -> Option<&'static str> {
+    let code = |v: &&str| {
+        !v.is_empty()
+            && !v.contains(char::is_whitespace)
+            && v.chars().any(|c| c.is_ascii_digit())
+            && v.chars().any(char::is_alphabetic)
+    };
+    if !values.iter().all(code) || variants(values).is_none() {
+        return None;
+    }
+    let upper = values.iter().filter(|v| v.to_uppercase() == **v).count();
+    let lower = values.iter().filter(|v| v.to_lowercase() == **v).count();
+    Some(if lower > upper { "lower" } else { "upper" })
 }
 
 /// The pandas code that reads the column `at` of dates `values` (all
@@ -815,6 +837,27 @@ mod tests {
         assert_eq!(
             dates("03/02/2026 04/02/2026"),
             "`df = pd.read_csv('d.csv')`"
+        );
+        // Codes in two cases take the case most of them have.
+        assert!(
+            read_with(
+                "p.csv",
+                "id,customer\n1, c001 \n2,C002\n3,c003\n4,C001\n",
+                true
+            )
+            .unwrap()
+            .ends_with("then `df['customer'] = df['customer'].str.strip().str.upper()`")
+        );
+        assert!(
+            read_with("p.csv", "id,sku\n1,ab-1\n2,AB-1\n3,cd-2\n", true)
+                .unwrap()
+                .ends_with("then `df['sku'] = df['sku'].str.strip().str.lower()`")
+        );
+        // Names are not codes: their case is the task's to choose.
+        assert!(
+            !read_with("p.csv", "id,name\n1,ana lima\n2,Ana Lima\n", true)
+                .unwrap()
+                .contains(".str.upper()")
         );
         // Points between thousands are a European number too.
         assert!(
