@@ -1086,6 +1086,69 @@ async fn a_small_model_is_told_what_is_wrong_with_a_result_as_it_is_shown() {
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_a_result_breaks_the_form_the_task_asks_and_a_script_runs_nothing() {
+    // A header other than the one the task gives, and rows where it asks
+    // for one value per line: named as the result is shown.
+    for (task, code, told) in [
+        (
+            "Write totals.csv with the header name,total: the sum per name.",
+            "_ = open('totals.csv', 'w').write('name,amount\\nAna,4.5\\n')",
+            "It is not right yet: `totals.csv` begins with `name,amount` where the task asks for the header `name,total`.",
+        ),
+        (
+            "Write the names of the 2 largest cities, one per line, to top.txt.",
+            "_ = open('top.txt', 'w').write('Hill Valley,2301005\\nRiverton,1204331\\n')",
+            "It is not right yet: each line of `top.txt` holds more than one value (`Hill Valley,2301005`) where the task asks for one per line.",
+        ),
+    ] {
+        let env = TestEnv::new().await;
+        small_model_env(&env, "qwen2.5-coder:1.5b");
+        env.server
+            .push(Reply::text(&format!("```python\n{code}\n```")))
+            .push(Reply::text("Done."))
+            .push(Reply::text("Done."));
+        let out = env.exec(&["-y", task]).await;
+        assert_eq!(out.code, 0, "{out:?}");
+        let seen = env.server.chat_requests()[1].last_message_text();
+        assert!(seen.contains(told), "{seen}");
+    }
+
+    // A script rewritten without the line that ran it (saved as the
+    // script, run by the real Python): named with that line.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("shout.py"),
+        "import sys\n\ndef main(text):\n    print(text)\n\nmain(sys.argv[1])\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "Fixed:\n```python\nimport sys\n\ndef main(text):\n    print(text.upper())\n```",
+        ))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "shout.py should print its argument in capitals. Fix shout.py.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let seen = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        seen.contains("It is not right yet: `shout.py` now defines `main` but never runs it (its line `main(sys.argv[1])` is gone), so running the script does nothing. Put that line back."),
+        "{seen}"
+    );
+    // And again as the model ends.
+    let ending = env.server.chat_requests()[2].last_message_text();
+    assert!(
+        ending.contains("`shout.py` no longer runs anything: its line `main(sys.argv[1])` is gone"),
+        "{ending}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_named_twice() {
     // A folder the task names, listed again after a run renamed in it.
     let env = TestEnv::new().await;
