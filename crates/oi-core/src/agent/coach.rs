@@ -1102,15 +1102,16 @@ fn dropped_entry(name: &str, old: &str, new: &str) -> Option<(String, String)> {
     if before.is_empty() || !after.is_empty() {
         return None;
     }
-    // The line that ran a function the new text still defines.
-    let line = before.iter().find(|l| {
-        l.starts_with("if __name__") || defined.iter().any(|f| l.contains(&format!("{f}(")))
-    })?;
-    let function = defined
-        .iter()
-        .find(|f| line.contains(&format!("{f}(")))
-        .or_else(|| defined.first())?;
-    Some(((*function).to_owned(), line.trim().to_owned()))
+    // The line that ran a function the new text still defines (for a
+    // `__main__` block, its first function), and that function.
+    before.iter().find_map(|line| {
+        let function = if line.starts_with("if __name__") {
+            defined.first()
+        } else {
+            defined.iter().find(|f| line.contains(&format!("{f}(")))
+        }?;
+        Some(((*function).to_owned(), line.trim().to_owned()))
+    })
 }
 
 /// Whether a result file holds only the number zero (`0`, `0.0`, `0.00`).
@@ -1366,22 +1367,20 @@ fn several_per_line(text: &str) -> Option<String> {
 /// columns joined by commas near the word "header" or "columns" ("with the
 /// header name,total", "columns: city,count").
 fn asked_header(task: &str) -> Option<String> {
-    let words: Vec<&str> = task.split_whitespace().collect();
+    let words: Vec<&str> = task_words(task).collect();
     words.iter().enumerate().find_map(|(i, word)| {
         let lower = word.to_lowercase();
         if !(lower.starts_with("header") || lower.starts_with("column")) {
             return None;
         }
         words[i + 1..].iter().take(4).find_map(|next| {
-            let next =
-                next.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ':' | '(' | ')' | '.'));
             let parts: Vec<&str> = next.split(',').collect();
             (parts.len() >= 2
                 && parts.iter().all(|p| {
                     p.starts_with(|c: char| c.is_alphabetic() || c == '_')
                         && p.chars().all(|c| c.is_alphanumeric() || c == '_')
                 }))
-            .then(|| next.to_owned())
+            .then(|| (*next).to_owned())
         })
     })
 }

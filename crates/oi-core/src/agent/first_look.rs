@@ -38,7 +38,7 @@ pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Op
     // A task about a script works on the tables through the script: code
     // the model copies from a pandas line would make the script need a
     // library it did without.
-    let pandas = !named.iter().any(|name| is_script(name));
+    let pandas = !named.iter().any(|name| super::save_as::is_script(name));
     let previews: Vec<String> = folders
         .iter()
         .take(MAX_FILES)
@@ -145,21 +145,9 @@ fn size(bytes: u64) -> String {
     }
 }
 
-/// How a named file begins: a JSON document's shape, a text file's first
-/// lines, or what kind of binary file it is.
-/// Whether the file `name` is a program's source (by its extension).
-fn is_script(name: &str) -> bool {
-    const SOURCES: &[&str] = &[
-        "py", "sh", "bash", "js", "mjs", "ts", "rb", "pl", "r", "php", "lua", "go", "rs", "java",
-    ];
-    Path::new(name)
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| SOURCES.contains(&e.to_ascii_lowercase().as_str()))
-}
-
-/// The preview of the file `name` at `path`; a table's with the pandas
-/// code that reads it when `pandas`.
+/// How the named file `name` at `path` begins: a JSON document's shape, a
+/// text file's first lines, or what kind of binary file it is; each JSON
+/// file and (when `pandas`) each table with the code that reads it.
 fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
     let len = fs_err::metadata(path).ok()?.len();
     let head = read_head(path, READ)?;
@@ -177,10 +165,15 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
     if text.contains('\0') {
         return Some(format!("`{name}` is a binary file ({}).", size(len)));
     }
-    let (bom, text) = match text.strip_prefix('\u{feff}') {
-        Some(rest) => (" It starts with a UTF-8 byte-order mark.", rest),
-        None => ("", text),
+    let (bom, encoding, text) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (
+            " It starts with a UTF-8 byte-order mark.",
+            "utf-8-sig",
+            rest,
+        ),
+        None => ("", "utf-8", text),
     };
+    let file = table::python_string(name);
     let trimmed = text.trim_start();
     if len <= READ
         && (trimmed.starts_with('{') || trimmed.starts_with('['))
@@ -188,13 +181,8 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
     {
         let mut shape = String::new();
         json_shape(&value, 0, &mut shape);
-        let read = format!(
-            "data = json.load(open({}, encoding='utf-8{}'))",
-            table::python_string(name),
-            if bom.is_empty() { "" } else { "-sig" }
-        );
         return Some(format!(
-            "`{name}` is a JSON document shaped like this:{bom}\n{shape}\nRead it with `import json`, `{read}`{}.",
+            "`{name}` is a JSON document shaped like this:{bom}\n{shape}\nRead it with `import json`, `data = json.load(open({file}, encoding='{encoding}'))`{}.",
             json_lists(&value, "data")
         ));
     }
@@ -203,9 +191,7 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
         let mut shape = String::new();
         json_shape(&value, 0, &mut shape);
         return Some(format!(
-            "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}\nRead it with `import json`, `rows = [json.loads(line) for line in open({}, encoding='utf-8{}') if line.strip()]` (not `json.load`){}.",
-            table::python_string(name),
-            if bom.is_empty() { "" } else { "-sig" },
+            "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}\nRead it with `import json`, `rows = [json.loads(line) for line in open({file}, encoding='{encoding}') if line.strip()]` (not `json.load`){}.",
             json_lists(&value, "rows")
         ));
     }
@@ -600,6 +586,15 @@ mod tests {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// Writes `text` as the file `name` in `dir`, then runs with `python`
+    /// the code its look gives followed by `tail`; the output.
+    fn read_as_told(python: &str, dir: &Path, name: &str, text: &str, tail: &str) -> String {
+        fs_err::write(dir.join(name), text).unwrap();
+        let look = first_look(dir, &[name.to_owned()], &[]).unwrap();
+        let script = format!("{}\n{tail}", read_code(&look).join("\n"));
+        run_python(python, dir, &script)
+    }
+
     /// The code the look gives runs in real Python, with real pandas, and
     /// reads each quirk right.
     #[test]
@@ -608,57 +603,45 @@ mod tests {
             return;
         };
         let dir = tempfile::tempdir().unwrap();
-        fs_err::write(
-            dir.path().join("sales 2026.csv"),
-            "Order No;Region Name ;Amount;Price;When;Note\n\
-             1; north;$1,200.50;3,50;2026-01-15;-\n\
-             2;North ;$35.20;12,75;03/02/2026;ok\n\
-             3;South;NA;1.204,00;March 9, 2026;?\n\
-             4;south ;;2,25;2026-04-01;it's\n",
-        )
-        .unwrap();
-        let look = first_look(dir.path(), &["sales 2026.csv".to_owned()], &[]).unwrap();
-        let script = format!(
-            "{}\nprint(list(df.columns))\nprint(sorted(set(df['Region Name'])))\n\
-             print(round(df['Amount'].sum(), 2), round(df['Price'].sum(), 2), df['Note'].isna().sum())\n\
-             print(df['When'].dt.strftime('%Y-%m-%d').tolist())",
-            read_code(&look).join("\n")
-        );
         assert_eq!(
-            run_python(&python, dir.path(), &script),
+            read_as_told(
+                &python,
+                dir.path(),
+                "sales 2026.csv",
+                "Order No;Region Name ;Amount;Price;When;Note\n\
+                 1; north;$1,200.50;3,50;2026-01-15;-\n\
+                 2;North ;$35.20;12,75;03/02/2026;ok\n\
+                 3;South;NA;1.204,00;March 9, 2026;?\n\
+                 4;south ;;2,25;2026-04-01;it's\n",
+                "print(list(df.columns))\nprint(sorted(set(df['Region Name'])))\n\
+                 print(round(df['Amount'].sum(), 2), round(df['Price'].sum(), 2), df['Note'].isna().sum())\n\
+                 print(df['When'].dt.strftime('%Y-%m-%d').tolist())",
+            ),
             "['Order No', 'Region Name', 'Amount', 'Price', 'When', 'Note']\n\
              ['North', 'South', 'north', 'south']\n\
              1235.7 1222.5 2\n\
              ['2026-01-15', '2026-03-02', '2026-03-09', '2026-04-01']\n"
         );
         // Dates day first beside ISO dates (which pandas' `dayfirst` swaps).
-        fs_err::write(
-            dir.path().join("visits.csv"),
-            "who,on\nA,2025-07-04\nB,05/06/2025\nC,31/01/2025\nD,\nE,\"June 2, 2025\"\n",
-        )
-        .unwrap();
-        let look = first_look(dir.path(), &["visits.csv".to_owned()], &[]).unwrap();
-        let script = format!(
-            "{}\nprint(df['on'].dt.strftime('%Y-%m-%d').tolist())",
-            read_code(&look).join("\n")
-        );
         assert_eq!(
-            run_python(&python, dir.path(), &script),
+            read_as_told(
+                &python,
+                dir.path(),
+                "visits.csv",
+                "who,on\nA,2025-07-04\nB,05/06/2025\nC,31/01/2025\nD,\nE,\"June 2, 2025\"\n",
+                "print(df['on'].dt.strftime('%Y-%m-%d').tolist())",
+            ),
             "['2025-07-04', '2025-06-05', '2025-01-31', nan, '2025-06-02']\n"
         );
         // Codes typed in two cases and with spaces come out as one.
-        fs_err::write(
-            dir.path().join("paid.csv"),
-            "n,code ,sum\n1, k7 ,2\n2,K7,3\n3,K8 ,4\n",
-        )
-        .unwrap();
-        let look = first_look(dir.path(), &["paid.csv".to_owned()], &[]).unwrap();
-        let script = format!(
-            "{}\nprint(df.groupby('code')['sum'].sum().to_dict())",
-            read_code(&look).join("\n")
-        );
         assert_eq!(
-            run_python(&python, dir.path(), &script),
+            read_as_told(
+                &python,
+                dir.path(),
+                "paid.csv",
+                "n,code ,sum\n1, k7 ,2\n2,K7,3\n3,K8 ,4\n",
+                "print(df.groupby('code')['sum'].sum().to_dict())",
+            ),
             "{'K7': 5, 'K8': 4}\n"
         );
         // A nested document and JSON lines, looped as the look says.

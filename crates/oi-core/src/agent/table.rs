@@ -125,9 +125,9 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
         }
         let column = python_string(column.trim());
         let at = format!("df[{column}]");
-        if values.iter().any(|v| v.parse::<f64>().is_err())
-            && values.iter().all(|v| written_number(v).is_some())
-        {
+        // pandas reads a column of plain numbers as numbers.
+        let not_plain = values.iter().any(|v| v.parse::<f64>().is_err());
+        if not_plain && values.iter().all(|v| written_number(v).is_some()) {
             // A decimal comma, or points between thousands (`1.204.331`).
             let european = values.iter().any(|v| {
                 written_number(v) == Some(Written::DecimalComma) || v.matches('.').count() > 1
@@ -147,7 +147,7 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
             // Codes typed in other case or with spaces (` c001 `, `C001`):
             // one spelling, so they match another table's.
             conversions.push(format!("{at} = {at}.str.strip().str.{case}()"));
-        } else if values.iter().any(|v| v.parse::<f64>().is_err())
+        } else if not_plain
             && body
                 .iter()
                 .filter_map(|row| row.get(i))
