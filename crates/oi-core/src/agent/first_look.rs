@@ -206,6 +206,9 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
     };
     let table = table::profile(text, len <= READ, false)
         .map(|profile| format!("\nAs a table: {profile}"))
+        .or_else(|| {
+            super::records::profile(text, len <= READ).map(|profile| format!("\nIn it {profile}"))
+        })
         .unwrap_or_default();
     let read = table::read_with(name, text, len <= READ)
         .filter(|_| pandas)
@@ -671,6 +674,37 @@ mod tests {
                 "{look}"
             );
         }
+        // A log's records split in Python as the look says they do.
+        fs_err::write(
+            dir.path().join("access.log"),
+            "10.0.0.1 - - [02/Nov/2026:10:00:00 +0000] \"GET /a/500 HTTP/1.1\" 200 500\n\
+             10.0.0.2 - - [02/Nov/2026:10:01:00 +0000] \"GET /b HTTP/1.1\" 500 12\n\
+             10.0.0.3 - - [02/Nov/2026:10:02:00 +0000] \"POST /c HTTP/1.1\" 404 7\n",
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["access.log".to_owned()], &[]).unwrap();
+        assert!(
+            look.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`"),
+            "{look}"
+        );
+        let line = look
+            .lines()
+            .find(|l| l.starts_with("In it each line"))
+            .unwrap();
+        let code: Vec<&str> = line.split('`').skip(1).step_by(2).collect();
+        let [import, split, ..] = code.as_slice() else {
+            panic!("{look}");
+        };
+        let script = format!(
+            "{import}\nfor line in open('access.log'):\n    {split}\n    print(fields[5], fields[3], fields[4])"
+        );
+        assert_eq!(
+            run_python(&python, dir.path(), &script),
+            "200 [02/Nov/2026:10:00:00 +0000] \"GET /a/500 HTTP/1.1\"\n\
+             500 [02/Nov/2026:10:01:00 +0000] \"GET /b HTTP/1.1\"\n\
+             404 [02/Nov/2026:10:02:00 +0000] \"POST /c HTTP/1.1\"\n",
+            "{look}"
+        );
     }
 
     #[test]

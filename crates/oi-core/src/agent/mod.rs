@@ -30,6 +30,7 @@ mod first_look;
 mod history;
 mod mcp_call;
 mod pattern;
+mod records;
 mod resample;
 mod runaway;
 mod save_as;

@@ -418,7 +418,7 @@ fn rows(text: &str, sep: u8) -> Option<Vec<Vec<String>>> {
 }
 
 /// What a column's values are like.
-fn describe(values: &[&str]) -> String {
+pub(super) fn describe(values: &[&str]) -> String {
     let present: Vec<&str> = values.iter().copied().filter(|v| !is_missing(v)).collect();
     let written: BTreeSet<String> = values
         .iter()
@@ -606,7 +606,7 @@ fn short(value: &str) -> String {
 }
 
 /// Up to [`EXAMPLES`] distinct values, in backticks.
-fn examples(values: &[&str]) -> String {
+pub(super) fn examples(values: &[&str]) -> String {
     let mut seen = Vec::new();
     for value in values {
         if !seen.contains(value) {
