@@ -100,34 +100,63 @@ pub(crate) struct Report {
 /// a task's work.
 pub(crate) const EXAMPLE_CODE: &str = "print(1 + 1)";
 
-/// Whether every line of a block is a sentence ("All files have been
-/// renamed."): a small model told to answer in prose after a run of code
-/// writes its answer in a block too. Never code in any language oi runs.
+/// Whether a block is prose: every line a sentence ("All files have been
+/// renamed.", "Done. The folder holds:") or a file's name listed under
+/// one (`Holiday_Pic.jpg`), with at least one sentence. A small model told
+/// to answer in prose after a run of code writes its answer in a block
+/// too. Never code in any language oi runs.
 fn is_prose(code: &str) -> bool {
+    fn word(w: &str, capital: bool) -> bool {
+        let mut chars = w.chars();
+        chars.next().is_some_and(|c| {
+            if capital {
+                c.is_ascii_uppercase()
+            } else {
+                c.is_ascii_lowercase()
+            }
+        }) && chars.all(|c| c.is_ascii_lowercase() || c == '\'')
+    }
     fn sentence(line: &str) -> bool {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let word = |w: &str, capital: bool| {
-            let mut chars = w.chars();
-            chars.next().is_some_and(|c| {
-                if capital {
-                    c.is_ascii_uppercase()
-                } else {
-                    c.is_ascii_lowercase()
-                }
-            }) && chars.all(|c| c.is_ascii_lowercase() || c == '\'')
-        };
+        let mut words: Vec<&str> = line.split_whitespace().collect();
+        // A word said first on its own ("Done.", "Great!").
+        if words.len() > 4
+            && let Some(said) = words[0].strip_suffix(['.', '!'])
+            && word(said, true)
+        {
+            words.remove(0);
+        }
         words.len() >= 4
             && word(words[0], true)
             && word(words[1], false)
-            && line.ends_with(['.', '!', '?'])
+            && line.ends_with(['.', '!', '?', ':'])
             && !line.contains(['=', '$', '|', ';', '{', '}', '<', '>', '\\'])
     }
-    let mut lines = code
+    // A file's name alone on a line (`sunset.jpg`, `docs/`): listed, as no
+    // command is.
+    fn name(line: &str) -> bool {
+        let named = |part: &str| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+        };
+        !line.contains(char::is_whitespace)
+            && !line.starts_with(['.', '-', '/'])
+            && match line.strip_suffix('/') {
+                Some(folder) => named(folder),
+                None => line.rsplit_once('.').is_some_and(|(stem, extension)| {
+                    named(stem)
+                        && (1..=5).contains(&extension.len())
+                        && extension.chars().all(|c| c.is_ascii_alphanumeric())
+                }),
+            }
+    }
+    let lines: Vec<&str> = code
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .peekable();
-    lines.peek().is_some() && lines.all(sentence)
+        .collect();
+    lines.iter().any(|l| sentence(l)) && lines.iter().all(|l| sentence(l) || name(l))
 }
 
 /// Whether every line of a block is a comment (`#`, `//`): it does
@@ -1189,6 +1218,8 @@ mod tests {
             "Expected output:\n\n```python\n3\n12\n```",
             "```python\n# The task cannot be completed as is.\n```",
             "```javascript\n// done\n\n// nothing else to do\n```",
+            "```bash\nDone. All files are now lowercase and have .jpg extension. The files in photos/ are:\nHoliday_Pic.jpg\nMap_of_Town.png\nsunset.jpg\n```",
+            "```bash\nThe directory \"photos\" contains the files:\nHoliday_Pic.jpg\nraw/\n```",
         ] {
             let (_, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
             assert!(actions.is_empty(), "{text}");
@@ -1207,6 +1238,12 @@ mod tests {
                 "# All files are renamed now.\nx = 1",
             ),
             ("```sh\nSay hello to all.\nls\n```", "Say hello to all.\nls"),
+            (
+                "```sh\nThe files to list are these:\n./run.sh\n```",
+                "The files to list are these:\n./run.sh",
+            ),
+            ("```sh\nmain.py\nnotes.txt\n```", "main.py\nnotes.txt"),
+            ("```sh\nDone.\nls\n```", "Done.\nls"),
             ("Print the output:\n```sh\nls\n```", "ls"),
             (
                 "The output will be in out.txt:\n```sh\nls > out.txt\n```",
