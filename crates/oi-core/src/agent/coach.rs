@@ -112,6 +112,8 @@ pub(super) struct Coach {
     folders_seen: BTreeMap<String, String>,
     /// What the task asks of the form of its one result file.
     asked: Asked,
+    /// What the task asks of the names in the folders it works on.
+    names: NameRules,
     /// Python files the task names whose last change left out the line
     /// that ran them (`main(sys.argv[1])`), with that line.
     dropped_entry: BTreeMap<String, String>,
@@ -155,7 +157,12 @@ impl Coach {
         };
         let written_numbers = written_columns(&inputs_seen);
         let folders_seen = if small_model {
-            super::first_look::named_folders(task, cwd)
+            let mut folders = super::first_look::named_folders(task, cwd);
+            // "the files in this folder": the working folder, as `./`.
+            if folders.is_empty() && names_this_folder(task) {
+                folders.push("./".to_owned());
+            }
+            folders
                 .into_iter()
                 .filter_map(|name| {
                     let listing = super::first_look::listing(&name, &cwd.join(&name))?;
@@ -217,6 +224,7 @@ impl Coach {
             patterns: Vec::new(),
             told_pattern: false,
             folders_seen,
+            names: NameRules::of(task),
         }
     }
 
@@ -448,6 +456,11 @@ impl Coach {
                 ));
             }
         }
+        if self.ran_any {
+            for name in self.folders_seen.keys() {
+                problems.extend(self.names.broken(name, &cwd.join(name.as_str())));
+            }
+        }
         for (name, line) in &self.dropped_entry {
             problems.push(format!(
                 "`{name}` no longer runs anything: its line `{line}` is gone"
@@ -639,9 +652,17 @@ impl Coach {
                 continue;
             };
             if now != *seen {
-                previews.push(format!(
-                    "[oi: after that run, {now} Check that every name is exactly what the task asks for.]"
-                ));
+                let broken = self.names.broken(name, &cwd.join(name.as_str()));
+                previews.push(if broken.is_empty() {
+                    format!(
+                        "[oi: after that run, {now} Check that every name is exactly what the task asks for.]"
+                    )
+                } else {
+                    format!(
+                        "[oi: after that run, {now} It is not right yet: {}.]",
+                        broken.join(", and ")
+                    )
+                });
                 *seen = now;
             }
         }
@@ -1335,6 +1356,87 @@ impl Asked {
                 .any(|phrase| lower.contains(phrase)),
         }
     }
+}
+
+/// What a task asks of the names of the files it works on: all in
+/// lowercase ("lowercase names"), no spaces in them ("spaces replaced by
+/// underscores").
+#[derive(Debug, Default)]
+struct NameRules {
+    lowercase: bool,
+    no_spaces: bool,
+}
+
+impl NameRules {
+    fn of(task: &str) -> Self {
+        let lower = task.to_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+        let names = has(&["name", "rename"]);
+        Self {
+            lowercase: names && has(&["lowercase", "lower case", "lower-case"]),
+            no_spaces: names
+                && has(&["space"])
+                && has(&[
+                    "underscore",
+                    "hyphen",
+                    "dash",
+                    "no space",
+                    "without space",
+                    "spaces removed",
+                    "remove space",
+                    "replace space",
+                ]),
+        }
+    }
+
+    /// How the entries of the folder `name` at `path` break these rules:
+    /// the first entry that breaks each, named.
+    fn broken(&self, name: &str, path: &Path) -> Vec<String> {
+        if !self.lowercase && !self.no_spaces {
+            return Vec::new();
+        }
+        let mut entries: Vec<String> = fs_err::read_dir(path)
+            .map(|dir| {
+                dir.filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|e| !e.starts_with('.'))
+                    .collect()
+            })
+            .unwrap_or_default();
+        entries.sort();
+        let mut broken = Vec::new();
+        if self.lowercase
+            && let Some(entry) = entries.iter().find(|e| e.to_lowercase() != **e)
+        {
+            broken.push(format!(
+                "`{entry}` in `{name}` has capital letters where the task asks for lowercase names"
+            ));
+        }
+        if self.no_spaces
+            && let Some(entry) = entries.iter().find(|e| e.contains(' '))
+        {
+            broken.push(format!(
+                "`{entry}` in `{name}` still has spaces where the task asks for none"
+            ));
+        }
+        broken
+    }
+}
+
+/// Whether a task works on the folder it runs in ("the files in this
+/// folder").
+fn names_this_folder(task: &str) -> bool {
+    let lower = task.to_lowercase();
+    [
+        "this folder",
+        "this directory",
+        "the current folder",
+        "the current directory",
+        "the working folder",
+        "the working directory",
+    ]
+    .iter()
+    .any(|phrase| lower.contains(phrase))
 }
 
 /// The first line of `text` when every line (of its first 50, two or
@@ -2573,12 +2675,74 @@ mod tests {
         assert_eq!(
             notes,
             [
-                "[oi: after that run, `photos/` holds 1 entry: `My_Photo.jpg`. Check that every name is exactly what the task asks for.]"
+                "[oi: after that run, `photos/` holds 1 entry: `My_Photo.jpg`. It is not right yet: `My_Photo.jpg` in `photos/` has capital letters where the task asks for lowercase names.]"
             ]
         );
         // Shown once until it changes again; other models are not told.
         assert!(coach.after_runs(&[python_report("")], cwd).is_empty());
         assert!(big.after_runs(&[python_report("")], cwd).is_empty());
+    }
+
+    #[test]
+    fn names_the_task_rules_out_are_named_after_a_run_and_before_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("Holiday Pic.jpeg"), "x").unwrap();
+        fs_err::write(cwd.join("notes.txt"), "x").unwrap();
+        let task = "Rename the files in this folder: spaces replaced by underscores.";
+        let mut coach = Coach::new(true, task, cwd);
+        let runs = [Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: "import os".to_owned(),
+        })];
+        coach.saw_runs(&runs);
+        fs_err::rename(cwd.join("Holiday Pic.jpeg"), cwd.join("Holiday Pic.jpg")).unwrap();
+        assert_eq!(
+            coach.after_runs(&[python_report("")], cwd),
+            [
+                "[oi: after that run, `./` holds 2 entries: `Holiday Pic.jpg`, `notes.txt`. Some names have spaces: quote them in shell commands. It is not right yet: `Holiday Pic.jpg` in `./` still has spaces where the task asks for none.]"
+            ]
+        );
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains(
+                "`Holiday Pic.jpg` in `./` still has spaces where the task asks for none"
+            ),
+            "{note}"
+        );
+        // Capitals are fine here; the rule of each task is its own.
+        assert!(!note.contains("capital"), "{note}");
+        fs_err::rename(cwd.join("Holiday Pic.jpg"), cwd.join("Holiday_Pic.jpg")).unwrap();
+        coach.saw_runs(&runs);
+        let after = coach.after_runs(&[python_report("")], cwd);
+        assert!(after[0].ends_with("Check that every name is exactly what the task asks for.]"));
+        assert_eq!(
+            coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
+            None
+        );
+    }
+
+    #[test]
+    fn what_a_task_asks_of_names_is_read_from_its_words() {
+        let rules = NameRules::of(
+            "Rename the files in photos/ to lowercase names with spaces replaced by underscores",
+        );
+        assert!(rules.lowercase && rules.no_spaces);
+        let rules =
+            NameRules::of("Rename the files in this folder so their names are all lowercase.");
+        assert!(rules.lowercase && !rules.no_spaces);
+        // Not about names.
+        let rules = NameRules::of(
+            "Write the words of story.txt in lowercase, spaces replaced by underscores, to out.txt",
+        );
+        assert!(!rules.lowercase && !rules.no_spaces);
+        assert!(names_this_folder(
+            "Organise the files in this folder into subfolders"
+        ));
+        assert!(!names_this_folder("Organise photos/ into subfolders"));
     }
 
     #[test]
