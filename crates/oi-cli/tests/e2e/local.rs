@@ -1160,17 +1160,35 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
         .push(Reply::text(
             "```bash\nmv 'photos/My Photo.JPEG' photos/my_photo.JPEG\n```",
         ))
+        .push(Reply::text("Done."))
+        .push(Reply::text(
+            "```bash\nmv photos/my_photo.JPEG photos/my_photo.jpeg\n```",
+        ))
         .push(Reply::text("Done."));
     let out = env
         .exec(&["-y", "Rename the files in photos/ to lowercase names."])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(photos.join("my_photo.JPEG").is_file());
-    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(photos.join("my_photo.jpeg").is_file());
+    // The capitals left are named as the listing is shown, and before the
+    // task ends; once they are gone, the model is asked to check itself.
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
     assert!(
-        told.contains("[oi: after that run, `photos/` holds 1 entry: `my_photo.JPEG`. Check that every name is exactly what the task asks for.]"),
+        told.contains("[oi: after that run, `photos/` holds 1 entry: `my_photo.JPEG`. It is not right yet: `my_photo.JPEG` in `photos/` has capital letters where the task asks for lowercase names.]"),
         "{told}"
     );
+    let ending = requests[2].last_message_text();
+    assert!(
+        ending.contains("[oi: before you finish: `my_photo.JPEG` in `photos/` has capital letters where the task asks for lowercase names"),
+        "{ending}"
+    );
+    let fixed = requests[3].last_message_text();
+    assert!(
+        fixed.contains("[oi: after that run, `photos/` holds 1 entry: `my_photo.jpeg`. Check that every name is exactly what the task asks for.]"),
+        "{fixed}"
+    );
+    assert_eq!(requests.len(), 4);
 
     // A result still labelled after a run that changed nothing: named a
     // second time, then the model's answer stands.
@@ -1195,7 +1213,7 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
     assert!(
         requests[2]
             .last_message_text()
-            .contains("[oi: before you finish: `mean.txt` has words around its value"),
+            .contains("[oi: before you finish: `mean.txt` has words around its value (`Mean: 25.5`) where the task likely asks for the value alone (`25.5`, as `open('mean.txt', 'w').write('25.5\\n')` writes it)"),
         "{:?}",
         requests[2].last_message_text()
     );

@@ -452,7 +452,8 @@ impl Coach {
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
-                    "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`)"
+                    "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`, as `{}` writes it)",
+                    write_only(name, &value)
                 ));
             }
         }
@@ -942,7 +943,8 @@ fn file_preview(
     let lines = if count == 1 { "line" } else { "lines" };
     let check = match labelled(name, &shown) {
         Some((line, value)) => format!(
-            "It puts words before the value (`{line}`): if the task asks for the value, write only the value (`{value}`)."
+            "It puts words before the value (`{line}`): if the task asks for the value, write only the value (`{value}`), as `{}` does.",
+            write_only(name, &value)
         ),
         None if is_zero(text) => "It holds 0: unless that is the real answer, your code matched or read nothing. Print a few of the lines or rows it should have counted, then fix it.".to_owned(),
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
@@ -1254,6 +1256,18 @@ fn labelled<'a>(name: &str, shown: &'a [String]) -> Option<(&'a str, &'a str)> {
         first.get_or_insert((line, value));
     }
     first.filter(|_| plain)
+}
+
+/// The Python line that writes `value` alone to the file `name`: a small
+/// model told to write the value alone copies a line far more reliably
+/// than it rewrites the code that added the words (it answers with the
+/// value in prose, or writes the same sentence again).
+fn write_only(name: &str, value: &str) -> String {
+    format!(
+        "open({}, 'w').write({})",
+        table::python_string(name),
+        table::python_string(&format!("{value}\n")).replace('\n', "\\n")
+    )
 }
 
 /// A line cut where its label ends: at its last `:` or `=`, or its last
@@ -2269,7 +2283,7 @@ mod tests {
             (
                 "avg_temp.txt",
                 "The average temperature is 21.0°C.",
-                Some("(`21.0`)"),
+                Some("(`21.0`), as `open('avg_temp.txt', 'w').write('21.0\\n')` does."),
             ),
             ("n.txt", "The count was 42.\n", Some("(`42`)")),
             ("n.txt", "The answer is yes\n", None),
@@ -2327,7 +2341,7 @@ mod tests {
         fs_err::write(cwd.join("mean.txt"), "Mean: 25.5").unwrap();
         let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
         assert!(
-            note.contains("`mean.txt` has words around its value (`Mean: 25.5`) where the task likely asks for the value alone (`25.5`)"),
+            note.contains("`mean.txt` has words around its value (`Mean: 25.5`) where the task likely asks for the value alone (`25.5`, as `open('mean.txt', 'w').write('25.5\\n')` writes it)"),
             "{note}"
         );
         assert_eq!(coach.note_before_ending("Done.", md, cwd, None), None);
