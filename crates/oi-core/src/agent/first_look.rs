@@ -311,7 +311,8 @@ fn json_lists(value: &Value, root: &str) -> String {
             })
             .map(|(key, _)| key.clone())
     });
-    if path.is_empty() && inner.is_none() {
+    let variant = variant_key(items);
+    if path.is_empty() && inner.is_none() && variant.is_none() {
         // A loop over the top list says nothing the read does not.
         return String::new();
     }
@@ -338,7 +339,41 @@ fn json_lists(value: &Value, root: &str) -> String {
         };
         out.push_str(&format!(" and, inside it, `for {name} in {at}:`"));
     }
+    if let Some(key) = variant {
+        // One value typed in two cases (`shipped`, `Shipped`): the line
+        // that compares it, which a small model copies where it ignores
+        // "compare them normalised".
+        let quoted = table::python_string(&key);
+        let everywhere = items.iter().all(|item| item.get(&key).is_some());
+        let at = if everywhere {
+            format!("{outer}[{quoted}]")
+        } else {
+            format!("{outer}.get({quoted}, '')")
+        };
+        out.push_str(&format!(
+            "; compare `{key}` as `{at}.strip().lower()` (its values differ in case or spacing)"
+        ));
+    }
     out
+}
+
+/// The first key of `items` whose text values include one value written
+/// in different case or spacing (`shipped`, `Shipped`, `SHIPPED `).
+fn variant_key(items: &[Value]) -> Option<String> {
+    let objects: Vec<&serde_json::Map<String, Value>> = items
+        .iter()
+        .take(500)
+        .filter_map(Value::as_object)
+        .collect();
+    let first = objects.first()?;
+    first.keys().find_map(|key| {
+        let values: BTreeSet<&str> = objects
+            .iter()
+            .filter_map(|o| o.get(key.as_str()).and_then(Value::as_str))
+            .collect();
+        let folded: BTreeSet<String> = values.iter().map(|v| table::fold(v)).collect();
+        (folded.len() < values.len()).then(|| key.clone())
+    })
 }
 
 /// A variable name for one of the list `key` names (`orders` → `order`),
@@ -523,6 +558,21 @@ mod tests {
         let look = first_look(dir.path(), &["orders.json".to_owned()], &[]).unwrap();
         assert!(
             look.contains(r#"(3 items; `status` is one of "shipped", "Shipped", "CANCELLED" (one value in different case or spacing: compare them normalised))"#),
+            "{look}"
+        );
+        // … with the line that compares it, in the loop over the list.
+        assert!(
+            look.contains("then loop with `for row in data:`; compare `status` as `row['status'].strip().lower()` (its values differ in case or spacing)."),
+            "{look}"
+        );
+        fs_err::write(
+            dir.path().join("orders.json"),
+            r#"{"orders": [{"id": 1, "state": "open"}, {"id": 2}, {"id": 3, "state": "Open "}]}"#,
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["orders.json".to_owned()], &[]).unwrap();
+        assert!(
+            look.contains("then loop with `for order in data['orders']:`; compare `state` as `order.get('state', '').strip().lower()`"),
             "{look}"
         );
         // Lines that are not all objects are text.
