@@ -54,6 +54,7 @@ impl Resample {
                     || guard.failed_before(&run.code)
                     || guard.echoes_failed_output(&run.code)
                     || run.code.trim() == EXAMPLE_CODE
+                    || bare_value(&run.code)
             }
             None => held && actions.is_empty(),
         };
@@ -65,6 +66,60 @@ impl Resample {
         self.tries += 1;
         Some(temperature.max(configured.unwrap_or(0.0)))
     }
+}
+
+/// Whether `code` is only a value written out (`{'ben': 37.5}`, `[1, 2]`,
+/// `21.0`): a result shown back in a code block ("The result is:"), which
+/// does nothing when run. A small model that read a dict its run printed
+/// writes it back as its next step, again and again.
+fn bare_value(code: &str) -> bool {
+    let code = code.trim();
+    if code.parse::<f64>().is_ok() {
+        return true;
+    }
+    let (Some(first), Some(last)) = (code.chars().next(), code.chars().last()) else {
+        return false;
+    };
+    if !matches!((first, last), ('{', '}') | ('[', ']') | ('(', ')')) {
+        return false;
+    }
+    // Outside strings: only brackets, separators, numbers and the
+    // constants a printed value holds; no name, call or assignment.
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut word = String::new();
+    for c in code.chars().chain([' ']) {
+        if let Some(q) = quote {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                _ if c == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' || c == '.' {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            let constant = matches!(
+                word.as_str(),
+                "True" | "False" | "None" | "nan" | "inf" | "true" | "false" | "null"
+            );
+            if !constant && word.parse::<f64>().is_err() {
+                return false;
+            }
+            word.clear();
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '{' | '}' | '[' | ']' | '(' | ')' | ',' | ':' | '-' | '+' => {}
+            _ if c.is_whitespace() => {}
+            _ => return false,
+        }
+    }
+    quote.is_none()
 }
 
 /// In the `messages` of a request asking again: the fenced blocks of the
@@ -149,6 +204,37 @@ mod tests {
         assert_eq!(
             resample.again(&[run("print(1)")], false, &guard, Some(0.9)),
             Some(0.9)
+        );
+    }
+
+    #[test]
+    fn a_value_written_back_as_code_is_asked_again() {
+        for value in [
+            "{'ben': 37.5, 'ana': 12.5, 'cy': 0.0}",
+            "[1, 2, -3.5e2]",
+            "21.0\n",
+            "{\"a\": [true, null], \"b\": \"x, y: {z}\"}",
+            "('it\\'s', None)",
+        ] {
+            assert!(bare_value(value), "{value}");
+        }
+        for code in [
+            "{'a': x}",
+            "[f(1)]",
+            "(a, b) = (1, 2)",
+            "print({'a': 1})",
+            "{'a': 1}\nprint(2)",
+            "['open",
+            "{1, 2} | {3}",
+            "",
+        ] {
+            assert!(!bare_value(code), "{code}");
+        }
+        let guard = LoopGuard::default();
+        let mut resample = Resample::default();
+        assert_eq!(
+            resample.again(&[run("{'ben': 37.5}")], false, &guard, None),
+            Some(0.7)
         );
     }
 
