@@ -1053,7 +1053,7 @@ async fn a_small_model_is_told_what_is_wrong_with_a_result_as_it_is_shown() {
     );
     // With the pattern one stray character away that matches.
     assert!(
-        told.contains("Without one `\"`, `HTTP/1.1\" (500)` does match."),
+        told.contains("Without one `\"`, `HTTP/1.1\" (500)` does match: `n = sum(1 for l in open('access.log') if re.search(r'HTTP/1.1\" (500)', l))`."),
         "{told}"
     );
 

@@ -104,6 +104,9 @@ pub(super) struct Coach {
     changed_input: bool,
     /// The regular expressions of the last batch's Python code.
     patterns: Vec<String>,
+    /// The lines of that code, to give a pattern's fix in the model's own
+    /// line.
+    pattern_lines: Vec<String>,
     /// Whether the model was told a pattern of its code finds nothing.
     told_pattern: bool,
     /// The folders the task names (`photos/`) and their listing as the
@@ -222,6 +225,7 @@ impl Coach {
             edits,
             changed_input: false,
             patterns: Vec::new(),
+            pattern_lines: Vec::new(),
             told_pattern: false,
             folders_seen,
             names: NameRules::of(task),
@@ -257,11 +261,18 @@ impl Coach {
                 .flatten()
                 .any(|run| runs_command(&run.code, command))
         });
-        self.patterns = runs
-            .iter()
-            .flatten()
-            .filter(|run| run.language.as_deref().is_some_and(|l| l.starts_with("py")))
+        let python = || {
+            runs.iter()
+                .flatten()
+                .filter(|run| run.language.as_deref().is_some_and(|l| l.starts_with("py")))
+        };
+        self.patterns = python()
             .flat_map(|run| super::pattern::patterns(&run.code))
+            .collect();
+        self.pattern_lines = python()
+            .flat_map(|run| run.code.lines())
+            .filter(|line| self.patterns.iter().any(|p| line.contains(p.as_str())))
+            .map(|line| line.trim().to_owned())
             .collect();
         // Code that uses a column of numbers written `$1,200.50` without
         // removing the signs compares, sorts or adds them as text.
@@ -727,7 +738,15 @@ impl Coach {
                 } else {
                     format!("`{c}`")
                 };
-                format!(" Without one {c}, `{fixed}` does match.")
+                // The model's own line with the pattern fixed, which it
+                // copies where it ignores the pattern alone.
+                let own = self
+                    .pattern_lines
+                    .iter()
+                    .find(|line| line.contains(pattern.as_str()))
+                    .map(|line| format!(": `{}`", line.replacen(pattern.as_str(), &fixed, 1)))
+                    .unwrap_or_default();
+                format!(" Without one {c}, `{fixed}` does match{own}.")
             })
             .unwrap_or_default();
         self.told_pattern = true;
@@ -3013,7 +3032,7 @@ mod tests {
         );
         // The pattern one stray character away that does match.
         assert!(
-            notes[0].contains("Without one `\"`, `HTTP/1.1\" (\\d{3})` does match.]"),
+            notes[0].contains("Without one `\"`, `HTTP/1.1\" (\\d{3})` does match: `n = sum(1 for l in open('access.log') if re.search(r'HTTP/1.1\" (\\d{3})', l))`.]"),
             "{notes:?}"
         );
         // Once a task.
