@@ -1355,7 +1355,7 @@ fn content_problems(
         ));
     }
     if let Some((first, other)) = folded_twins(text) {
-        let (differ, fix) = twins_differ(&first, &other);
+        let (differ, fix) = twins_differ(&first, &other, inputs);
         problems.push(format!(
             "`{name}` has lines that differ only in {differ} (`{first}` and `{other}`), likely one entry written twice: {fix}"
         ));
@@ -1652,25 +1652,74 @@ fn folded_twins(text: &str) -> Option<(String, String)> {
 }
 
 /// How two lines that fold to one differ (in spacing, case, or both),
-/// and how to make them one before comparing, in Python.
-fn twins_differ(first: &str, other: &str) -> (&'static str, &'static str) {
+/// and how to make them one before comparing, in Python. The fix also
+/// folds what the `inputs` differ in: fixing one difference at a time, a
+/// small model undoes the last fix with the next (spaces squeezed, then
+/// only `.lower()`, then only the spaces again).
+fn twins_differ(
+    first: &str,
+    other: &str,
+    inputs: &[(&String, &String)],
+) -> (&'static str, &'static str) {
+    let (case, spacing) = inputs
+        .iter()
+        .fold(ways_differ(first, other), |(c, s), (_, text)| {
+            let (ic, is) = written_twice(text);
+            (c || ic, s || is)
+        });
+    let differ = match ways_differ(first, other) {
+        (false, _) => "spacing",
+        (true, false) => "case",
+        (true, true) => "case and spacing",
+    };
+    let fix = match (case, spacing) {
+        (false, _) => {
+            "make the spaces inside one before comparing (`' '.join(s.split())` turns runs of spaces into one)"
+        }
+        (true, false) => {
+            "put them in one case before comparing (`s.lower()`, or `s.title()` to write)"
+        }
+        (true, true) => {
+            "make the spaces inside one and the case one before comparing (`' '.join(s.split()).title()`)"
+        }
+    };
+    (differ, fix)
+}
+
+/// Whether two lines that fold to one differ in case, and in spacing.
+fn ways_differ(first: &str, other: &str) -> (bool, bool) {
     let squeezed = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if squeezed(first) == squeezed(other) {
-        (
-            "spacing",
-            "make the spaces inside one before comparing (`' '.join(s.split())` turns runs of spaces into one)",
-        )
-    } else if first.to_lowercase() == other.to_lowercase() {
-        (
-            "case",
-            "put them in one case before comparing (`s.lower()`, or `s.title()` to write)",
-        )
-    } else {
-        (
-            "case and spacing",
-            "make the spaces inside one and the case one before comparing (`' '.join(s.split()).title()`)",
-        )
+    // Squeezed alike, they differ in case only; lowered alike, in
+    // spacing only.
+    (
+        squeezed(first) != squeezed(other),
+        first.to_lowercase() != other.to_lowercase(),
+    )
+}
+
+/// Whether lines of `text` (its first 2000) that fold to one differ in
+/// case, and in spacing.
+fn written_twice(text: &str) -> (bool, bool) {
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    let (mut case, mut spacing) = (false, false);
+    for line in text
+        .lines()
+        .take(2000)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
+        match seen.get(&table::fold(line)) {
+            Some(first) => {
+                let (c, s) = ways_differ(first, line);
+                case |= c;
+                spacing |= s;
+            }
+            None => {
+                seen.insert(table::fold(line), line);
+            }
+        }
     }
+    (case, spacing)
 }
 
 /// A key set twice in one section of an INI-style file (`[database]`
@@ -2675,17 +2724,28 @@ mod tests {
             "{note}"
         );
         // Each kind of difference gets its own way to fold it.
-        assert_eq!(twins_differ("bob", "Bob").0, "case");
-        assert!(twins_differ("bob", "Bob").1.contains("s.lower()"));
+        assert_eq!(twins_differ("bob", "Bob", &[]).0, "case");
+        assert!(twins_differ("bob", "Bob", &[]).1.contains("s.lower()"));
         assert_eq!(
-            twins_differ("bob  jones", "Bob Jones").0,
+            twins_differ("bob  jones", "Bob Jones", &[]).0,
             "case and spacing"
         );
         assert!(
-            twins_differ("bob  jones", "Bob Jones")
+            twins_differ("bob  jones", "Bob Jones", &[])
                 .1
                 .contains("' '.join(s.split()).title()")
         );
+        // What the input differs in is folded too, whatever the two lines
+        // differ in: one fix at a time undoes the last.
+        let name = "attendees.txt".to_owned();
+        let input = "  alice SMITH\nAlice Smith\nbob  jones\nBOB JONES \n".to_owned();
+        let (differ, fix) = twins_differ("Bob  Jones", "Bob Jones", &[(&name, &input)]);
+        assert_eq!(differ, "spacing");
+        assert!(fix.contains("' '.join(s.split()).title()"), "{fix}");
+        assert_eq!(written_twice(&input), (true, true));
+        assert_eq!(written_twice("a b\nA B\n"), (true, false));
+        assert_eq!(written_twice("a  b\na b\n"), (false, true));
+        assert_eq!(written_twice("a\nb\n"), (false, false));
     }
 
     #[test]
