@@ -78,6 +78,9 @@ pub(super) struct Coach {
     /// Whether the model was told the column names of the input tables
     /// after it asked for one they lack.
     told_columns: bool,
+    /// Whether it was told a column of an input is gone from the table
+    /// its code used.
+    told_lost: bool,
     /// Whether the model was told that a block it ran was a file's text,
     /// not code.
     told_content: bool,
@@ -107,6 +110,8 @@ pub(super) struct Coach {
     /// The lines of that code, to give a pattern's fix in the model's own
     /// line.
     pattern_lines: Vec<String>,
+    /// The Python code of the last batch.
+    python: String,
     /// Whether the model was told a pattern of its code finds nothing.
     told_pattern: bool,
     /// The folders the task names (`photos/`) and their listing as the
@@ -215,6 +220,7 @@ impl Coach {
             told_header: false,
             asks_why: asks_why(task),
             told_columns: false,
+            told_lost: false,
             told_content: false,
             inputs_seen,
             untried,
@@ -226,6 +232,7 @@ impl Coach {
             changed_input: false,
             patterns: Vec::new(),
             pattern_lines: Vec::new(),
+            python: String::new(),
             told_pattern: false,
             folders_seen,
             names: NameRules::of(task),
@@ -269,6 +276,10 @@ impl Coach {
         self.patterns = python()
             .flat_map(|run| super::pattern::patterns(&run.code))
             .collect();
+        self.python = python()
+            .map(|run| run.code.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
         self.pattern_lines = python()
             .flat_map(|run| run.code.lines())
             .filter(|line| self.patterns.iter().any(|p| line.contains(p.as_str())))
@@ -624,7 +635,17 @@ impl Coach {
                 }
             }
         }
-        if !self.told_columns
+        let lost = if self.told_lost {
+            None
+        } else {
+            reports
+                .iter()
+                .find_map(|r| lost_column_note(&r.text, &self.python, &self.inputs, cwd))
+        };
+        if let Some(note) = lost {
+            self.told_lost = true;
+            previews.push(note);
+        } else if !self.told_columns
             && let Some(note) = reports
                 .iter()
                 .find_map(|r| columns_note(&r.text, &self.inputs, cwd))
@@ -1167,6 +1188,39 @@ pub(super) fn quoted(rest: &str) -> Option<&str> {
     let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
     let rest = &rest[1..];
     rest.find(quote).map(|end| &rest[..end])
+}
+
+/// When a run of `code` that groups (`groupby`) failed for a missing key
+/// (`KeyError: 'name'`) that is a column of an input table split by
+/// commas, at a line that is not a merge: the table the code used there
+/// lost the column (a `groupby(…)[…].sum()` keeps only the grouped and
+/// summed columns). Told the columns of the inputs, a small model sees the
+/// name is right and runs the same code again.
+fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> Option<String> {
+    if !code.contains(".groupby(") {
+        return None;
+    }
+    let (before, rest) = output.rsplit_once("KeyError: ")?;
+    let key = quoted(rest)?;
+    // The failing line of code: the traceback's last line indented as
+    // code (four spaces) before the error, not a marker (`^^^`).
+    let failing = before
+        .lines()
+        .rev()
+        .filter(|l| l.starts_with("    "))
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with(['^', '~']))?;
+    if failing.contains("merge(") || failing.contains("read_") {
+        return None;
+    }
+    let owner = inputs.iter().find_map(|name| {
+        let head = read_head(&cwd.join(name), 8192)?;
+        let (sep, columns) = table::columns(&String::from_utf8_lossy(&head))?;
+        (sep == ',' && columns.iter().any(|c| c == key)).then_some(name)
+    })?;
+    Some(format!(
+        "[oi: `{key}` is a column of `{owner}`, but the table `{failing}` uses has no `{key}` column any more: a `groupby(…)[…].sum()` keeps only the grouped and summed columns, so group by `{key}` too (`groupby([…, '{key}'])`), or print the table's `.columns` before that line to see what it holds.]"
+    ))
 }
 
 /// When a run failed for a missing key (`KeyError: 'customer'`) that is
@@ -2242,10 +2296,47 @@ mod tests {
             other.after_runs(&[failed("KeyError: 'missing'")], Path::new("/nonexistent")),
             Vec::<String>::new()
         );
+        // A key of an input, gone from the table the failing line used
+        // after the code grouped.
+        other.saw_runs(&[Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code:
+                "totals = df.groupby('id')['x'].sum().reset_index()\ntotals.sort_values(by='name')"
+                    .to_owned(),
+        })]);
+        let lost = other.after_runs(
+            &[failed(
+                "  File \"<cell-2>\", line 9, in <module>\n    totals.sort_values(by='name')\n  [2 frames inside libraries]\nKeyError: 'name'\n",
+            )],
+            cwd,
+        );
         assert_eq!(
-            other.after_runs(&[failed("KeyError: 'name'")], cwd),
+            lost,
+            [
+                "[oi: `name` is a column of `customers.csv`, but the table `totals.sort_values(by='name')` uses has no `name` column any more: a `groupby(…)[…].sum()` keeps only the grouped and summed columns, so group by `name` too (`groupby([…, 'name'])`), or print the table's `.columns` before that line to see what it holds.]"
+            ]
+        );
+        // Once a task; a merge has its own hint.
+        assert_eq!(
+            other.after_runs(
+                &[failed("    t.sort_values(by='name')\nKeyError: 'name'")],
+                cwd
+            ),
             Vec::<String>::new()
         );
+        let mut merging = Coach::new(true, task, cwd);
+        merging.saw_runs(&[Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: "t = a.groupby('id').sum()\npd.merge(a, b, on='name')".to_owned(),
+        })]);
+        let notes = merging.after_runs(
+            &[failed("    pd.merge(a, b, on='name')\nKeyError: 'name'")],
+            cwd,
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("`merge(…, on=…)` needs"), "{notes:?}");
         // Other models hear nothing.
         let mut big = Coach::new(false, task, cwd);
         assert_eq!(
