@@ -213,10 +213,51 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
     let read = table::read_with(name, text, len <= READ)
         .filter(|_| pandas)
         .map(|code| format!("\nRead it with `import pandas as pd`, {code}."))
+        .or_else(|| ini_edit(name, text))
         .unwrap_or_default();
     Some(format!(
         "`{name}` ({counted}) begins:{bom}\n{}{more}{table}{read}",
         shown.join("\n")
+    ))
+}
+
+/// For an INI-style configuration (`[section]` lines, `key = value`
+/// lines, `;` or `#` comments): a Python function that sets one key of one
+/// section and leaves every other line as it is, comments included, in
+/// the file's own `key = value` spacing. Small models edit such a file
+/// with `sed` or a line index and add a second `port` to the section, or
+/// with `configparser`, which drops the comments.
+fn ini_edit(name: &str, text: &str) -> Option<String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with([';', '#']))
+        .collect();
+    let sections = lines
+        .iter()
+        .filter(|l| l.starts_with('[') && l.ends_with(']'))
+        .count();
+    let settings: Vec<&&str> = lines.iter().filter(|l| l.contains('=')).collect();
+    if sections == 0 || settings.len() < 2 || sections + settings.len() < lines.len() {
+        return None;
+    }
+    let spaced = settings.iter().filter(|l| l.contains(" = ")).count() * 2 >= settings.len();
+    let equals = if spaced { "' = '" } else { "'='" };
+    Some(format!(
+        "\nTo change one key of one section and keep every other line as it is (comments too), define this and call it with the section, key and value the task names, as in `set_key({}, 'section', 'key', 'value')`:\n\
+```python\n\
+def set_key(path, section, key, value):\n    \
+lines = open(path).read().split('\\n')\n    \
+current = ''\n    \
+for i, line in enumerate(lines):\n        \
+text = line.strip()\n        \
+if text.startswith('[') and text.endswith(']'):\n            \
+current = text[1:-1].strip()\n        \
+elif current == section and '=' in text and text.split('=')[0].strip() == key:\n            \
+lines[i] = line[:len(line) - len(line.lstrip())] + key + {equals} + str(value)\n    \
+open(path, 'w').write('\\n'.join(lines))\n\
+```",
+        table::python_string(name)
     ))
 }
 
@@ -724,6 +765,22 @@ mod tests {
                 "{look}"
             );
         }
+        // A configuration's key set by the function the look gives, in
+        // one section only, everything else kept.
+        fs_err::write(dir.path().join("settings.ini"), SETTINGS).unwrap();
+        let look = first_look(dir.path(), &["settings.ini".to_owned()], &[]).unwrap();
+        let function = look
+            .split("```python\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .unwrap();
+        let script = format!(
+            "{function}\nset_key('settings.ini', 'database', 'port', 5433)\nprint(open('settings.ini').read(), end='')"
+        );
+        assert_eq!(
+            run_python(&python, dir.path(), &script),
+            SETTINGS.replace("  port = 5432", "  port = 5433")
+        );
         // A log's records split in Python as the look says they do.
         fs_err::write(
             dir.path().join("access.log"),
@@ -755,6 +812,29 @@ mod tests {
              404 [02/Nov/2026:10:02:00 +0000] \"POST /c HTTP/1.1\"\n",
             "{look}"
         );
+    }
+
+    const SETTINGS: &str = "; app settings\n[server]\nhost = 0.0.0.0\nport = 8000\n\n[database]\n# the primary database\n  port = 5432\nname = shop\n";
+
+    #[test]
+    fn a_configuration_gets_the_function_that_sets_one_key() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(dir.path().join("app.ini"), SETTINGS).unwrap();
+        let look = first_look(dir.path(), &["app.ini".to_owned()], &[]).unwrap();
+        assert!(
+            look.contains("call it with the section, key and value the task names, as in `set_key('app.ini', 'section', 'key', 'value')`:\n```python\ndef set_key(path, section, key, value):\n"),
+            "{look}"
+        );
+        assert!(look.contains("+ key + ' = ' + str(value)"), "{look}");
+        // Its own spacing; not for other text.
+        fs_err::write(dir.path().join("tight.ini"), "[a]\nx=1\ny=2\n").unwrap();
+        let look = first_look(dir.path(), &["tight.ini".to_owned()], &[]).unwrap();
+        assert!(look.contains("+ key + '=' + str(value)"), "{look}");
+        for text in ["x = 1\ny = 2\n", "[a]\nx = 1\nsome prose here\ny = 2\n"] {
+            fs_err::write(dir.path().join("other.txt"), text).unwrap();
+            let look = first_look(dir.path(), &["other.txt".to_owned()], &[]).unwrap();
+            assert!(!look.contains("set_key"), "{look}");
+        }
     }
 
     #[test]
