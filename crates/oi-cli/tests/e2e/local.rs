@@ -308,7 +308,7 @@ async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
     );
     assert!(
         out.stderr.contains(
-            "the reply's code is a new version of script.py; oi saves it as that file and runs it"
+            "the reply's code is a new version of script.py; oi saves it as that file and runs `python3 script.py` as the task says"
         ),
         "{}",
         out.stderr

@@ -475,7 +475,7 @@ impl Coach {
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
                     "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`, as `{}` writes it)",
-                    write_only(name, &value)
+                    write_only(name, value)
                 ));
             }
         }
@@ -984,7 +984,7 @@ fn file_preview(
     let check = match labelled(name, &shown) {
         Some((line, value)) => format!(
             "It puts words before the value (`{line}`): if the task asks for the value, write only the value (`{value}`), as `{}` does.",
-            write_only(name, &value)
+            write_only(name, value)
         ),
         None if is_zero(text) => "It holds 0: unless that is the real answer, your code matched or read nothing. Print a few of the lines or rows it should have counted, then fix it.".to_owned(),
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
@@ -1659,7 +1659,7 @@ fn cleans_numbers(code: &str) -> bool {
 
 /// Commands a task quotes in backticks that run a script it names
 /// (`python3 csv2md.py data.csv --sort price`), as quoted.
-fn quoted_commands(task: &str) -> Vec<String> {
+pub(super) fn quoted_commands(task: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for quote in task.split('`').skip(1).step_by(2) {
         let command = quote.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -128,11 +128,15 @@ pub(super) fn save_named_scripts(
 
 /// The actions of a reply with each block that is a new version of a
 /// script the task names (`named`, relative to `cwd`) turned into saving it
-/// as that script and running it. The second value names the scripts so
-/// saved.
+/// as that script and running it: as each command the task quotes that
+/// runs it (`commands`: `python3 csv2md.py data.csv --sort price`), else
+/// bare. A small model told a quoted command has not run yet rewrites the
+/// script again and again instead of running it. The second value names
+/// the scripts so saved.
 pub(super) fn save_rewritten_scripts(
     mut actions: Vec<Action>,
     named: &[String],
+    commands: &[String],
     cwd: &Path,
 ) -> (Vec<Action>, Vec<String>) {
     let mut saved = Vec::new();
@@ -152,11 +156,23 @@ pub(super) fn save_rewritten_scripts(
             continue;
         };
         let runner = script(&name).map_or("bash", |s| s.runner);
+        let quoted: Vec<&String> = commands
+            .iter()
+            .filter(|command| super::coach::named_files(command).contains(&name))
+            .collect();
+        let runs = if quoted.is_empty() {
+            format!("{runner} '{name}'\n")
+        } else {
+            quoted
+                .iter()
+                .map(|command| format!("{command}\n"))
+                .collect()
+        };
         *action = Action::Run(ProposedRun {
             call_id: run.call_id.clone(),
             language: Some("shell".to_owned()),
             code: format!(
-                "{}{runner} '{name}'\n",
+                "{}{runs}",
                 writing(
                     &name,
                     &run.code,
@@ -441,7 +457,7 @@ mod tests {
             run("python", &fixed),
             run("bash", "#!/bin/bash\nn=$(ls *.txt | wc -l)\necho $n"),
         ];
-        let (actions, saved) = save_rewritten_scripts(actions, &named, dir.path());
+        let (actions, saved) = save_rewritten_scripts(actions, &named, &[], dir.path());
         assert_eq!(saved, ["script.py", "count.sh"]);
         let Action::Run(first) = &actions[0] else {
             panic!("{actions:?}")
@@ -500,18 +516,19 @@ mod tests {
             "open('tool.py', 'w').write(fixed)",
         ] {
             let actions = vec![run("python", code)];
-            let (same, saved) = save_rewritten_scripts(actions.clone(), &named, dir.path());
+            let (same, saved) = save_rewritten_scripts(actions.clone(), &named, &[], dir.path());
             assert!(saved.is_empty(), "{code}");
             assert_eq!(same, actions);
         }
         // The script's whole text, but in another language's block.
         let actions = vec![run("bash", script)];
-        let (_, saved) = save_rewritten_scripts(actions, &named, dir.path());
+        let (_, saved) = save_rewritten_scripts(actions, &named, &[], dir.path());
         assert!(saved.is_empty());
         // The whole script with a line that runs it is code that uses it.
         let runs_it =
             format!("{script}import subprocess\nsubprocess.run(['python3', 'tool.py'])\n");
-        let (_, saved) = save_rewritten_scripts(vec![run("python", &runs_it)], &named, dir.path());
+        let (_, saved) =
+            save_rewritten_scripts(vec![run("python", &runs_it)], &named, &[], dir.path());
         assert!(saved.is_empty());
     }
 
@@ -526,8 +543,45 @@ mod tests {
         let (_, saved) = save_rewritten_scripts(
             vec![run("python", &new)],
             &["tool.py".to_owned()],
+            &[],
             dir.path(),
         );
         assert_eq!(saved, ["tool.py"]);
+    }
+
+    #[test]
+    fn a_new_version_runs_as_the_commands_the_task_quotes() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "import sys\nrows = open(sys.argv[1]).read().splitlines()\nfor row in rows:\n    print(row.upper())\nprint(len(rows))\n";
+        fs_err::write(dir.path().join("tool.py"), script).unwrap();
+        fs_err::write(dir.path().join("data.txt"), "a\nb\n").unwrap();
+        let new = script.replace("row.upper()", "row.title()");
+        let commands = [
+            "python3 tool.py data.txt".to_owned(),
+            "python3 other.py data.txt".to_owned(),
+            "python3 tool.py data.txt --quiet".to_owned(),
+        ];
+        let (actions, saved) = save_rewritten_scripts(
+            vec![run("python", &new)],
+            &["tool.py".to_owned()],
+            &commands,
+            dir.path(),
+        );
+        assert_eq!(saved, ["tool.py"]);
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            saving.code.ends_with(
+                "echo \"saved tool.py\"\npython3 tool.py data.txt\npython3 tool.py data.txt --quiet\n"
+            ),
+            "{}",
+            saving.code
+        );
+        let out = bash(&saving.code, dir.path());
+        assert!(
+            String::from_utf8_lossy(&out.stdout).starts_with("saved tool.py\nA\nB\n2\n"),
+            "{out:?}"
+        );
     }
 }

@@ -7,7 +7,7 @@ use oi_protocol::{ContentPart, Event, HarnessKind, Message, StopReason, ToolCall
 use oi_providers::{FinishReason, ModelRequest, ProviderError, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
-use super::coach::{Coach, named_files};
+use super::coach::{Coach, named_files, quoted_commands};
 use super::execute::Halt;
 use super::first_look::{first_look, named_folders};
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
@@ -218,16 +218,31 @@ impl Session {
                         ),
                     });
                 }
+                let commands = quoted_commands(&task);
                 if coach.may_rewrite() {
-                    (actions, saved) =
-                        save_rewritten_scripts(actions, &named_files(&task), self.kernels.cwd());
+                    (actions, saved) = save_rewritten_scripts(
+                        actions,
+                        &named_files(&task),
+                        &commands,
+                        self.kernels.cwd(),
+                    );
                 } else {
                     saved = Vec::new();
                 }
                 if !saved.is_empty() {
+                    let quoted: Vec<String> = commands
+                        .iter()
+                        .filter(|c| named_files(c).iter().any(|n| saved.contains(n)))
+                        .map(|c| format!("`{c}`"))
+                        .collect();
+                    let how = if quoted.is_empty() {
+                        "runs it".to_owned()
+                    } else {
+                        format!("runs {} as the task says", quoted.join(", "))
+                    };
                     self.emit(Event::Warning {
                         message: format!(
-                            "the reply's code is a new version of {}; oi saves it as that file and runs it",
+                            "the reply's code is a new version of {}; oi saves it as that file and {how}",
                             saved.join(", ")
                         ),
                     });
