@@ -244,7 +244,7 @@ fn ini_edit(name: &str, text: &str) -> Option<String> {
     let spaced = settings.iter().filter(|l| l.contains(" = ")).count() * 2 >= settings.len();
     let equals = if spaced { "' = '" } else { "'='" };
     Some(format!(
-        "\nTo change one key of one section and keep every other line as it is (comments too), define this and call it with the section, key and value the task names, as in `set_key({}, 'section', 'key', 'value')`:\n\
+        "\nTo change one key of one section and keep every other line as it is (comments too), run this block whole, its last line set to the section, key and value the task names:\n\
 ```python\n\
 def set_key(path, section, key, value):\n    \
 lines = open(path).read().split('\\n')\n    \
@@ -256,6 +256,7 @@ current = text[1:-1].strip()\n        \
 elif current == section and '=' in text and text.split('=')[0].strip() == key:\n            \
 lines[i] = line[:len(line) - len(line.lstrip())] + key + {equals} + str(value)\n    \
 open(path, 'w').write('\\n'.join(lines))\n\
+set_key({}, 'section', 'key', 'value')\n\
 ```",
         table::python_string(name)
     ))
@@ -774,9 +775,11 @@ mod tests {
             .nth(1)
             .and_then(|rest| rest.split("```").next())
             .unwrap();
-        let script = format!(
-            "{function}\nset_key('settings.ini', 'database', 'port', 5433)\nprint(open('settings.ini').read(), end='')"
+        let function = function.replace(
+            "set_key('settings.ini', 'section', 'key', 'value')",
+            "set_key('settings.ini', 'database', 'port', 5433)",
         );
+        let script = format!("{function}print(open('settings.ini').read(), end='')");
         assert_eq!(
             run_python(&python, dir.path(), &script),
             SETTINGS.replace("  port = 5432", "  port = 5433")
@@ -822,7 +825,11 @@ mod tests {
         fs_err::write(dir.path().join("app.ini"), SETTINGS).unwrap();
         let look = first_look(dir.path(), &["app.ini".to_owned()], &[]).unwrap();
         assert!(
-            look.contains("call it with the section, key and value the task names, as in `set_key('app.ini', 'section', 'key', 'value')`:\n```python\ndef set_key(path, section, key, value):\n"),
+            look.contains("run this block whole, its last line set to the section, key and value the task names:\n```python\ndef set_key(path, section, key, value):\n"),
+            "{look}"
+        );
+        assert!(
+            look.contains("\nset_key('app.ini', 'section', 'key', 'value')\n```]"),
             "{look}"
         );
         assert!(look.contains("+ key + ' = ' + str(value)"), "{look}");
