@@ -1200,10 +1200,12 @@ fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
     if !code.contains(".groupby(") {
         return None;
     }
+    // Library frames folded: their lines are not the model's.
+    let output = super::traceback::compact(output);
     let (before, rest) = output.rsplit_once("KeyError: ")?;
     let key = quoted(rest)?;
-    // The failing line of code: the traceback's last line indented as
-    // code (four spaces) before the error, not a marker (`^^^`).
+    // The failing line of the model's code: the traceback's last line
+    // indented as code (four spaces) before the error, not a marker.
     let failing = before
         .lines()
         .rev()
@@ -1496,14 +1498,14 @@ impl NameRules {
             && let Some(entry) = entries.iter().find(|e| e.to_lowercase() != **e)
         {
             broken.push(format!(
-                "`{entry}` in `{name}` has capital letters where the task asks for lowercase names"
+                "`{entry}` in `{name}` has capital letters where the task asks for lowercase names (lowercase a name with `tr '[:upper:]' '[:lower:]'` in shell, `.lower()` in Python)"
             ));
         }
         if self.no_spaces
             && let Some(entry) = entries.iter().find(|e| e.contains(' '))
         {
             broken.push(format!(
-                "`{entry}` in `{name}` still has spaces where the task asks for none"
+                "`{entry}` in `{name}` still has spaces where the task asks for none (`tr ' ' '_'` in shell, `.replace(' ', '_')` in Python)"
             ));
         }
         broken
@@ -2317,6 +2319,26 @@ mod tests {
                 "[oi: `name` is a column of `customers.csv`, but the table `totals.sort_values(by='name')` uses has no `name` column any more: a `groupby(…)[…].sum()` keeps only the grouped and summed columns, so group by `name` too (`groupby([…, 'name'])`), or print the table's `.columns` before that line to see what it holds.]"
             ]
         );
+        // The failing line is the model's, not a library's.
+        let mut grouped = Coach::new(true, task, cwd);
+        grouped.saw_runs(&[Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: "t = a.groupby('id').sum()\nt.sort_values(by='name')".to_owned(),
+        })]);
+        let notes = grouped.after_runs(
+            &[failed(
+                "Traceback (most recent call last):\n  File \"<cell-1>\", line 2, in <module>\n    t.sort_values(by='name')\n  File \"/u/lib/python3.11/site-packages/pandas/core/generic.py\", line 9, in get\n    raise KeyError(key)\nKeyError: 'name'\n",
+            )],
+            cwd,
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains(
+                "but the table `t.sort_values(by='name')` uses has no `name` column any more"
+            ),
+            "{notes:?}"
+        );
         // Once a task; a merge has its own hint.
         assert_eq!(
             other.after_runs(
@@ -2859,7 +2881,7 @@ mod tests {
         assert_eq!(
             notes,
             [
-                "[oi: after that run, `photos/` holds 1 entry: `My_Photo.jpg`. It is not right yet: `My_Photo.jpg` in `photos/` has capital letters where the task asks for lowercase names.]"
+                "[oi: after that run, `photos/` holds 1 entry: `My_Photo.jpg`. It is not right yet: `My_Photo.jpg` in `photos/` has capital letters where the task asks for lowercase names (lowercase a name with `tr '[:upper:]' '[:lower:]'` in shell, `.lower()` in Python).]"
             ]
         );
         // Shown once until it changes again; other models are not told.
@@ -2885,7 +2907,7 @@ mod tests {
         assert_eq!(
             coach.after_runs(&[python_report("")], cwd),
             [
-                "[oi: after that run, `./` holds 2 entries: `Holiday Pic.jpg`, `notes.txt`. Some names have spaces: quote them in shell commands. It is not right yet: `Holiday Pic.jpg` in `./` still has spaces where the task asks for none.]"
+                "[oi: after that run, `./` holds 2 entries: `Holiday Pic.jpg`, `notes.txt`. Some names have spaces: quote them in shell commands. It is not right yet: `Holiday Pic.jpg` in `./` still has spaces where the task asks for none (`tr ' ' '_'` in shell, `.replace(' ', '_')` in Python).]"
             ]
         );
         let note = coach
