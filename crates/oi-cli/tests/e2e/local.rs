@@ -892,6 +892,56 @@ async fn a_small_model_gets_a_first_look_at_the_files_the_task_names() {
 }
 
 #[tokio::test]
+async fn a_small_model_gets_a_logs_fields_and_a_configurations_setter_in_its_first_look() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    std::fs::write(
+        cwd.join("access.log"),
+        "10.0.0.1 - - [02/Nov/2026:10:00:00 +0000] \"GET /a/500 HTTP/1.1\" 200 500\n\
+         10.0.0.2 - - [02/Nov/2026:10:01:00 +0000] \"GET /b HTTP/1.1\" 500 12\n\
+         10.0.0.3 - - [02/Nov/2026:10:02:00 +0000] \"POST /c HTTP/1.1\" 404 7\n",
+    )
+    .unwrap();
+    let settings = "; app\n[server]\nport = 8000\n\n[database]\n# primary\nport = 5432\n";
+    std::fs::write(cwd.join("settings.ini"), settings).unwrap();
+    // The model copies what the look gives: the split and the setter.
+    env.server
+        .push(Reply::text(
+            "```python\nimport re\nn = sum(1 for line in open('access.log') if re.findall(r'\\[[^\\]]*\\]|\"[^\"]*\"|\\S+', line)[5] == '500')\n\
+def set_key(path, section, key, value):\n    lines = open(path).read().split('\\n')\n    current = ''\n    for i, line in enumerate(lines):\n        text = line.strip()\n        if text.startswith('[') and text.endswith(']'):\n            current = text[1:-1].strip()\n        elif current == section and '=' in text and text.split('=')[0].strip() == key:\n            lines[i] = line[:len(line) - len(line.lstrip())] + key + ' = ' + str(value)\n    open(path, 'w').write('\\n'.join(lines))\n\
+set_key('settings.ini', 'database', 'port', 5000 + n)\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "In settings.ini, set the database port to 5000 plus the number of requests in access.log that failed with status 500.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let first = env.server.chat_requests()[0].last_message_text();
+    assert!(
+        first.contains("In it each line is a record: split it into fields with `import re`, `fields = re.findall(r'\\[[^\\]]*\\]|\"[^\"]*\"|\\S+', line)`"),
+        "{first}"
+    );
+    assert!(
+        first.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`"),
+        "{first}"
+    );
+    assert!(
+        first.contains("its last line set to the section, key and value the task names:\n```python\ndef set_key(path, section, key, value):"),
+        "{first}"
+    );
+    // What the look gives does the job in the real kernel: one section's
+    // key set, the comments kept.
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("settings.ini")).unwrap(),
+        settings.replace("port = 5432", "port = 5001")
+    );
+}
+
+#[tokio::test]
 async fn a_script_a_small_models_reply_runs_but_never_wrote_is_saved_first() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
@@ -1175,7 +1225,7 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
     let requests = env.server.chat_requests();
     let told = requests[1].last_message_text();
     assert!(
-        told.contains("[oi: after that run, `photos/` holds 1 entry: `my_photo.JPEG`. It is not right yet: `my_photo.JPEG` in `photos/` has capital letters where the task asks for lowercase names.]"),
+        told.contains("[oi: after that run, `photos/` holds 1 entry: `my_photo.JPEG`. It is not right yet: `my_photo.JPEG` in `photos/` has capital letters where the task asks for lowercase names (lowercase a name with `tr '[:upper:]' '[:lower:]'` in shell, `.lower()` in Python).]"),
         "{told}"
     );
     let ending = requests[2].last_message_text();
