@@ -159,6 +159,25 @@ fn is_prose(code: &str) -> bool {
     lines.iter().any(|l| sentence(l)) && lines.iter().all(|l| sentence(l) || name(l))
 }
 
+/// A block whose first line is only a language's name (```` ```shell ````,
+/// then `python`, then Python code): a small model writes the language
+/// again as the block's first line, where it runs as a command (starting
+/// an interpreter) or is a syntax error. That language, and the code after
+/// the line; else the block as it is.
+fn named_first(lang: &str, code: &str) -> (String, String) {
+    let mut lines = code.splitn(2, '\n');
+    let first = lines.next().unwrap_or("").trim();
+    let rest = lines.next().unwrap_or("");
+    let named = !first.is_empty()
+        && first.chars().all(|c| c.is_ascii_alphanumeric())
+        && oi_kernels::install_hint(first).is_some();
+    if named && !rest.trim().is_empty() {
+        (first.to_ascii_lowercase(), rest.to_owned())
+    } else {
+        (lang.to_owned(), code.to_owned())
+    }
+}
+
 /// Whether every line of a block is a comment (`#`, `//`): it does
 /// nothing in any language, and a small model held to a code block writes
 /// its answer as one.
@@ -550,6 +569,12 @@ impl Harness {
                     {
                         continue;
                     }
+                    let (lang, code) = named_first(&fence.lang, &fence.code);
+                    let fence = fences::Fence {
+                        lang,
+                        code,
+                        span: fence.span,
+                    };
                     let language = if fence.lang.is_empty() {
                         match language::guess(&fence.code) {
                             Some(l) => Some(l.to_owned()),
@@ -1253,6 +1278,31 @@ mod tests {
             let (_, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
             assert_eq!(actions.len(), 1, "{text}");
             assert_eq!(actions[0].run().map(|r| r.code.as_str()), Some(code));
+        }
+    }
+
+    #[test]
+    fn markdown_runs_a_block_in_the_language_its_first_line_names() {
+        let mut h = Harness::new(HarnessKind::Markdown);
+        for (text, language, code) in [
+            (
+                "```shell\npython\nimport os\nprint(os.getcwd())\n```",
+                "python",
+                "import os\nprint(os.getcwd())",
+            ),
+            ("```lua\nlua\nprint(1)\n```", "lua", "print(1)"),
+            ("```\nbash\nls -la\n```", "bash", "ls -la"),
+            // A command, or a name alone, is left as it is.
+            ("```bash\npython3 x.py\nls\n```", "bash", "python3 x.py\nls"),
+            ("```bash\npython\n```", "bash", "python"),
+            (
+                "```python\nprint(1)\nx = 2\n```",
+                "python",
+                "print(1)\nx = 2",
+            ),
+        ] {
+            let (_, actions) = h.interpret(text.into(), Vec::new(), Vec::new());
+            assert_eq!(actions, vec![run(None, Some(language), code)], "{text}");
         }
     }
 
