@@ -942,6 +942,42 @@ set_key('settings.ini', 'database', 'port', 5000 + n)\n```",
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_its_result_has_words_around_the_form_the_task_gives() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    env.server
+        .push(Reply::text(
+            "```python\n_ = open('version.txt', 'w').write('Python 3.11.7')\n```",
+        ))
+        .push(Reply::text(
+            "```python\n_ = open('version.txt', 'w').write('3.11.7\\n')\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the version of python3 on this machine (for example 3.11.7) to version.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("`version.txt` holds `Python 3.11.7` where the task's example is `3.11.7`: write the value alone in that form (`3.11.7`, as `open('version.txt', 'w').write('3.11.7\\n')` writes it)"),
+        "{told}"
+    );
+    // Written in that form, it is only shown.
+    assert!(
+        requests[2]
+            .last_message_text()
+            .contains("Check that it holds exactly what the task asks for."),
+        "{}",
+        requests[2].last_message_text()
+    );
+    assert_eq!(requests.len(), 3);
+}
+
+#[tokio::test]
 async fn a_script_a_small_models_reply_runs_but_never_wrote_is_saved_first() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

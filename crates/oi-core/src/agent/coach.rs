@@ -1375,6 +1375,22 @@ fn content_problems(
             "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line"
         ));
     }
+    if let Some((line, value)) = asked
+        .example
+        .as_deref()
+        .and_then(|example| beside_example(text, example).map(|found| (example, found)))
+        .map(|(example, (line, value))| {
+            (
+                format!("{line}` where the task's example is `{example}"),
+                value,
+            )
+        })
+    {
+        problems.push(format!(
+            "`{name}` holds `{line}`: write the value alone in that form (`{value}`, as `{}` writes it)",
+            write_only(name, &value)
+        ));
+    }
     if let Some(asked) = asked.header.as_deref() {
         let first = text
             .trim_start_matches('\u{feff}')
@@ -1433,6 +1449,8 @@ struct Asked {
     header: Option<String>,
     /// One value per line ("the names …, one per line").
     one_per_line: bool,
+    /// An example of the value, with a digit in it ("for example 3.11.7").
+    example: Option<String>,
 }
 
 impl Asked {
@@ -1440,6 +1458,7 @@ impl Asked {
         let lower = task.to_lowercase();
         Self {
             header: asked_header(task),
+            example: asked_example(task),
             one_per_line: ["one per line", "one on each line", "each on its own line"]
                 .iter()
                 .any(|phrase| lower.contains(phrase)),
@@ -1557,6 +1576,65 @@ fn several_per_line(text: &str) -> Option<String> {
 /// The header line a task gives its result, written as the words of its
 /// columns joined by commas near the word "header" or "columns" ("with the
 /// header name,total", "columns: city,count").
+/// The value a task gives as an example of its result ("for example
+/// 3.11.7", "e.g. 2026-01-31"): one word holding a digit (not a file's
+/// name: "for example report.pdf goes into pdf/").
+fn asked_example(task: &str) -> Option<String> {
+    let lower = task.to_lowercase();
+    ["for example ", "e.g. ", "such as "]
+        .iter()
+        .find_map(|lead| {
+            let at = lower.find(lead)? + lead.len();
+            let word = task.get(at..)?.split_whitespace().next()?;
+            let word = word
+                .trim_end_matches([')', ',', ';', ':'])
+                .trim_end_matches('.')
+                .trim_matches(['`', '\'', '"']);
+            (word.chars().any(|c| c.is_ascii_digit()) && !word.contains('/'))
+                .then(|| word.to_owned())
+        })
+}
+
+/// The shape of a value: runs of digits, runs of letters, and each other
+/// character as it is (`3.11.7` and `3.12.1` share one).
+fn shape(value: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in value.chars() {
+        let class = if c.is_ascii_digit() {
+            "9".to_owned()
+        } else if c.is_alphabetic() {
+            "a".to_owned()
+        } else {
+            c.to_string()
+        };
+        if out.last() != Some(&class) || !(class == "9" || class == "a") {
+            out.push(class);
+        }
+    }
+    out
+}
+
+/// When the one line of a result holds a value in the form of the task's
+/// `example` with other words around it (`Python 3.11.7` for `3.11.7`):
+/// the line and that value.
+fn beside_example(text: &str, example: &str) -> Option<(String, String)> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let line = lines.next()?;
+    if lines.next().is_some() || shape(line) == shape(example) {
+        return None;
+    }
+    let wanted = shape(example);
+    let value = line
+        .split_whitespace()
+        .map(|w| {
+            w.trim_end_matches([',', ';', ':', ')'])
+                .trim_start_matches('(')
+                .trim_end_matches('.')
+        })
+        .find(|w| shape(w) == wanted)?;
+    Some((line.to_owned(), value.to_owned()))
+}
+
 fn asked_header(task: &str) -> Option<String> {
     let words: Vec<&str> = task_words(task).collect();
     words.iter().enumerate().find_map(|(i, word)| {
@@ -2929,6 +3007,38 @@ mod tests {
             coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
             None
         );
+    }
+
+    #[test]
+    fn a_result_with_words_around_the_form_of_the_tasks_example_is_named() {
+        let task =
+            "Write the version of python3 on this machine (for example 3.11.7) to version.txt.";
+        let asked = Asked::of(task);
+        assert_eq!(asked.example.as_deref(), Some("3.11.7"));
+        let problems = content_problems("version.txt", "Python 3.11.7\n", &[], &asked);
+        assert_eq!(
+            problems,
+            [
+                "`version.txt` holds `Python 3.11.7` where the task's example is `3.11.7`: write the value alone in that form (`3.11.7`, as `open('version.txt', 'w').write('3.11.7\\n')` writes it)"
+            ]
+        );
+        // The value alone, another value of the form, or no such value:
+        // nothing to say.
+        for text in ["3.12.1\n", "Python\n", "3.11.7\n3.11.8\n"] {
+            assert!(
+                content_problems("version.txt", text, &[], &asked).is_empty(),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            asked_example("Write the last day (e.g. 2026-01-31, as dates are written) to d.txt"),
+            Some("2026-01-31".to_owned())
+        );
+        assert_eq!(
+            asked_example("Organise the files (for example report.pdf goes into pdf/)."),
+            None
+        );
+        assert_eq!(asked_example("Write the total to t.txt."), None);
     }
 
     #[test]
