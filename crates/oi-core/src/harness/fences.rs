@@ -7,6 +7,8 @@ use std::ops::Range;
 pub(crate) struct Fence {
     /// The first word of the info string, lower-cased, without decoration
     /// (`{python}`, `.py`, `Python` → `python`, `py`, `python`); may be empty.
+    /// A first line of the block that is only a language's name sets it
+    /// instead, and is not part of `code` (see [`named_first`]).
     pub lang: String,
     pub code: String,
     /// Where the whole block, fences included, sits in the text.
@@ -44,13 +46,33 @@ pub(crate) fn fenced_blocks(text: &str) -> Vec<Fence> {
         if code.ends_with('\n') {
             code.pop();
         }
+        let (lang, code) = named_first(open.lang, code);
         fences.push(Fence {
-            lang: open.lang,
+            lang,
             code,
             span: start..end,
         });
     }
     fences
+}
+
+/// A block whose first line is only a language's name (```` ```shell ````,
+/// then `python`, then Python code): a small model writes the language
+/// again as the block's first line, where it runs as a command (starting
+/// an interpreter) or is a syntax error. That language, and the code after
+/// the line; else the block as it is.
+fn named_first(lang: String, code: String) -> (String, String) {
+    let mut lines = code.splitn(2, '\n');
+    let first = lines.next().unwrap_or("").trim();
+    let rest = lines.next().unwrap_or("");
+    let named = !first.is_empty()
+        && first.chars().all(|c| c.is_ascii_alphanumeric())
+        && oi_kernels::install_hint(first).is_some();
+    if named && !rest.trim().is_empty() {
+        (first.to_ascii_lowercase(), rest.to_owned())
+    } else {
+        (lang, code)
+    }
 }
 
 struct Opening {
@@ -153,6 +175,16 @@ mod tests {
                 ("bash".into(), "ls -la".into())
             ]
         );
+    }
+
+    #[test]
+    fn a_first_line_naming_a_language_sets_it_wherever_blocks_are_read() {
+        // The span still covers the line, so a block left out of a request
+        // goes whole.
+        let text = "```shell\npython\nprint(1)\n```\n";
+        let f = &fenced_blocks(text)[0];
+        assert_eq!((f.lang.as_str(), f.code.as_str()), ("python", "print(1)"));
+        assert_eq!(&text[f.span.clone()], text);
     }
 
     #[test]

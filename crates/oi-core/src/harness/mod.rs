@@ -159,25 +159,6 @@ fn is_prose(code: &str) -> bool {
     lines.iter().any(|l| sentence(l)) && lines.iter().all(|l| sentence(l) || name(l))
 }
 
-/// A block whose first line is only a language's name (```` ```shell ````,
-/// then `python`, then Python code): a small model writes the language
-/// again as the block's first line, where it runs as a command (starting
-/// an interpreter) or is a syntax error. That language, and the code after
-/// the line; else the block as it is.
-fn named_first(lang: &str, code: &str) -> (String, String) {
-    let mut lines = code.splitn(2, '\n');
-    let first = lines.next().unwrap_or("").trim();
-    let rest = lines.next().unwrap_or("");
-    let named = !first.is_empty()
-        && first.chars().all(|c| c.is_ascii_alphanumeric())
-        && oi_kernels::install_hint(first).is_some();
-    if named && !rest.trim().is_empty() {
-        (first.to_ascii_lowercase(), rest.to_owned())
-    } else {
-        (lang.to_owned(), code.to_owned())
-    }
-}
-
 /// Whether every line of a block is a comment (`#`, `//`): it does
 /// nothing in any language, and a small model held to a code block writes
 /// its answer as one.
@@ -569,12 +550,6 @@ impl Harness {
                     {
                         continue;
                     }
-                    let (lang, code) = named_first(&fence.lang, &fence.code);
-                    let fence = fences::Fence {
-                        lang,
-                        code,
-                        span: fence.span,
-                    };
                     let language = if fence.lang.is_empty() {
                         match language::guess(&fence.code) {
                             Some(l) => Some(l.to_owned()),
