@@ -107,10 +107,8 @@ pub(super) struct Coach {
     changed_input: bool,
     /// The regular expressions of the last batch's Python code.
     patterns: Vec<String>,
-    /// The lines of that code, to give a pattern's fix in the model's own
-    /// line.
-    pattern_lines: Vec<String>,
-    /// The Python code of the last batch.
+    /// The Python code of the last batch (its patterns' lines are given
+    /// back fixed; a `groupby` in it explains a lost column).
     python: String,
     /// Whether the model was told a pattern of its code finds nothing.
     told_pattern: bool,
@@ -231,7 +229,6 @@ impl Coach {
             edits,
             changed_input: false,
             patterns: Vec::new(),
-            pattern_lines: Vec::new(),
             python: String::new(),
             told_pattern: false,
             folders_seen,
@@ -268,23 +265,14 @@ impl Coach {
                 .flatten()
                 .any(|run| runs_command(&run.code, command))
         });
-        let python = || {
-            runs.iter()
-                .flatten()
-                .filter(|run| run.language.as_deref().is_some_and(|l| l.starts_with("py")))
-        };
-        self.patterns = python()
-            .flat_map(|run| super::pattern::patterns(&run.code))
-            .collect();
-        self.python = python()
+        self.python = runs
+            .iter()
+            .flatten()
+            .filter(|run| run.language.as_deref().is_some_and(|l| l.starts_with("py")))
             .map(|run| run.code.as_str())
             .collect::<Vec<_>>()
             .join("\n");
-        self.pattern_lines = python()
-            .flat_map(|run| run.code.lines())
-            .filter(|line| self.patterns.iter().any(|p| line.contains(p.as_str())))
-            .map(|line| line.trim().to_owned())
-            .collect();
+        self.patterns = super::pattern::patterns(&self.python);
         // Code that uses a column of numbers written `$1,200.50` without
         // removing the signs compares, sorts or adds them as text.
         for run in runs.iter().flatten() {
@@ -762,8 +750,9 @@ impl Coach {
                 // The model's own line with the pattern fixed, which it
                 // copies where it ignores the pattern alone.
                 let own = self
-                    .pattern_lines
-                    .iter()
+                    .python
+                    .lines()
+                    .map(str::trim)
                     .find(|line| line.contains(pattern.as_str()))
                     .map(|line| format!(": `{}`", line.replacen(pattern.as_str(), &fixed, 1)))
                     .unwrap_or_default();
@@ -1190,6 +1179,19 @@ pub(super) fn quoted(rest: &str) -> Option<&str> {
     rest.find(quote).map(|end| &rest[..end])
 }
 
+/// The tables among the `inputs` (in `cwd`): each name, its separator and
+/// its columns, read from the file's start.
+fn input_tables<'a>(inputs: &'a [String], cwd: &Path) -> Vec<(&'a String, char, Vec<String>)> {
+    inputs
+        .iter()
+        .filter_map(|name| {
+            let head = read_head(&cwd.join(name), 8192)?;
+            let (sep, columns) = table::columns(&String::from_utf8_lossy(&head))?;
+            Some((name, sep, columns))
+        })
+        .collect()
+}
+
 /// When a run of `code` that groups (`groupby`) failed for a missing key
 /// (`KeyError: 'name'`) that is a column of an input table split by
 /// commas, at a line that is not a merge: the table the code used there
@@ -1215,11 +1217,9 @@ fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
     if failing.contains("merge(") || failing.contains("read_") {
         return None;
     }
-    let owner = inputs.iter().find_map(|name| {
-        let head = read_head(&cwd.join(name), 8192)?;
-        let (sep, columns) = table::columns(&String::from_utf8_lossy(&head))?;
-        (sep == ',' && columns.iter().any(|c| c == key)).then_some(name)
-    })?;
+    let (owner, _, _) = input_tables(inputs, cwd)
+        .into_iter()
+        .find(|(_, sep, columns)| *sep == ',' && columns.iter().any(|c| c == key))?;
     Some(format!(
         "[oi: `{key}` is a column of `{owner}`, but the table `{failing}` uses has no `{key}` column any more: a `groupby(…)[…].sum()` keeps only the grouped and summed columns, so group by `{key}` too (`groupby([…, '{key}'])`), or print the table's `.columns` before that line to see what it holds.]"
     ))
@@ -1237,14 +1237,7 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
     if key.is_none() && !output.contains("IndexError: list index out of range") {
         return None;
     }
-    let tables: Vec<(&String, char, Vec<String>)> = inputs
-        .iter()
-        .filter_map(|name| {
-            let head = read_head(&cwd.join(name), 8192)?;
-            let (sep, columns) = table::columns(&String::from_utf8_lossy(&head))?;
-            Some((name, sep, columns))
-        })
-        .collect();
+    let tables = input_tables(inputs, cwd);
     let odd_separator = tables.iter().any(|(_, sep, _)| *sep != ',');
     let what = match key {
         _ if tables.is_empty() => return None,
@@ -1772,17 +1765,25 @@ fn runs_command(code: &str, command: &str) -> bool {
 /// Two lines of a result that are the same but for case or spacing
 /// (`Bob  Jones`, `bob jones`): the first and the other, trimmed.
 fn folded_twins(text: &str) -> Option<(String, String)> {
+    twins(text)
+        .next()
+        .map(|(first, other)| (first.to_owned(), other.to_owned()))
+}
+
+/// Each line of `text` (trimmed) that folds to an earlier line but is
+/// written otherwise, with that earlier line.
+fn twins(text: &str) -> impl Iterator<Item = (&str, &str)> {
     let mut seen: HashMap<String, &str> = HashMap::new();
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        match seen.get(&table::fold(line)) {
-            Some(first) if *first != line => return Some(((*first).to_owned(), line.to_owned())),
-            Some(_) => {}
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter_map(move |line| match seen.get(&table::fold(line)) {
+            Some(first) => (*first != line).then_some((*first, line)),
             None => {
                 seen.insert(table::fold(line), line);
+                None
             }
-        }
-    }
-    None
+        })
 }
 
 /// How two lines that fold to one differ (in spacing, case, or both),
@@ -1795,13 +1796,12 @@ fn twins_differ(
     other: &str,
     inputs: &[(&String, &String)],
 ) -> (&'static str, &'static str) {
-    let (case, spacing) = inputs
-        .iter()
-        .fold(ways_differ(first, other), |(c, s), (_, text)| {
-            let (ic, is) = written_twice(text);
-            (c || ic, s || is)
-        });
-    let differ = match ways_differ(first, other) {
+    let these = ways_differ(first, other);
+    let (case, spacing) = inputs.iter().fold(these, |(c, s), (_, text)| {
+        let (ic, is) = written_twice(text);
+        (c || ic, s || is)
+    });
+    let differ = match these {
         (false, _) => "spacing",
         (true, false) => "case",
         (true, true) => "case and spacing",
@@ -1831,29 +1831,13 @@ fn ways_differ(first: &str, other: &str) -> (bool, bool) {
     )
 }
 
-/// Whether lines of `text` (its first 2000) that fold to one differ in
-/// case, and in spacing.
+/// Whether lines of `text` that fold to one differ in case, and in
+/// spacing.
 fn written_twice(text: &str) -> (bool, bool) {
-    let mut seen: HashMap<String, &str> = HashMap::new();
-    let (mut case, mut spacing) = (false, false);
-    for line in text
-        .lines()
-        .take(2000)
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-    {
-        match seen.get(&table::fold(line)) {
-            Some(first) => {
-                let (c, s) = ways_differ(first, line);
-                case |= c;
-                spacing |= s;
-            }
-            None => {
-                seen.insert(table::fold(line), line);
-            }
-        }
-    }
-    (case, spacing)
+    twins(text).fold((false, false), |(case, spacing), (first, other)| {
+        let (c, s) = ways_differ(first, other);
+        (case || c, spacing || s)
+    })
 }
 
 /// A key set twice in one section of an INI-style file (`[database]`

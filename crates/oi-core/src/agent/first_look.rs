@@ -11,7 +11,6 @@
 //! Bounded: a few lines of each named file, a JSON document's shape rather
 //! than its text, at most [`MAX_CHARS`] in all.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value;
@@ -409,12 +408,11 @@ fn variant_key(items: &[Value]) -> Option<String> {
         .collect();
     let first = objects.first()?;
     first.keys().find_map(|key| {
-        let values: BTreeSet<&str> = objects
+        let values: Vec<&str> = objects
             .iter()
             .filter_map(|o| o.get(key.as_str()).and_then(Value::as_str))
             .collect();
-        let folded: BTreeSet<String> = values.iter().map(|v| table::fold(v)).collect();
-        (folded.len() < values.len()).then(|| key.clone())
+        table::variants(&values).map(|_| key.clone())
     })
 }
 
@@ -508,8 +506,7 @@ fn item_keys(items: &[Value]) -> String {
                 Some(_) => all_text = false,
             }
         }
-        let folded: BTreeSet<String> = values.iter().map(|v| table::fold(v)).collect();
-        let variants = folded.len() < values.len();
+        let variants = table::variants(&values).is_some();
         if all_text
             && values.len() > 1
             && values.len() <= MAX_VALUES

@@ -156,10 +156,7 @@ pub(super) fn save_rewritten_scripts(
             continue;
         };
         let runner = script(&name).map_or("bash", |s| s.runner);
-        let quoted: Vec<&String> = commands
-            .iter()
-            .filter(|command| super::coach::named_files(command).contains(&name))
-            .collect();
+        let quoted = commands_running(commands, &name);
         let runs = if quoted.is_empty() {
             format!("{runner} '{name}'\n")
         } else {
@@ -185,6 +182,15 @@ pub(super) fn save_rewritten_scripts(
         saved.push(name);
     }
     (actions, saved)
+}
+
+/// The commands of `commands` (those a task quotes) that run the script
+/// `name`.
+pub(super) fn commands_running<'a>(commands: &'a [String], name: &str) -> Vec<&'a String> {
+    commands
+        .iter()
+        .filter(|command| super::coach::named_files(command).iter().any(|n| n == name))
+        .collect()
 }
 
 /// Whether `code` uses the script `name` (runs, reads or writes it) rather

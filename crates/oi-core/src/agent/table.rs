@@ -578,7 +578,7 @@ fn kind(values: &[&str]) -> String {
 }
 
 /// Two different spellings of one value, if there are.
-fn variants<'a>(values: &[&'a str]) -> Option<(&'a str, &'a str)> {
+pub(super) fn variants<'a>(values: &[&'a str]) -> Option<(&'a str, &'a str)> {
     values.iter().enumerate().find_map(|(i, a)| {
         values[i + 1..]
             .iter()

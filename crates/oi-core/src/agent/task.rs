@@ -13,7 +13,7 @@ use super::first_look::{first_look, named_folders};
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
 use super::resample::{self, Resample};
 use super::runaway::{self, Runaway};
-use super::save_as::{save_named_scripts, save_rewritten_scripts};
+use super::save_as::{commands_running, save_named_scripts, save_rewritten_scripts};
 use super::splice::Splicer;
 use super::traceback::compact_reports;
 use super::{Session, sleep_until};
@@ -230,9 +230,9 @@ impl Session {
                     saved = Vec::new();
                 }
                 if !saved.is_empty() {
-                    let quoted: Vec<String> = commands
+                    let quoted: Vec<String> = saved
                         .iter()
-                        .filter(|c| named_files(c).iter().any(|n| saved.contains(n)))
+                        .flat_map(|name| commands_running(&commands, name))
                         .map(|c| format!("`{c}`"))
                         .collect();
                     let how = if quoted.is_empty() {
