@@ -393,7 +393,7 @@ async fn a_small_model_going_in_circles_is_asked_again_and_sees_what_it_changed(
     assert_eq!(out.code, 0, "{out:?}");
     assert!(
         out.stderr.contains(
-            "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, or no code where a step was asked for); asking once more, sampling more freely (temperature 0.7) and without the code that failed in view"
+            "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, a value typed into a print, or no code where a step was asked for); asking once more, sampling more freely (temperature 0.7) and without the code that failed in view"
         ),
         "{}",
         out.stderr
@@ -593,7 +593,7 @@ async fn a_small_model_that_ends_without_the_file_the_task_names_is_told() {
     );
     let told = env.server.chat_requests()[2].last_message_text();
     assert!(
-        told.contains("the task names `count.txt`, which does not exist yet"),
+        told.contains("the task asks you to write `count.txt`, which does not exist yet"),
         "{told}"
     );
     assert!(!told.contains("data.csv"), "{told}");
@@ -665,7 +665,7 @@ async fn a_small_model_that_repeats_a_note_back_gets_no_more_notes() {
     env.server
         .push(Reply::text("Sure, it is done."))
         .push(Reply::text(
-            "[oi: the task names `out.txt`, which does not exist yet. If the task asks you to write it, do that now with code; if it does not, give your answer again.]",
+            "[oi: the task asks you to write `out.txt`, which does not exist yet. Do that now with code that finds what it should hold and writes it there.]",
         ))
         .push(Reply::text("never asked"));
     let out = env.exec(&["-y", "Write hello to out.txt."]).await;
@@ -1286,9 +1286,13 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
             "```python\n_ = open('mean.txt', 'w').write('Mean: 25.5')\n```",
         ))
         .push(Reply::text("The task is done."))
-        .push(Reply::text("```python\nprint(25.5)\n```"))
+        .push(Reply::text(
+            "```python\nprint(open('mean.txt').read())\n```",
+        ))
         .push(Reply::text("The task is done."))
-        .push(Reply::text("```python\nprint('checked')\n```"))
+        .push(Reply::text(
+            "```python\nprint(open('numbers.txt').read())\n```",
+        ))
         .push(Reply::text("The task is done."));
     let out = env
         .exec(&["-y", "Write the mean of numbers.txt to mean.txt"])
@@ -1440,12 +1444,14 @@ async fn failing_variations_of_one_idea_stop_a_small_models_task() {
 }
 
 #[tokio::test]
-async fn a_reply_that_repeats_itself_is_stopped_cut_and_the_model_told() {
+async fn a_reply_that_repeats_itself_is_stopped_asked_again_then_cut_and_the_model_told() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:0.5b");
-    env.server
-        .push(Reply::text(&format!("The numbers are: {}", "0, ".repeat(2000))).chunk_chars(16))
-        .push(Reply::text("Done."));
+    let runaway = format!("The numbers are: {}", "0, ".repeat(2000));
+    for _ in 0..3 {
+        env.server.push(Reply::text(&runaway).chunk_chars(16));
+    }
+    env.server.push(Reply::text("Done."));
     let out = env.exec(&["-y", "What are the numbers?"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     assert!(
@@ -1454,14 +1460,80 @@ async fn a_reply_that_repeats_itself_is_stopped_cut_and_the_model_told() {
         out.stderr
     );
     let requests = env.server.chat_requests();
-    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(requests.len(), 4);
+    // Dropped, and the same request asked again more freely, twice.
+    for (request, temperature) in requests[1..3].iter().zip([0.7, 1.0]) {
+        assert_eq!(request.body["messages"], requests[0].body["messages"]);
+        assert_eq!(request.body["temperature"], temperature);
+    }
+    assert!(
+        out.stderr.contains(
+            "the reply fell into repeating itself and was dropped; asking once more, sampling more freely (temperature 0.7)"
+        ),
+        "{}",
+        out.stderr
+    );
+    // Then the cut reply is kept and the model told.
+    let messages = requests[3].body["messages"].as_array().unwrap();
     let cut = messages[messages.len() - 2]["content"].as_str().unwrap();
     assert_eq!(cut, "The numbers are: 0, 0,");
     assert!(
-        requests[1]
+        requests[3]
             .last_message_text()
             .starts_with("[oi: your reply kept repeating `0,`"),
         "{}",
-        requests[1].last_message_text()
+        requests[3].last_message_text()
+    );
+}
+
+#[tokio::test]
+async fn a_small_models_typed_guess_is_asked_again_then_called_a_guess_and_the_file_asked_for() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    for (folder, size) in [("logs", 20_000), ("data", 100)] {
+        std::fs::create_dir(env.cwd.path().join(folder)).unwrap();
+        std::fs::write(env.cwd.path().join(folder).join("f"), "x".repeat(size)).unwrap();
+    }
+    let guess = "The biggest is data.\n```bash\necho data\n```";
+    for _ in 0..3 {
+        env.server.push(Reply::text(guess));
+    }
+    env.server
+        .push(Reply::text("The answer is data."))
+        .push(Reply::text(
+            "```bash\ndu -s */ | sort -n | tail -1 | cut -f2 | tr -d / > biggest.txt\n```",
+        ))
+        .push(Reply::text("The biggest is logs."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Which subfolder of this folder takes the most disk space? Write its name to biggest.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 6, "{}", out.stderr);
+    // Asked again twice, more freely; then it runs and is called a guess.
+    assert_eq!(requests[1].body["temperature"], 0.7);
+    assert_eq!(requests[2].body["temperature"], 1.0);
+    assert!(
+        out.stderr.contains("a value typed into a print"),
+        "{}",
+        out.stderr
+    );
+    let after_run = requests[3].body["messages"].to_string();
+    assert!(
+        after_run.contains("that code only prints `data`, a value typed into it"),
+        "{after_run}"
+    );
+    // A question that says to write a file is not done by an answer.
+    let told = requests[4].last_message_text();
+    assert!(
+        told.contains("the task asks you to write `biggest.txt`, which does not exist yet"),
+        "{told}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("biggest.txt")).unwrap(),
+        "logs\n"
     );
 }

@@ -17,7 +17,7 @@ use std::time::SystemTime;
 
 use oi_protocol::HarnessKind;
 
-use super::table;
+use super::{table, typed};
 use crate::harness::{ProposedRun, Report};
 
 /// Runs done again after an install, at most, in a task.
@@ -39,6 +39,18 @@ pub(super) struct Coach {
     /// Files the task names that did not exist when it began: likely what
     /// it asks to make.
     expected: Vec<String>,
+    /// Whether the task says to write one of `expected` ("Write the number
+    /// to commits.txt"), question or not: then it must exist to end.
+    writes_expected: bool,
+    /// The task's text as [`typed::key`] makes it.
+    task_key: String,
+    /// The output of the task's runs so far, as [`typed::key`] makes it
+    /// (bounded): a value printed back from it was found, not typed.
+    outputs_key: String,
+    /// A value the last batch only printed, typed into its code.
+    typed: Option<String>,
+    /// Whether the model was told a run only printed a typed value.
+    told_typed: bool,
     /// Whether the model was told it described code instead of running it.
     told_to_run: bool,
     /// Whether the files the task names were checked when it ended.
@@ -125,6 +137,10 @@ pub(super) struct Coach {
     dropped_entry: BTreeMap<String, String>,
 }
 
+/// Output of a task's runs kept, at most, to tell a value printed back
+/// from it.
+const OUTPUTS_KEPT: usize = 64 * 1024;
+
 /// An input file this big, at most, has its changes shown.
 const DIFFED: u64 = 64 * 1024;
 /// Lines of a change shown, at most.
@@ -196,9 +212,15 @@ impl Coach {
         // asks a question first ("Which region …? Write it to top.txt.").
         let wants_code =
             small_model && (!question && asks_for_action(task) || !expected.is_empty());
+        let writes_expected = expected.iter().any(|name| says_to_write(task, name));
         Self {
             small_model,
             question,
+            writes_expected,
+            task_key: typed::key(task),
+            outputs_key: String::new(),
+            typed: None,
+            told_typed: false,
             expected,
             asked,
             dropped_entry: BTreeMap::new(),
@@ -273,6 +295,13 @@ impl Coach {
             .collect::<Vec<_>>()
             .join("\n");
         self.patterns = super::pattern::patterns(&self.python);
+        // A value printed back from an earlier run's output was found.
+        self.typed = runs
+            .iter()
+            .flatten()
+            .last()
+            .and_then(|run| typed::typed_value(&run.code, run.language.as_deref(), &self.task_key))
+            .filter(|value| !self.outputs_key.contains(&typed::key(value)));
         // Code that uses a column of numbers written `$1,200.50` without
         // removing the signs compares, sorts or adds them as text.
         for run in runs.iter().flatten() {
@@ -349,6 +378,14 @@ impl Coach {
         if !self.checked_outputs && !self.expected.is_empty() {
             self.checked_outputs = true;
             let missing = self.missing(cwd);
+            if !missing.is_empty() && self.writes_expected {
+                self.wants_code = true;
+                return Some(format!(
+                    "[oi: the task asks you to write {}, which does not exist yet{}. Do that now with code that finds what it should hold and writes it there.]",
+                    missing.join(", "),
+                    self.write_answer(reply)
+                ));
+            }
             if !missing.is_empty() {
                 self.wants_code = !self.question;
                 return Some(format!(
@@ -370,7 +407,7 @@ impl Coach {
             n => n < MAX_CHECKS && self.ran_since_check,
         };
         if may_check {
-            let problems = self.ending_problems(cwd, last_failure);
+            let problems = self.ending_problems(cwd, last_failure, reply);
             if !problems.is_empty() {
                 self.completion_checks += 1;
                 self.ran_since_check = false;
@@ -393,36 +430,58 @@ impl Coach {
         None
     }
 
+    /// For a result file the model left missing or blank, the line that
+    /// writes the value its `reply` gave in prose (not a value it typed
+    /// into a print, which is a guess), as a clause to add; or nothing.
+    fn write_answer(&self, reply: &str) -> String {
+        match (self.expected.as_slice(), answer_value(reply)) {
+            ([name], Some(value)) if !self.told_typed => format!(
+                " (if your answer `{value}` is what it should hold, `{}` writes it)",
+                write_only(name, &value)
+            ),
+            _ => String::new(),
+        }
+    }
+
     /// What shows the task is not done as the model ends it (small
     /// models): a failed last run, a file the task names missing or empty,
     /// a result that holds a label, a 0, text where a number belongs, one
     /// entry twice, numbers used as they were written, a quoted command
     /// not run. The completion check names them once.
-    fn ending_problems(&self, cwd: &Path, last_failure: Option<&str>) -> Vec<String> {
+    fn ending_problems(&self, cwd: &Path, last_failure: Option<&str>, reply: &str) -> Vec<String> {
+        // Blank as the preview calls it: nothing but spaces and line
+        // breaks (`awk '{print $9}'` of a line without a ninth field).
         let empty: Vec<String> = self
             .expected
             .iter()
             .filter(|name| {
-                fs_err::metadata(cwd.join(name.as_str())).is_ok_and(|m| m.is_file() && m.len() == 0)
+                let path = cwd.join(name.as_str());
+                fs_err::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= 4096)
+                    && read_head(&path, 4096)
+                        .is_some_and(|head| head.iter().all(u8::is_ascii_whitespace))
             })
             .map(|name| format!("`{name}`"))
             .collect();
+        let write_answer = self.write_answer(reply);
         let mut problems = Vec::new();
         if let Some(error) = last_failure {
             problems.push(format!("your last run failed ({error})"));
         }
         // Told once it does not exist yet, the model ran code and still
         // ends without it (it printed the text instead of writing it).
-        let missing = if self.ran_any && !self.question {
+        let missing = if self.ran_any && (!self.question || self.writes_expected) {
             self.missing(cwd)
         } else {
             Vec::new()
         };
         if !missing.is_empty() {
-            problems.push(format!("{} still does not exist", missing.join(", ")));
+            problems.push(format!(
+                "{} still does not exist{write_answer}",
+                missing.join(", ")
+            ));
         }
         if !empty.is_empty() {
-            problems.push(format!("{} is empty", empty.join(", ")));
+            problems.push(format!("{} is empty{write_answer}", empty.join(", ")));
         }
         if let Some(WrittenColumn {
             file: name,
@@ -603,6 +662,21 @@ impl Coach {
         self.ran_any |= ran;
         self.ran_since_check |= ran;
         let mut previews = Vec::new();
+        if let Some(value) = self.typed.take()
+            && self.small_model
+            && !self.told_typed
+        {
+            self.told_typed = true;
+            self.wants_code = true;
+            previews.push(format!(
+                "[oi: that code only prints `{value}`, a value typed into it: nothing was looked up, so it is a guess. Find the value with code that reads the files or asks the system (a shell command, or Python), print what it finds, then use that.]"
+            ));
+        }
+        for report in reports {
+            if self.outputs_key.len() < OUTPUTS_KEPT {
+                self.outputs_key.push_str(&typed::key(&report.text));
+            }
+        }
         if !self.told_header
             && let Some(note) = reports
                 .iter()
@@ -880,6 +954,28 @@ fn asks_for_change(text: &str) -> bool {
             token.ends_with(['.', ',', ';', ':', '!']) || BEFORE.contains(&word.as_str());
     }
     false
+}
+
+/// Whether the sentence of `task` that names the file `name` says to write
+/// it ("Write the number to commits.txt", "save them in out.csv").
+fn says_to_write(task: &str, name: &str) -> bool {
+    let Some(at) = task.find(name) else {
+        return false;
+    };
+    let before = &task[..at];
+    let start = [". ", "? ", "! ", "\n"]
+        .iter()
+        .filter_map(|end| before.rfind(end).map(|i| i + end.len()))
+        .max()
+        .unwrap_or(0);
+    before[start..].split_whitespace().any(|word| {
+        matches!(
+            word.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+                .as_str(),
+            "write" | "save" | "store" | "put" | "output" | "record" | "export" | "dump" | "append"
+        )
+    })
 }
 
 /// Whether a task asks a question (which a model may answer without code)
@@ -1336,6 +1432,33 @@ fn write_only(name: &str, value: &str) -> String {
         table::python_string(name),
         table::python_string(&format!("{value}\n")).replace('\n', "\\n")
     )
+}
+
+/// The value a one-line answer gives in quotes or backticks, or as a
+/// number after its label (`The largest file is `big.bin`.`, `The answer
+/// is 4.`): what a file the task asks for should likely hold.
+fn answer_value(reply: &str) -> Option<String> {
+    let line = reply.trim();
+    if line.contains('\n') || line.len() > 200 {
+        return None;
+    }
+    let quoted = ['`', '"'].iter().find_map(|&q| {
+        let mut parts = line.split(q);
+        parts.next()?;
+        let inside = parts.next()?;
+        // One quoted span only.
+        (parts.count() == 1).then_some(inside)
+    });
+    let value = match quoted {
+        Some(inside) => inside.trim(),
+        None => {
+            let (_, value) = split_label(line)?;
+            let value = value.trim().trim_end_matches('.');
+            value.parse::<f64>().ok()?;
+            value
+        }
+    };
+    (!value.is_empty() && value.len() <= 80).then(|| value.to_owned())
 }
 
 /// A line cut where its label ends: at its last `:` or `=`, or its last
@@ -1948,6 +2071,169 @@ mod tests {
     }
 
     #[test]
+    fn a_question_that_says_to_write_a_file_must_write_it() {
+        assert!(says_to_write(
+            "How many commits does the repository have? Write the number to commits.txt.",
+            "commits.txt"
+        ));
+        assert!(says_to_write("Save the rows in out.csv", "out.csv"));
+        assert!(!says_to_write(
+            "Which of a.txt and b.txt is bigger?",
+            "a.txt"
+        ));
+        assert!(!says_to_write(
+            "Write a poem. Is notes.txt longer than 3 lines?",
+            "notes.txt"
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let md = HarnessKind::Markdown;
+        let task =
+            "How many commits does the git repository here have? Write the number to commits.txt.";
+        let mut coach = Coach::new(true, task, cwd);
+        assert!(coach.wants_code());
+        coach.heard("```python\nprint(4)\n```");
+        coach.saw_runs(&[Some(ProposedRun {
+            call_id: None,
+            language: Some("python".into()),
+            code: "print(4)".into(),
+        })]);
+        coach.after_runs(&[python_report("4\n")], cwd);
+        coach.heard("The answer is 4.");
+        let note = coach
+            .note_before_ending("The answer is 4.", md, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("the task asks you to write `commits.txt`"),
+            "{note}"
+        );
+        assert!(coach.wants_code(), "a question or not, it must write it");
+        // Still missing after a run: named again before it ends.
+        coach.heard("```python\nprint(4)\n```");
+        coach.after_runs(&[python_report("4\n")], cwd);
+        let note = coach
+            .note_before_ending("The answer is 4.", md, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("`commits.txt` still does not exist"),
+            "{note}"
+        );
+        // A question naming a file it does not say to write may be
+        // answered (see `a_task_that_asks_for_something_done_needs_code`).
+        let mut asked = Coach::new(true, "Which of a.txt and b.txt is bigger?", cwd);
+        asked.heard("a.txt");
+        let note = asked.note_before_ending("a.txt", md, cwd, None).unwrap();
+        assert!(!note.contains("the task asks you to write `"), "{note}");
+    }
+
+    #[test]
+    fn a_value_in_a_one_line_answer_is_read() {
+        for (reply, value) in [
+            (
+                "The largest file in the folder is `big.bin`.",
+                Some("big.bin"),
+            ),
+            ("The answer is 4.", Some("4")),
+            ("Average: 35.25", Some("35.25")),
+            (
+                "The last message is \"Fix the parser\".",
+                Some("Fix the parser"),
+            ),
+            ("The task is done.", None),
+            ("The biggest folder is logs.", None),
+            ("`a` and `b` are bigger.", None),
+            ("Done:\n`big.bin`", None),
+        ] {
+            assert_eq!(answer_value(reply).as_deref(), value, "{reply}");
+        }
+    }
+
+    #[test]
+    fn a_blank_result_is_named_with_the_line_that_writes_the_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let md = HarnessKind::Markdown;
+        let mut coach = Coach::new(
+            true,
+            "Write the name of the largest file in this folder to largest.txt.",
+            cwd,
+        );
+        coach.heard("```bash\nls -lh | head -n 1 | awk '{print $9}' > largest.txt\n```");
+        fs_err::write(cwd.join("largest.txt"), "\n").unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let reply = "The largest file in the folder is `big.bin`.";
+        coach.heard(reply);
+        let note = coach.note_before_ending(reply, md, cwd, None).unwrap();
+        assert!(
+            note.contains("`largest.txt` is empty (if your answer `big.bin` is what it should hold, `open('largest.txt', 'w').write('big.bin\\n')` writes it)"),
+            "{note}"
+        );
+        // Missing, and answered in prose: the same line with the first note.
+        fs_err::write(cwd.join("data.csv"), "a\nb\n").unwrap();
+        let mut coach = Coach::new(
+            true,
+            "Count the rows of data.csv and write the number to rows.txt.",
+            cwd,
+        );
+        coach.heard("```python\nprint(len(open('data.csv').readlines()))\n```");
+        coach.after_runs(&[python_report("42\n")], cwd);
+        coach.heard("The answer is 42.");
+        let note = coach
+            .note_before_ending("The answer is 42.", md, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("the task asks you to write `rows.txt`, which does not exist yet (if your answer `42` is what it should hold, `open('rows.txt', 'w').write('42\\n')` writes it)."),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_run_that_only_prints_a_typed_value_is_called_a_guess_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let run = |language: &str, code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some(language.into()),
+                code: code.into(),
+            })
+        };
+        let task = "Which subfolder of this folder takes the most disk space? Write its name to biggest.txt.";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.heard("```bash\necho 1.0 GB\n```");
+        coach.saw_runs(&[run("bash", "echo 1.0 GB")]);
+        let notes = coach.after_runs(&[python_report("1.0 GB\n")], cwd);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("only prints `1.0 GB`, a value typed into it")),
+            "{notes:?}"
+        );
+        assert!(coach.wants_code());
+        coach.heard("```bash\necho data\n```");
+        coach.saw_runs(&[run("bash", "echo data")]);
+        let notes = coach.after_runs(&[python_report("data\n")], cwd);
+        assert!(
+            !notes.iter().any(|n| n.contains("typed into it")),
+            "once a task"
+        );
+        // A value an earlier run printed, printed back, was found.
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[run("bash", "du -s */ | sort -n | tail -1")]);
+        coach.after_runs(&[python_report("812\tlogs/\n")], cwd);
+        coach.saw_runs(&[run("python", "print('logs')")]);
+        let notes = coach.after_runs(&[python_report("logs\n")], cwd);
+        assert!(
+            !notes.iter().any(|n| n.contains("typed into it")),
+            "{notes:?}"
+        );
+        // Other models are not told.
+        let mut big = Coach::new(false, task, cwd);
+        big.saw_runs(&[run("bash", "echo 1.0 GB")]);
+        assert!(big.after_runs(&[python_report("1.0 GB\n")], cwd).is_empty());
+    }
+
+    #[test]
     fn rewrites_are_saved_only_when_the_task_asks_for_a_change() {
         let dir = tempfile::tempdir().unwrap();
         let may = |task: &str| Coach::new(true, task, dir.path()).may_rewrite();
@@ -1995,12 +2281,12 @@ mod tests {
             notes.iter().any(|n| n.ends_with("It is not right yet: `wc.py` now defines `main` but never runs it (its line `main(sys.argv[1])` is gone), so running the script does nothing. Put that line back.]")),
             "{notes:?}"
         );
-        assert!(coach.ending_problems(dir.path(), None).contains(
+        assert!(coach.ending_problems(dir.path(), None, "").contains(
             &"`wc.py` no longer runs anything: its line `main(sys.argv[1])` is gone".to_owned()
         ));
         fs_err::write(&path, format!("{fixed}main(sys.argv[1])\n")).unwrap();
         coach.after_runs(&[], dir.path());
-        assert!(coach.ending_problems(dir.path(), None).is_empty());
+        assert!(coach.ending_problems(dir.path(), None, "").is_empty());
     }
 
     #[test]

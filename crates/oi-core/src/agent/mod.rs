@@ -39,6 +39,7 @@ mod splice;
 mod table;
 mod task;
 mod traceback;
+mod typed;
 
 use task::Reply;
 

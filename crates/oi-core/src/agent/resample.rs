@@ -1,8 +1,8 @@
 //! Asking a small model again when its reply would run, unchanged, the code
 //! that ran last, or code that already failed in this task (going in
 //! circles: A fails, B looks, A again), the output of a run that failed
-//! copied back as code, or the prompt's example block copied as a step;
-//! or when a reply held to a code step runs nothing (its block is prose,
+//! copied back as code, the prompt's example block copied as a step, or
+//! a block that only prints a value typed into it (a guess); or when a reply held to a code step runs nothing (its block is prose,
 //! comments, or the output it expects). Sampled greedily (the default for
 //! small local models), the same conversation brings the same reply: the
 //! repeat is not run, and the request is sent once more with freer
@@ -14,6 +14,8 @@ use oi_protocol::Message;
 
 use crate::harness::{Action, EXAMPLE_CODE, fenced_blocks};
 use crate::loop_guard::LoopGuard;
+
+use super::typed;
 
 /// What stands, in a request asking again, where a block that failed was.
 const LEFT_OUT: &str = "(code left out here: it failed, as its result below says)\n";
@@ -27,13 +29,33 @@ pub(super) fn copies_left_out(reply: &str) -> bool {
 /// The temperatures of the further requests for one repeat, in order.
 const TEMPERATURES: [f64; 2] = [0.7, 1.0];
 
+/// Why a request is sent again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Again {
+    /// The reply was no new step (see [`Resample::again`]).
+    NoStep,
+    /// The reply fell into repeating itself.
+    Runaway,
+}
+
 /// The further requests made for the current repeat.
 #[derive(Debug, Default)]
 pub(super) struct Resample {
     tries: usize,
+    /// The task's text as [`typed::key`] makes it, when known: a block
+    /// that only prints a value the task does not give is no step.
+    task_key: Option<String>,
 }
 
 impl Resample {
+    /// The further requests of the task whose text is `task`.
+    pub(super) fn for_task(task: &str) -> Self {
+        Self {
+            tries: 0,
+            task_key: Some(typed::key(task)),
+        }
+    }
+
     /// The temperature to ask again with when the last code `actions`
     /// would run is the code proposed last (`guard`), or no new step (see
     /// above), or when nothing would run of a reply `held` to a code step
@@ -55,6 +77,9 @@ impl Resample {
                     || guard.echoes_failed_output(&run.code)
                     || run.code.trim() == EXAMPLE_CODE
                     || bare_value(&run.code)
+                    || self.task_key.as_deref().is_some_and(|task| {
+                        typed::typed_value(&run.code, run.language.as_deref(), task).is_some()
+                    })
             }
             None => held && actions.is_empty(),
         };
@@ -62,6 +87,20 @@ impl Resample {
             self.tries = 0;
             return None;
         }
+        self.freer(configured)
+    }
+
+    /// The temperature to ask again with after a reply that fell into
+    /// repeating itself (cut, not kept), while tries remain: greedy
+    /// sampling of the same conversation falls into the same repetition,
+    /// and a cut reply kept in view is copied. `None`: keep the cut reply
+    /// and tell the model.
+    pub(super) fn after_runaway(&mut self, configured: Option<f64>) -> Option<f64> {
+        self.freer(configured)
+    }
+
+    /// The next temperature of the current repeat, if tries remain.
+    fn freer(&mut self, configured: Option<f64>) -> Option<f64> {
         let temperature = *TEMPERATURES.get(self.tries)?;
         self.tries += 1;
         Some(temperature.max(configured.unwrap_or(0.0)))
@@ -236,6 +275,48 @@ mod tests {
             resample.again(&[run("{'ben': 37.5}")], false, &guard, None),
             Some(0.7)
         );
+    }
+
+    #[test]
+    fn a_block_printing_a_typed_value_is_asked_again_once_the_task_is_known() {
+        let guard = LoopGuard::default();
+        let task = "How many commits does the repository have? Write it to commits.txt.";
+        let mut resample = Resample::for_task(task);
+        assert_eq!(
+            resample.again(&[run("print(4)")], false, &guard, None),
+            Some(0.7)
+        );
+        assert_eq!(
+            resample.again(&[run("print(4)")], false, &guard, None),
+            Some(1.0)
+        );
+        assert_eq!(
+            resample.again(&[run("print(4)")], false, &guard, None),
+            None,
+            "then it runs"
+        );
+        let mut resample = Resample::for_task(task);
+        let counts =
+            "import subprocess\nprint(subprocess.run(['git', 'rev-list', '--count', 'HEAD']))";
+        assert_eq!(resample.again(&[run(counts)], false, &guard, None), None);
+        // Printing what the task gives is the step.
+        let mut resample = Resample::for_task("Print hello world.");
+        assert_eq!(
+            resample.again(&[run("print('Hello, world!')")], false, &guard, None),
+            None
+        );
+    }
+
+    #[test]
+    fn a_runaway_reply_is_asked_again_twice_then_kept() {
+        let guard = LoopGuard::default();
+        let mut resample = Resample::default();
+        assert_eq!(resample.after_runaway(None), Some(0.7));
+        assert_eq!(resample.after_runaway(Some(0.8)), Some(1.0));
+        assert_eq!(resample.after_runaway(None), None);
+        // A reply that runs new code starts the count again.
+        assert_eq!(resample.again(&[run("x = 1")], false, &guard, None), None);
+        assert_eq!(resample.after_runaway(Some(0.8)), Some(0.8));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::coach::{Coach, named_files, quoted_commands};
 use super::execute::Halt;
 use super::first_look::{first_look, named_folders};
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
-use super::resample::{self, Resample};
+use super::resample::{self, Again, Resample};
 use super::runaway::{self, Runaway};
 use super::save_as::{commands_running, save_named_scripts, save_rewritten_scripts};
 use super::splice::Splicer;
@@ -110,7 +110,7 @@ impl Session {
         }
         let mut turn = 0;
         let mut retried_overflow = false;
-        let mut resample = Resample::default();
+        let mut resample = Resample::for_task(&task);
         let mut splicer = Splicer::default();
         // Set for the next request only, when it asks again (small models).
         let mut temperature = None;
@@ -125,7 +125,7 @@ impl Session {
             self.drop_stopped_mcp_servers();
             self.emit(Event::ModelRequest { turn });
             let mut request = self.request();
-            if let Some(t) = temperature.take() {
+            if let Some((t, why)) = temperature.take() {
                 request.temperature = Some(t);
                 let hidden = resample::leave_out_failed_code(&mut request.messages, &self.guard);
                 let unseen = if hidden > 0 {
@@ -133,9 +133,15 @@ impl Session {
                 } else {
                     ""
                 };
+                let why = match why {
+                    Again::NoStep => {
+                        "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, a value typed into a print, or no code where a step was asked for)"
+                    }
+                    Again::Runaway => "the reply fell into repeating itself and was dropped",
+                };
                 self.emit(Event::Warning {
                     message: format!(
-                        "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, or no code where a step was asked for); asking once more, sampling more freely (temperature {t}){unseen}"
+                        "{why}; asking once more, sampling more freely (temperature {t}){unseen}"
                     ),
                 });
             }
@@ -175,6 +181,14 @@ impl Session {
                 });
             }
             if let Some(found) = &reply.runaway {
+                // Asked again more freely first: the same request, sampled
+                // greedily, falls into the same repetition.
+                if self.config.small_model
+                    && let Some(t) = resample.after_runaway(self.config.temperature)
+                {
+                    temperature = Some((t, Again::Runaway));
+                    continue;
+                }
                 // What came before the repetition stays; nothing of a cut
                 // reply is run (its code is likely cut too).
                 self.history.push(Message::Assistant {
@@ -203,7 +217,7 @@ impl Session {
             {
                 // Not run, not kept: the same request goes again (said
                 // when it is built, with what it leaves out).
-                temperature = Some(t);
+                temperature = Some((t, Again::NoStep));
                 continue;
             }
             let mut spliced = None;
