@@ -521,8 +521,9 @@ impl Coach {
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
-                    "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`, as `{}` writes it)",
-                    write_only(name, value)
+                    "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`, as `{}` writes it{})",
+                    write_only(name, value),
+                    own_write_fix(&self.python, line)
                 ));
             }
         }
@@ -775,7 +776,14 @@ impl Coach {
                 continue;
             }
             self.shown.insert(name.clone(), stamp);
-            previews.extend(file_preview(name, &path, meta.len(), &inputs, &self.asked));
+            previews.extend(file_preview(
+                name,
+                &path,
+                meta.len(),
+                &inputs,
+                &self.asked,
+                &self.python,
+            ));
         }
         previews
     }
@@ -1022,6 +1030,7 @@ fn file_preview(
     len: u64,
     inputs: &[(&String, &String)],
     asked: &Asked,
+    python: &str,
 ) -> Option<String> {
     use std::io::Read as _;
     const LINES: usize = 3;
@@ -1068,8 +1077,9 @@ fn file_preview(
     let lines = if count == 1 { "line" } else { "lines" };
     let check = match labelled(name, &shown) {
         Some((line, value)) => format!(
-            "It puts words before the value (`{line}`): if the task asks for the value, write only the value (`{value}`), as `{}` does.",
-            write_only(name, value)
+            "It puts words before the value (`{line}`): if the task asks for the value, write only the value (`{value}`), as `{}` does{}.",
+            write_only(name, value),
+            own_write_fix(python, line)
         ),
         None if is_zero(text) => "It holds 0: unless that is the real answer, your code matched or read nothing. Print a few of the lines or rows it should have counted, then fix it.".to_owned(),
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
@@ -1432,6 +1442,57 @@ fn write_only(name: &str, value: &str) -> String {
         table::python_string(name),
         table::python_string(&format!("{value}\n")).replace('\n', "\\n")
     )
+}
+
+/// Where the model's `python` wrote a result `line` with an f-string of
+/// one value and words around it (`f"The average is: {avg}"`): that code
+/// line and the same line writing the value alone, as a clause to add to
+/// a note (a small model rewrites its own line more readily than it
+/// takes up a new one); or nothing.
+fn own_write_fix(python: &str, line: &str) -> String {
+    let line = line.trim();
+    python
+        .lines()
+        .map(str::trim)
+        .find_map(|code| {
+            let (start, end, content) = f_string(code)?;
+            let (open, close) = (content.find('{')?, content.rfind('}')?);
+            let placeholder = &content[open..=close];
+            if placeholder[1..].contains('{') {
+                return None;
+            }
+            let (prefix, suffix) = (&content[..open], &content[close + 1..]);
+            let newline = suffix.ends_with("\\n");
+            let suffix = suffix.trim_end_matches("\\n");
+            let words = !prefix.trim().is_empty() || !suffix.trim().is_empty();
+            (words && line.starts_with(prefix.trim_start()) && line.ends_with(suffix.trim_end()))
+                .then(|| {
+                    let quote = &code[start + 1..start + 2];
+                    let fixed = format!(
+                        "{}f{quote}{placeholder}{}{quote}{}",
+                        &code[..start],
+                        if newline { "\\n" } else { "" },
+                        &code[end..]
+                    );
+                    format!(" (in your code, `{code}` becomes `{fixed}`)")
+                })
+        })
+        .unwrap_or_default()
+}
+
+/// The first f-string of a code line: where it starts (its `f`), where it
+/// ends (after its closing quote), and what is between the quotes.
+fn f_string(code: &str) -> Option<(usize, usize, &str)> {
+    let bytes = code.as_bytes();
+    let start = (0..bytes.len().saturating_sub(1)).find(|&i| {
+        matches!(bytes[i], b'f' | b'F')
+            && matches!(bytes[i + 1], b'"' | b'\'')
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'))
+    })?;
+    let quote = bytes[start + 1];
+    let rest = &code[start + 2..];
+    let close = rest.bytes().position(|b| b == quote)?;
+    Some((start, start + 2 + close + 1, &rest[..close]))
 }
 
 /// The value a one-line answer gives in quotes or backticks, or as a
@@ -2127,6 +2188,49 @@ mod tests {
     }
 
     #[test]
+    fn a_labelled_result_gets_the_models_own_line_fixed() {
+        let python = "import json\navg = 35.25\nwith open('average.txt', 'w') as file:\n    file.write(f\"The average age of the users is: {avg}\")\n";
+        assert_eq!(
+            own_write_fix(python, "The average age of the users is: 35.25"),
+            " (in your code, `file.write(f\"The average age of the users is: {avg}\")` becomes `file.write(f\"{avg}\")`)"
+        );
+        assert_eq!(
+            own_write_fix("print(f'Mean: {m:.2f}\\n', file=out)", "Mean: 25.50"),
+            " (in your code, `print(f'Mean: {m:.2f}\\n', file=out)` becomes `print(f'{m:.2f}\\n', file=out)`)"
+        );
+        // Words other than the result's, two values, no words, no f-string.
+        for python in [
+            "f.write(f'Total: {t}')",
+            "f.write(f'{a}: {b}')",
+            "f.write(f'{avg}')",
+            "f.write('The average age of the users is: ' + str(avg))",
+            "elif'x{a}'",
+        ] {
+            assert_eq!(
+                own_write_fix(python, "The average age of the users is: 35.25"),
+                "",
+                "{python}"
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mean.txt");
+        fs_err::write(&path, "Mean: 25.5\n").unwrap();
+        let preview = file_preview(
+            "mean.txt",
+            &path,
+            11,
+            &[],
+            &Asked::default(),
+            "open('mean.txt', 'w').write(f'Mean: {mean}\\n')",
+        )
+        .unwrap();
+        assert!(
+            preview.contains("as `open('mean.txt', 'w').write('25.5\\n')` does (in your code, `open('mean.txt', 'w').write(f'Mean: {mean}\\n')` becomes `open('mean.txt', 'w').write(f'{mean}\\n')`).]"),
+            "{preview}"
+        );
+    }
+
+    #[test]
     fn a_value_in_a_one_line_answer_is_read() {
         for (reply, value) in [
             (
@@ -2297,7 +2401,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("top3.txt");
         fs_err::write(&path, "Hill Valley,2301005\nRiverton,1204331\n").unwrap();
-        let preview = file_preview("top3.txt", &path, 40, &[], &Asked::of(task)).unwrap();
+        let preview = file_preview("top3.txt", &path, 40, &[], &Asked::of(task), "").unwrap();
         assert!(
             preview.ends_with("It is not right yet: each line of `top3.txt` holds more than one value (`Hill Valley,2301005`) where the task asks for one per line. Fix the code and run it again.]"),
             "{preview}"
@@ -2311,7 +2415,7 @@ mod tests {
         ] {
             assert_eq!(several_per_line(fine), None, "{fine}");
         }
-        let preview = file_preview("top3.txt", &path, 40, &[], &Asked::default()).unwrap();
+        let preview = file_preview("top3.txt", &path, 40, &[], &Asked::default(), "").unwrap();
         assert!(
             preview.ends_with("Check that it holds exactly what the task asks for.]"),
             "{preview}"
@@ -2335,14 +2439,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("totals.csv");
         fs_err::write(&path, "name,amount\nAna,4.5\n").unwrap();
-        let preview = file_preview("totals.csv", &path, 20, &[], &Asked::of(task)).unwrap();
+        let preview = file_preview("totals.csv", &path, 20, &[], &Asked::of(task), "").unwrap();
         assert!(
             preview.ends_with("It is not right yet: `totals.csv` begins with `name,amount` where the task asks for the header `name,total`. Fix the code and run it again.]"),
             "{preview}"
         );
         // Spaces after the commas and quotes are the same header.
         fs_err::write(&path, "\"name\", total\nAna,4.5\n").unwrap();
-        let preview = file_preview("totals.csv", &path, 20, &[], &Asked::of(task)).unwrap();
+        let preview = file_preview("totals.csv", &path, 20, &[], &Asked::of(task), "").unwrap();
         assert!(
             preview.ends_with("Check that it holds exactly what the task asks for.]"),
             "{preview}"
@@ -2368,7 +2472,7 @@ mod tests {
         let path = dir.path().join("emails.txt");
         fs_err::write(&path, "Ann <ann@x.org>\nBob <bob@x.org>\nCy\nDee\n").unwrap();
         assert_eq!(
-            file_preview("emails.txt", &path, 36, &[], &Asked::default()).unwrap(),
+            file_preview("emails.txt", &path, 36, &[], &Asked::default(), "").unwrap(),
             "[oi: `emails.txt` now has 4 lines:\nAnn <ann@x.org>\nBob <bob@x.org>\nCy\n…\nCheck that it holds exactly what the task asks for.]"
         );
         // A big file: its start shown, all of its lines counted.
@@ -2381,6 +2485,7 @@ mod tests {
             big.len() as u64,
             &[],
             &Asked::default(),
+            "",
         )
         .unwrap();
         assert!(
@@ -2390,44 +2495,44 @@ mod tests {
         );
         fs_err::write(&path, "").unwrap();
         assert!(
-            file_preview("emails.txt", &path, 0, &[], &Asked::default())
+            file_preview("emails.txt", &path, 0, &[], &Asked::default(), "")
                 .unwrap()
                 .contains("is empty")
         );
         // A count of zero is questioned; another number is not.
         fs_err::write(&path, "0\n").unwrap();
         assert!(
-            file_preview("errors.txt", &path, 2, &[], &Asked::default())
+            file_preview("errors.txt", &path, 2, &[], &Asked::default(), "")
                 .unwrap()
                 .contains("It holds 0: unless that is the real answer"),
         );
         // Breaks written as `\n`, rows that repeat the header.
         fs_err::write(&path, "J-102\\nJ-104\n").unwrap();
         assert!(
-            file_preview("failed.txt", &path, 13, &[], &Asked::default())
+            file_preview("failed.txt", &path, 13, &[], &Asked::default(), "")
                 .unwrap()
                 .contains("It holds `\\n` as two characters"),
         );
         assert!(
-            file_preview("fix.py", &path, 13, &[], &Asked::default())
+            file_preview("fix.py", &path, 13, &[], &Asked::default(), "")
                 .unwrap()
                 .contains("Check that it holds exactly"),
         );
         fs_err::write(&path, "sku,qty\nsku,qty\nsku,qty\n").unwrap();
         assert!(
-            file_preview("in_stock.csv", &path, 24, &[], &Asked::default())
+            file_preview("in_stock.csv", &path, 24, &[], &Asked::default(), "")
                 .unwrap()
                 .contains("repeat the header line"),
         );
         fs_err::write(&path, "0.5\n").unwrap();
         assert!(
-            file_preview("errors.txt", &path, 4, &[], &Asked::default())
+            file_preview("errors.txt", &path, 4, &[], &Asked::default(), "")
                 .unwrap()
                 .contains("Check that it holds exactly"),
         );
         // A result table: its profile, with each column's order.
         fs_err::write(&path, "name,total\nb,3\na,2\nc,1\n").unwrap();
-        let preview = file_preview("totals.csv", &path, 24, &[], &Asked::default()).unwrap();
+        let preview = file_preview("totals.csv", &path, 24, &[], &Asked::default(), "").unwrap();
         assert!(
             preview.contains("As a table: 3 rows under a header row, fields separated by `,`. Columns:\n- `name`: text, like `b`, `a`, `c` (in no order)\n- `total`: whole numbers (in descending order)\nCheck that"),
             "{preview}"
@@ -2444,6 +2549,7 @@ mod tests {
             24,
             &[(&input, &seen)],
             &Asked::default(),
+            "",
         )
         .unwrap();
         assert!(
@@ -2451,14 +2557,15 @@ mod tests {
             "{preview}"
         );
         fs_err::write(&path, "category,total\nFood,$35.20$12.80\nOffice,$89.99\n").unwrap();
-        let preview = file_preview("by_category.csv", &path, 24, &[], &Asked::default()).unwrap();
+        let preview =
+            file_preview("by_category.csv", &path, 24, &[], &Asked::default(), "").unwrap();
         assert!(
             preview.contains("It is not right yet: the `total` column of `by_category.csv` holds text where a number belongs (`$35.20$12.80`): text values were added up, which joins them, so convert the input column to numbers before adding."),
             "{preview}"
         );
         fs_err::write(&path, b"\x89PNG\0\0").unwrap();
         assert_eq!(
-            file_preview("chart.png", &path, 6, &[], &Asked::default()).unwrap(),
+            file_preview("chart.png", &path, 6, &[], &Asked::default(), "").unwrap(),
             "[oi: `chart.png` now exists (6 bytes). Check that it is what the task asks for.]"
         );
     }
@@ -2822,7 +2929,7 @@ mod tests {
             let path = dir.path().join(name);
             fs_err::write(&path, text).unwrap();
             let preview =
-                file_preview(name, &path, text.len() as u64, &[], &Asked::default()).unwrap();
+                file_preview(name, &path, text.len() as u64, &[], &Asked::default(), "").unwrap();
             match expected {
                 Some(part) => assert!(
                     preview.contains("puts words before the value") && preview.contains(part),
