@@ -344,6 +344,27 @@ pub(super) fn refused_number(text: &str) -> Option<(&str, bool)> {
 
 /// A hint for a line a shell tool printed.
 fn shell_hint(line: &str) -> Option<(&'static str, String)> {
+    // `largest.txt=$(du …)`: a file name used as a variable, which the
+    // shell runs as a command (the risk gate holds it back for that).
+    if line.contains("command not found") || line.contains("only known when it runs") {
+        let name = line
+            .split([' ', '`', '(', ':'])
+            .find_map(|word| word.split_once('=').map(|(name, _)| name))
+            .filter(|name| {
+                let (stem, ext) = name.rsplit_once('.').unwrap_or(("", ""));
+                !stem.is_empty()
+                    && !ext.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            })?;
+        return Some((
+            "dotted-variable",
+            format!(
+                "`{name}=…` is not an assignment (a shell variable's name cannot hold a `.`), so the shell runs it as a command. To write a command's output to the file `{name}`, redirect it: `command > {name}`."
+            ),
+        ));
+    }
     let tool = line.split(':').next()?;
     if matches!(tool, "mv" | "cp") && line.ends_with("are the same file") {
         return Some((
@@ -632,6 +653,27 @@ mod tests {
             kind("mv: 'photos/a.jpg' and 'photos/a.jpg' are the same file\n[exit code 1]"),
             Some("same-file")
         );
+    }
+
+    #[test]
+    fn a_file_name_used_as_a_shell_variable_is_explained() {
+        for out in [
+            "bash: line 1: largest.txt=20K: command not found\n[exit code 127]",
+            "Not run: this code looks risky — runs a command whose name is only known when it runs (`largest.txt=$__oi_output`) — so it needs the user's approval",
+        ] {
+            assert_eq!(kind(out), Some("dotted-variable"), "{out}");
+            assert!(
+                note(out).contains("redirect it: `command > largest.txt`"),
+                "{out}"
+            );
+        }
+        for out in [
+            "bash: line 1: foo: command not found\n[exit code 127]",
+            "bash: line 1: x=1: command not found",
+            "runs a command whose name is only known when it runs (`$cmd`)",
+        ] {
+            assert_eq!(kind(out), None, "{out}");
+        }
     }
 
     #[test]
