@@ -1568,6 +1568,19 @@ fn content_problems(
             write_only(name, &value)
         ));
     }
+    // The rows under a header counted where the task counts lines.
+    if asked.counts_lines
+        && let Ok(count) = text.trim().parse::<usize>()
+        && let Some((input, lines)) = inputs.iter().find_map(|(input, body)| {
+            let lines = body.lines().count();
+            let table = table::profile(body, true, true).is_some();
+            (table && lines == count + 1).then_some((input, lines))
+        })
+    {
+        problems.push(format!(
+            "`{name}` holds {count}, the rows under `{input}`'s header, where the task counts its lines: it has {lines} lines with the header (`len(open('{input}').readlines())`)"
+        ));
+    }
     if let Some(asked) = asked.header.as_deref() {
         let first = text
             .trim_start_matches('\u{feff}')
@@ -1628,6 +1641,9 @@ struct Asked {
     one_per_line: bool,
     /// An example of the value, with a digit in it ("for example 3.11.7").
     example: Option<String>,
+    /// A count of lines ("Count the lines of data.csv"), which a header
+    /// line is one of.
+    counts_lines: bool,
 }
 
 impl Asked {
@@ -1639,6 +1655,10 @@ impl Asked {
             one_per_line: ["one per line", "one on each line", "each on its own line"]
                 .iter()
                 .any(|phrase| lower.contains(phrase)),
+            counts_lines: task_words(&lower).any(|w| w == "lines")
+                && ["count", "how many", "number of"]
+                    .iter()
+                    .any(|phrase| lower.contains(phrase)),
         }
     }
 }
@@ -2228,6 +2248,28 @@ mod tests {
             preview.contains("as `open('mean.txt', 'w').write('25.5\\n')` does (in your code, `open('mean.txt', 'w').write(f'Mean: {mean}\\n')` becomes `open('mean.txt', 'w').write(f'{mean}\\n')`).]"),
             "{preview}"
         );
+    }
+
+    #[test]
+    fn rows_counted_where_the_task_counts_lines_are_named() {
+        let data = (
+            "data.csv".to_owned(),
+            "name,age\nann,31\nbob,25\n".to_owned(),
+        );
+        let inputs = [(&data.0, &data.1)];
+        let asked = Asked::of("Count the lines of data.csv and write the number to count.txt.");
+        assert!(asked.counts_lines);
+        let problems = content_problems("count.txt", "2", &inputs, &asked);
+        assert_eq!(
+            problems,
+            [
+                "`count.txt` holds 2, the rows under `data.csv`'s header, where the task counts its lines: it has 3 lines with the header (`len(open('data.csv').readlines())`)"
+            ]
+        );
+        assert!(content_problems("count.txt", "3", &inputs, &asked).is_empty());
+        let rows = Asked::of("Count the rows of data.csv and write the number to count.txt.");
+        assert!(!rows.counts_lines);
+        assert!(content_problems("count.txt", "2", &inputs, &rows).is_empty());
     }
 
     #[test]
