@@ -1537,3 +1537,27 @@ async fn a_small_models_typed_guess_is_asked_again_then_called_a_guess_and_the_f
         "logs\n"
     );
 }
+
+#[tokio::test]
+async fn a_call_that_failed_before_its_function_was_defined_runs_again_once_it_is() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    std::fs::write(env.cwd.path().join("port.txt"), "8000\n").unwrap();
+    env.server
+        .push(Reply::text("```python\nset_port('port.txt', 5433)\n```"))
+        .push(Reply::text(
+            "The function is not defined. Here it is:\n```python\ndef set_port(path, port):\n    open(path, 'w').write(f'{port}\\n')\n```",
+        ))
+        .push(Reply::text("The port is set."));
+    let out = env.exec(&["-y", "Set the port in port.txt to 5433."]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("port.txt")).unwrap(),
+        "5433\n"
+    );
+    let told = env.server.chat_requests()[2].last_message_text();
+    assert!(
+        told.contains("[oi: that defined `set_port`, so oi ran again the code that had failed for lack of it:]"),
+        "{told}"
+    );
+}

@@ -69,6 +69,9 @@ pub(super) struct Coach {
     /// runs again; and how many times one was re-run for the model.
     lacking: Option<ProposedRun>,
     reruns: u8,
+    /// The last Python run that failed naming something not defined
+    /// (`NameError: name 'set_key' is not defined`), with that name.
+    undefined: Option<(String, ProposedRun)>,
     /// Whether the next reply must run code.
     wants_code: bool,
     /// Whether the task asks for something done (or a file made), so that
@@ -232,6 +235,7 @@ impl Coach {
             completion_checks: 0,
             ran_since_check: false,
             lacking: None,
+            undefined: None,
             reruns: 0,
             wants_code,
             acts: wants_code,
@@ -607,6 +611,57 @@ impl Coach {
         })
     }
 
+    /// After a batch of `runs` with these `reports`: the run to do again
+    /// when it failed for a name not defined (`NameError: name 'set_key'
+    /// is not defined`) and the last run of the batch defined that name
+    /// without using it — small models call a function a block before
+    /// they define it, then define it and stop. With the note to lead its
+    /// result. Counted with the re-runs after installs.
+    pub(super) fn rerun_after_definition(
+        &mut self,
+        runs: &[Option<ProposedRun>],
+        reports: &[Report],
+    ) -> Option<(ProposedRun, String)> {
+        if !self.small_model {
+            return None;
+        }
+        let mut defined = None;
+        for (run, report) in runs.iter().zip(reports) {
+            let Some(run) = run else { continue };
+            if let Some(name) = undefined_name(&report.text) {
+                self.undefined = Some((name.to_owned(), run.clone()));
+                defined = None;
+                continue;
+            }
+            let Some((name, failed)) = &self.undefined else {
+                continue;
+            };
+            let python = run.language.as_deref().is_some_and(|l| l.starts_with("py"));
+            if python
+                && !report.text.contains("Traceback")
+                && defines(&run.code, name)
+                && !uses(&run.code, name)
+            {
+                defined = Some((name.clone(), failed.clone()));
+            } else {
+                defined = None;
+            }
+        }
+        let last_ran = runs.len() == reports.len();
+        let (name, run) = defined.filter(|_| last_ran && self.reruns < MAX_RERUNS)?;
+        self.undefined = None;
+        self.reruns += 1;
+        Some((
+            ProposedRun {
+                call_id: None,
+                ..run
+            },
+            format!(
+                "[oi: that defined `{name}`, so oi ran again the code that had failed for lack of it:]"
+            ),
+        ))
+    }
+
     /// The result of a run done again after an install: when it lacks
     /// something else, it is the run to do again after the next install.
     pub(super) fn ran_again(&mut self, run: &ProposedRun, report: &Report) {
@@ -889,6 +944,65 @@ fn lacks_something(output: &str) -> bool {
     ]
     .iter()
     .any(|p| output.contains(p))
+}
+
+/// The name a Python run's output says is not defined.
+fn undefined_name(output: &str) -> Option<&str> {
+    let line = output
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with("NameError: name '"))?;
+    let name = between_quotes(line)?;
+    (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(name)
+}
+
+/// The text between the first two `'` of `line`.
+fn between_quotes(line: &str) -> Option<&str> {
+    let (_, rest) = line.split_once('\'')?;
+    rest.split_once('\'').map(|(inside, _)| inside)
+}
+
+/// Whether Python `code` defines `name` at its top level: a function, a
+/// class, an assignment or an import.
+fn defines(code: &str, name: &str) -> bool {
+    code.lines().any(|line| {
+        let defined = ["def ", "class "]
+            .iter()
+            .filter_map(|kw| line.strip_prefix(kw))
+            .any(|rest| {
+                rest.strip_prefix(name)
+                    .is_some_and(|after| after.starts_with(['(', ':']))
+            });
+        let assigned = line.strip_prefix(name).is_some_and(|after| {
+            after.trim_start().starts_with('=') && !after.trim_start().starts_with("==")
+        });
+        let imported = line.starts_with("import ") || line.starts_with("from ");
+        let imports_it = imported && line.split([' ', ',']).any(|word| word == name);
+        defined || assigned || imports_it
+    })
+}
+
+/// Whether Python `code` uses `name` other than where it defines it: a
+/// line that calls or reads it and is not its `def`, `class` or import.
+fn uses(code: &str, name: &str) -> bool {
+    code.lines().any(|line| {
+        let trimmed = line.trim_start();
+        let defining = trimmed.starts_with("def ")
+            || trimmed.starts_with("class ")
+            || trimmed.starts_with("import ")
+            || trimmed.starts_with("from ")
+            || line
+                .strip_prefix(name)
+                .is_some_and(|after| after.trim_start().starts_with('='));
+        !defining
+            && !trimmed.starts_with('#')
+            && trimmed.match_indices(name).any(|(at, _)| {
+                let before = trimmed[..at].chars().next_back();
+                let after = trimmed[at + name.len()..].chars().next();
+                let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                !part(before) && !part(after) && before != Some('.')
+            })
+    })
 }
 
 /// Whether a run's output says a package manager installed what it was
@@ -3478,6 +3592,83 @@ mod tests {
             "Organise the files in this folder into subfolders"
         ));
         assert!(!names_this_folder("Organise photos/ into subfolders"));
+    }
+
+    #[test]
+    fn the_run_that_lacked_a_name_runs_again_when_a_later_run_defines_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut coach = Coach::new(true, "In settings.ini, set the port to 5433.", dir.path());
+        let run = |code: &str| {
+            Some(ProposedRun {
+                call_id: Some("call_1".to_owned()),
+                language: Some("python".to_owned()),
+                code: code.to_owned(),
+            })
+        };
+        let call = run("set_key('settings.ini', 'database', 'port', 5433)");
+        let failed = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-1>\", line 1\nNameError: name 'set_key' is not defined",
+        );
+        assert_eq!(
+            coach
+                .rerun_after_definition(std::slice::from_ref(&call), std::slice::from_ref(&failed)),
+            None
+        );
+        // A run that defines something else, or defines and calls it, or
+        // fails: nothing to run again.
+        let other = run("def other(x):\n    return x");
+        assert_eq!(
+            coach.rerun_after_definition(&[other], &[python_report("")]),
+            None
+        );
+        let both = run("def set_key(p, s, k, v):\n    pass\nset_key('a', 'b', 'c', 1)");
+        assert_eq!(
+            coach.rerun_after_definition(&[both], &[python_report("")]),
+            None
+        );
+        let definition = run(
+            "def set_key(path, section, key, value):\n    lines = open(path).read()\n    return set_key_count",
+        );
+        let broken =
+            python_report("Traceback (most recent call last):\nSyntaxError: invalid syntax");
+        assert_eq!(
+            coach.rerun_after_definition(std::slice::from_ref(&definition), &[broken]),
+            None
+        );
+        let (again, lead) = coach
+            .rerun_after_definition(std::slice::from_ref(&definition), &[python_report("")])
+            .unwrap();
+        assert_eq!(
+            again.code,
+            "set_key('settings.ini', 'database', 'port', 5433)"
+        );
+        assert_eq!(again.call_id, None);
+        assert_eq!(
+            lead,
+            "[oi: that defined `set_key`, so oi ran again the code that had failed for lack of it:]"
+        );
+        // Once: the failed run is forgotten.
+        assert_eq!(
+            coach.rerun_after_definition(&[definition], &[python_report("")]),
+            None
+        );
+        // An import or an assignment defines a name too.
+        assert!(defines("import pandas as pd\n", "pd"));
+        assert!(defines("from pathlib import Path, PurePath", "Path"));
+        assert!(defines("total = 0", "total"));
+        assert!(!defines("total == 0", "total"));
+        assert!(
+            !defines("    def set_key(a):", "set_key"),
+            "not at the top level"
+        );
+        assert!(uses("x = set_key(1)", "set_key"));
+        assert!(!uses(
+            "x = my_set_key(1)\nobj.set_key(2)\n# set_key(3)",
+            "set_key"
+        ));
+        // Not for other models.
+        let mut big = Coach::new(false, "Set it.", dir.path());
+        assert_eq!(big.rerun_after_definition(&[call], &[failed]), None);
     }
 
     #[test]

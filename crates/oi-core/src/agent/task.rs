@@ -310,8 +310,15 @@ impl Session {
             previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
             previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
+            let installed = coach.rerun_after_install(&runs, &reports).map(|run| {
+                (
+                    run,
+                    "[oi: the install worked, so oi ran again the code that had failed for lack of it:]".to_owned(),
+                )
+            });
             if halt.is_none()
-                && let Some(run) = coach.rerun_after_install(&runs, &reports)
+                && let Some((run, lead)) =
+                    installed.or_else(|| coach.rerun_after_definition(&runs, &reports))
             {
                 let (mut again, stop) = self.execute(vec![Action::Run(run.clone())], cancel).await;
                 halt = stop;
@@ -319,10 +326,7 @@ impl Session {
                     coach.ran_again(&run, report);
                 }
                 if let Some(first) = again.first_mut() {
-                    first.text = format!(
-                        "[oi: the install worked, so oi ran again the code that had failed for lack of it:]\n{}",
-                        first.text
-                    );
+                    first.text = format!("{lead}\n{}", first.text);
                 }
                 // Results of tool calls stay tool messages; this run
                 // answers none, so it goes after them.
