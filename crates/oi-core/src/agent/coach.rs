@@ -1682,6 +1682,27 @@ fn content_problems(
             write_only(name, &value)
         ));
     }
+    // Rows not in the order the task asks: no number column goes that way.
+    if let Some((order, words)) = asked.order {
+        let columns = table::number_column_orders(text);
+        if columns.iter().all(|(_, o)| *o != order)
+            && let Some((column, found)) = columns.last()
+        {
+            let found = match found {
+                table::Order::Ascending => "ascending order",
+                table::Order::Descending => "descending order",
+                table::Order::None => "no order",
+            };
+            let ascending = if order == table::Order::Descending {
+                "False"
+            } else {
+                "True"
+            };
+            problems.push(format!(
+                "the rows of `{name}` are not in the order the task asks (\"{words}\"): its `{column}` column is in {found} (pandas: `.sort_values('{column}', ascending={ascending})` before writing)"
+            ));
+        }
+    }
     // The rows under a header counted where the task counts lines.
     if asked.counts_lines
         && let Ok(count) = text.trim().parse::<usize>()
@@ -1758,6 +1779,9 @@ struct Asked {
     /// A count of lines ("Count the lines of data.csv"), which a header
     /// line is one of.
     counts_lines: bool,
+    /// The order its rows go in by their numbers ("largest total first":
+    /// descending), with the task's words for it.
+    order: Option<(table::Order, &'static str)>,
 }
 
 impl Asked {
@@ -1769,11 +1793,66 @@ impl Asked {
             one_per_line: ["one per line", "one on each line", "each on its own line"]
                 .iter()
                 .any(|phrase| lower.contains(phrase)),
+            order: asked_order(&lower),
             counts_lines: task_words(&lower).any(|w| w == "lines")
                 && ["count", "how many", "number of"]
                     .iter()
                     .any(|phrase| lower.contains(phrase)),
         }
+    }
+}
+
+/// The order a task (lowercased) asks rows to go in by their numbers, and
+/// the words that say it.
+fn asked_order(lower: &str) -> Option<(table::Order, &'static str)> {
+    const DESCENDING: &[&str] = &[
+        "descending",
+        "largest first",
+        "highest first",
+        "biggest first",
+        "most first",
+        "largest to smallest",
+        "highest to lowest",
+        "most to least",
+        "from largest",
+        "from highest",
+        "from most",
+        "decreasing",
+    ];
+    const ASCENDING: &[&str] = &[
+        "ascending",
+        "smallest first",
+        "lowest first",
+        "least first",
+        "smallest to largest",
+        "lowest to highest",
+        "least to most",
+        "from smallest",
+        "from lowest",
+        "from least",
+        "increasing",
+    ];
+    // Longer phrases first; a word may stand between the two of a
+    // phrase ending in "first" ("largest total first").
+    let found = |phrases: &'static [&'static str]| {
+        phrases.iter().copied().find(|phrase| {
+            lower.contains(phrase)
+                || phrase.split_once(' ').is_some_and(|(a, b)| {
+                    b == "first"
+                        && lower
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .windows(3)
+                            .any(|w| {
+                                w[0] == a && w[2].trim_matches(|c: char| !c.is_alphanumeric()) == b
+                            })
+                })
+        })
+    };
+    match (found(DESCENDING), found(ASCENDING)) {
+        (Some(words), None) => Some((table::Order::Descending, words)),
+        (None, Some(words)) => Some((table::Order::Ascending, words)),
+        _ => None,
     }
 }
 
@@ -2362,6 +2441,47 @@ mod tests {
             preview.contains("as `open('mean.txt', 'w').write('25.5\\n')` does (in your code, `open('mean.txt', 'w').write(f'Mean: {mean}\\n')` becomes `open('mean.txt', 'w').write(f'{mean}\\n')`).]"),
             "{preview}"
         );
+    }
+
+    #[test]
+    fn rows_not_in_the_order_the_task_asks_are_named() {
+        let asked =
+            Asked::of("Write by_category.csv with the header category,total, largest total first.");
+        assert_eq!(
+            asked.order,
+            Some((table::Order::Descending, "largest first"))
+        );
+        let ascending = "category,total\nFood,48.0\nOffice,1100.0\nTravel,1510.5\n";
+        assert_eq!(
+            content_problems("by_category.csv", ascending, &[], &asked),
+            [
+                "the rows of `by_category.csv` are not in the order the task asks (\"largest first\"): its `total` column is in ascending order (pandas: `.sort_values('total', ascending=False)` before writing)"
+            ]
+        );
+        let descending = "category,total\nTravel,1510.5\nOffice,1100.0\nFood,48.0\n";
+        assert!(content_problems("by_category.csv", descending, &[], &asked).is_empty());
+        // One number column in the order asked is enough; text columns and
+        // short tables are not judged.
+        let asked = Asked::of("Write t.csv, largest total first.");
+        let two = "id,total\n3,10\n2,7\n1,5\n";
+        assert!(content_problems("t.csv", two, &[], &asked).is_empty());
+        assert!(content_problems("t.csv", "name,total\na,1\nb,2\n", &[], &asked).is_empty());
+        assert_eq!(
+            content_problems("t.csv", "id,total\n1,5\n2,7\n3,10\n", &[], &asked).len(),
+            1
+        );
+        let up = Asked::of("List the cities, sorted from smallest to largest population.");
+        assert_eq!(
+            up.order,
+            Some((table::Order::Ascending, "smallest to largest"))
+        );
+        let mixed = "city,population\nA,5\nB,2\nC,9\n";
+        assert!(
+            content_problems("cities.csv", mixed, &[], &up)[0]
+                .contains("its `population` column is in no order (pandas: `.sort_values('population', ascending=True)`"),
+        );
+        assert_eq!(Asked::of("Sum the amounts per category.").order, None);
+        assert_eq!(Asked::of("Sort ascending, then descending.").order, None);
     }
 
     #[test]

@@ -454,12 +454,57 @@ pub(super) fn describe(values: &[&str]) -> String {
     what
 }
 
+/// How a column's values are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Order {
+    Ascending,
+    Descending,
+    None,
+}
+
+/// The columns of a table `text` (read whole) whose values are all
+/// numbers, with how their values are ordered; empty for a table of
+/// fewer than three rows, or text that is no table.
+pub(super) fn number_column_orders(text: &str) -> Vec<(String, Order)> {
+    let Some((_, rows)) = split_whole(text, true) else {
+        return Vec::new();
+    };
+    let (header, body) = (&rows[0], &rows[1..]);
+    if body.len() < 3 {
+        return Vec::new();
+    }
+    header
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| {
+            let values: Vec<&str> = body
+                .iter()
+                .map(|row| row.get(i).map_or("", String::as_str))
+                .collect();
+            values
+                .iter()
+                .all(|v| v.trim().parse::<f64>().is_ok())
+                .then(|| (name.trim().to_owned(), order_of(&values)))
+        })
+        .collect()
+}
+
 /// Whether a column's values are sorted: by number when they all are
 /// numbers, else as text ignoring case.
 fn sort_order(values: &[&str]) -> &'static str {
     if values.len() < 3 {
         return "";
     }
+    match order_of(values) {
+        Order::Ascending => " (in ascending order)",
+        Order::Descending => " (in descending order)",
+        Order::None => " (in no order)",
+    }
+}
+
+/// How `values` are ordered: by number when they all are numbers, else as
+/// text ignoring case (equal neighbours fit either way).
+fn order_of(values: &[&str]) -> Order {
     let numbers: Option<Vec<f64>> = values.iter().map(|v| v.trim().parse().ok()).collect();
     let ordering: Vec<std::cmp::Ordering> = match numbers {
         Some(n) => n
@@ -473,11 +518,11 @@ fn sort_order(values: &[&str]) -> &'static str {
     };
     use std::cmp::Ordering::{Greater, Less};
     if ordering.iter().all(|o| *o != Greater) {
-        " (in ascending order)"
+        Order::Ascending
     } else if ordering.iter().all(|o| *o != Less) {
-        " (in descending order)"
+        Order::Descending
     } else {
-        " (in no order)"
+        Order::None
     }
 }
 
