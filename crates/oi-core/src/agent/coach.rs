@@ -1666,6 +1666,13 @@ fn content_problems(
             "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line"
         ));
     }
+    if asked.one_per_line
+        && let Some((odd, like)) = odd_line(text)
+    {
+        problems.push(format!(
+            "the line `{odd}` of `{name}` is not like its other lines (`{like}`): check what your code matched"
+        ));
+    }
     if let Some((line, value)) = asked
         .example
         .as_deref()
@@ -2002,6 +2009,30 @@ fn shape(value: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// In a result of three or more lines all of one shape with digits in it
+/// (`J-102`, `J-104`) but one (`Notes:`): that line and the first of the
+/// others — likely a line the code matched by mistake.
+fn odd_line(text: &str) -> Option<(String, String)> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.len() < 3 {
+        return None;
+    }
+    let shapes: Vec<Vec<String>> = lines.iter().map(|l| shape(l)).collect();
+    let common = if shapes[0] == shapes[1] || shapes[0] == shapes[2] {
+        &shapes[0]
+    } else {
+        &shapes[1]
+    };
+    let odd: Vec<usize> = (0..lines.len()).filter(|&i| shapes[i] != *common).collect();
+    let like = shapes.iter().position(|s| s == common)?;
+    (odd.len() == 1 && common.iter().any(|c| c == "9"))
+        .then(|| (lines[odd[0]].to_owned(), lines[like].to_owned()))
 }
 
 /// When the one line of a result holds a value in the form of the task's
@@ -2440,6 +2471,34 @@ mod tests {
         assert!(
             preview.contains("as `open('mean.txt', 'w').write('25.5\\n')` does (in your code, `open('mean.txt', 'w').write(f'Mean: {mean}\\n')` becomes `open('mean.txt', 'w').write(f'{mean}\\n')`).]"),
             "{preview}"
+        );
+    }
+
+    #[test]
+    fn a_line_unlike_the_others_of_a_one_per_line_result_is_named() {
+        assert_eq!(
+            odd_line("J-102\nJ-104\nNotes:\n"),
+            Some(("Notes:".to_owned(), "J-102".to_owned()))
+        );
+        assert_eq!(
+            odd_line("total\n12\n7\n31\n"),
+            Some(("total".to_owned(), "12".to_owned()))
+        );
+        for text in [
+            "J-102\nJ-104\n",
+            "J-1\nJ-2\nJ-3\n",
+            "Ann\nBob Lee\nCy\n",
+            "a1\nb\nc-\n",
+            "1\n2\nx\ny\n",
+        ] {
+            assert_eq!(odd_line(text), None, "{text}");
+        }
+        let asked = Asked::of("Write the IDs of the FAILED jobs, one per line, to failed.txt.");
+        assert_eq!(
+            content_problems("failed.txt", "J-102\nJ-104\nNotes:\n", &[], &asked),
+            [
+                "the line `Notes:` of `failed.txt` is not like its other lines (`J-102`): check what your code matched"
+            ]
         );
     }
 
