@@ -439,10 +439,15 @@ impl Coach {
     /// into a print, which is a guess), as a clause to add; or nothing.
     fn write_answer(&self, reply: &str) -> String {
         match (self.expected.as_slice(), answer_value(reply)) {
-            ([name], Some(value)) if !self.told_typed => format!(
-                " (if your answer `{value}` is what it should hold, `{}` writes it)",
-                write_only(name, &value)
-            ),
+            // Not a file the task names ("The lines of `data.csv` are 7.").
+            ([name], Some(value))
+                if !self.told_typed && value != *name && !self.inputs.contains(&value) =>
+            {
+                format!(
+                    " (if your answer `{value}` is what it should hold, `{}` writes it)",
+                    write_only(name, &value)
+                )
+            }
             _ => String::new(),
         }
     }
@@ -1617,23 +1622,33 @@ fn answer_value(reply: &str) -> Option<String> {
     if line.contains('\n') || line.len() > 200 {
         return None;
     }
-    let quoted = ['`', '"'].iter().find_map(|&q| {
-        let mut parts = line.split(q);
-        parts.next()?;
-        let inside = parts.next()?;
-        // One quoted span only.
-        (parts.count() == 1).then_some(inside)
-    });
-    let value = match quoted {
-        Some(inside) => inside.trim(),
-        None => {
-            let (_, value) = split_label(line)?;
-            let value = value.trim().trim_end_matches('.');
-            value.parse::<f64>().ok()?;
-            value
-        }
+    // The one span in backticks or quotes of `text`.
+    let span = |text: &'_ str| -> Option<String> {
+        ['`', '"'].iter().find_map(|&q| {
+            let mut parts = text.split(q);
+            parts.next()?;
+            let inside = parts.next()?;
+            (parts.count() == 1).then(|| inside.trim().to_owned())
+        })
     };
-    (!value.is_empty() && value.len() <= 80).then(|| value.to_owned())
+    // What follows the label: a number, or a span ("`data.csv`" before the
+    // label is not the answer); a span the label's end fell inside
+    // (`"Fix: the parser"`) counts whole.
+    let after = split_label(line).map_or(line, |(_, value)| value);
+    let number = after.trim().trim_end_matches('.');
+    let value = if number.parse::<f64>().is_ok() {
+        number.to_owned()
+    } else if let Some(inside) = span(after) {
+        inside
+    } else {
+        let inside = span(line)?;
+        let label = &line[..line.len() - after.len()];
+        if label.contains(&inside) && !after.contains(&inside) {
+            return None;
+        }
+        inside
+    };
+    (!value.is_empty() && value.len() <= 80).then_some(value)
 }
 
 /// A line cut where its label ends: at its last `:` or `=`, or its last
@@ -2578,6 +2593,13 @@ mod tests {
                 "The last message is \"Fix the parser\".",
                 Some("Fix the parser"),
             ),
+            ("The number of lines in `data.csv` is 6.", Some("6")),
+            (
+                "The last message is \"Fix: the parser\".",
+                Some("Fix: the parser"),
+            ),
+            ("`big.bin`", Some("big.bin")),
+            ("The lines of `data.csv` are many.", None),
             ("The task is done.", None),
             ("The biggest folder is logs.", None),
             ("`a` and `b` are bigger.", None),
@@ -2616,6 +2638,19 @@ mod tests {
         );
         coach.heard("```python\nprint(len(open('data.csv').readlines()))\n```");
         coach.after_runs(&[python_report("42\n")], cwd);
+        let mut named = Coach::new(
+            true,
+            "Count the rows of data.csv and write the number to rows.txt.",
+            cwd,
+        );
+        named.heard("```python\nprint(1)\n```");
+        named.after_runs(&[python_report("1\n")], cwd);
+        let reply = "The rows are in `data.csv`.";
+        let note = named.note_before_ending(reply, md, cwd, None).unwrap();
+        assert!(
+            !note.contains("if your answer"),
+            "a file the task names: {note}"
+        );
         coach.heard("The answer is 42.");
         let note = coach
             .note_before_ending("The answer is 42.", md, cwd, None)
