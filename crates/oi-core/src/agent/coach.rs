@@ -115,9 +115,10 @@ pub(super) struct Coach {
     raw_numbers: Option<usize>,
     /// The kinds of error hints given in this task (each once).
     hinted: Vec<&'static str>,
-    /// Whether the task asks for the text files it names to change ("set
-    /// the port in settings.ini") and names no file to make.
-    edits: bool,
+    /// The text files the task names that it asks to change ("set the
+    /// port in settings.ini"), when it names no file to make; not those
+    /// it says to keep ("important.db must stay").
+    edits: Vec<String>,
     /// Whether a run changed one of the input files.
     changed_input: bool,
     /// The regular expressions of the last batch's Python code.
@@ -206,11 +207,16 @@ impl Coach {
             .map(|(name, _)| name.clone())
             .collect();
         let question = is_question(task);
-        let edits = !question
-            && !asks_why(task)
-            && expected.is_empty()
-            && !inputs_seen.is_empty()
-            && asks_for_change(task);
+        let edits = if !question && !asks_why(task) && expected.is_empty() && asks_for_change(task)
+        {
+            inputs_seen
+                .keys()
+                .filter(|name| !says_to_keep(task, name))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
         // A task that names a file yet to be made needs code, even when it
         // asks a question first ("Which region …? Write it to top.txt.").
         let wants_code =
@@ -548,12 +554,8 @@ impl Coach {
         }
         // A file the task asks to change, left as it was (a `.replace`
         // that matched nothing).
-        if self.edits && self.ran_any && !self.changed_input {
-            let names: Vec<String> = self
-                .inputs_seen
-                .keys()
-                .map(|name| format!("`{name}`"))
-                .collect();
+        if !self.edits.is_empty() && self.ran_any && !self.changed_input {
+            let names: Vec<String> = self.edits.iter().map(|name| format!("`{name}`")).collect();
             problems.push(format!(
                 "no run has changed {} yet, which the task asks you to change: read it, change it, write it back, then print what changed",
                 names.join(" or ")
@@ -1083,19 +1085,62 @@ fn asks_for_change(text: &str) -> bool {
     false
 }
 
-/// Whether the sentence of `task` that names the file `name` says to write
-/// it ("Write the number to commits.txt", "save them in out.csv").
-fn says_to_write(task: &str, name: &str) -> bool {
-    let Some(at) = task.find(name) else {
-        return false;
-    };
-    let before = &task[..at];
-    let start = [". ", "? ", "! ", "\n"]
+/// The sentence of `task` that first names `name`: its text before the
+/// name, and its text from the name on.
+fn sentence_of<'a>(task: &'a str, name: &str) -> Option<(&'a str, &'a str)> {
+    const ENDS: [&str; 4] = [". ", "? ", "! ", "\n"];
+    let at = task.find(name)?;
+    let (before, after) = task.split_at(at);
+    let start = ENDS
         .iter()
         .filter_map(|end| before.rfind(end).map(|i| i + end.len()))
         .max()
         .unwrap_or(0);
-    before[start..].split_whitespace().any(|word| {
+    let end = ENDS
+        .iter()
+        .filter_map(|end| after[name.len()..].find(end).map(|i| i + name.len() + 1))
+        .min()
+        .unwrap_or(after.len());
+    Some((&before[start..], &after[..end]))
+}
+
+/// Whether the sentence of `task` that names the file `name` says to keep
+/// it as it is ("important.db must stay", "do not touch config.ini").
+fn says_to_keep(task: &str, name: &str) -> bool {
+    let Some((before, after)) = sentence_of(task, name) else {
+        return false;
+    };
+    let sentence = format!("{before}{after}").to_lowercase();
+    [
+        "must stay",
+        "should stay",
+        "stays",
+        "keep",
+        "do not touch",
+        "don't touch",
+        "not be touched",
+        "untouched",
+        "unchanged",
+        "intact",
+        "do not delete",
+        "don't delete",
+        "do not change",
+        "don't change",
+        "do not modify",
+        "don't modify",
+        "leave",
+    ]
+    .iter()
+    .any(|phrase| sentence.contains(phrase))
+}
+
+/// Whether the sentence of `task` that names the file `name` says to write
+/// it ("Write the number to commits.txt", "save them in out.csv").
+fn says_to_write(task: &str, name: &str) -> bool {
+    let Some((before, _)) = sentence_of(task, name) else {
+        return false;
+    };
+    before.split_whitespace().any(|word| {
         matches!(
             word.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
@@ -4097,7 +4142,23 @@ mod tests {
                 "{task}: {note:?}"
             );
         }
-        assert!(!Coach::new(false, task, cwd).edits);
+        assert!(Coach::new(false, task, cwd).edits.is_empty());
+        // A file the task says to keep is not one to change.
+        assert!(says_to_keep(
+            "Clean up: delete the temporary files in the cache folder. Do not touch anything else; important.db must stay.",
+            "important.db"
+        ));
+        assert!(!says_to_keep(
+            "In settings.ini, set the database port to 5433. Leave everything else, comments included, as it is.",
+            "settings.ini"
+        ));
+        fs_err::write(cwd.join("important.db"), "data").unwrap();
+        let kept = Coach::new(
+            true,
+            "Clean up: delete the temporary files in the cache folder. Do not touch anything else; important.db must stay.",
+            cwd,
+        );
+        assert!(kept.edits.is_empty(), "{:?}", kept.edits);
         for task in [
             "Fix wordfreq.py so that it counts words.",
             "Read the file, then remove the blank lines.",
