@@ -1105,33 +1105,35 @@ fn sentence_of<'a>(task: &'a str, name: &str) -> Option<(&'a str, &'a str)> {
 }
 
 /// Whether the sentence of `task` that names the file `name` says to keep
-/// it as it is ("important.db must stay", "do not touch config.ini").
+/// it as it is ("important.db must stay", "do not touch config.ini",
+/// "leave notes.txt untouched"); not words about the rest of a file the
+/// task changes ("set the port in a.ini and leave the rest as it is").
 fn says_to_keep(task: &str, name: &str) -> bool {
     let Some((before, after)) = sentence_of(task, name) else {
         return false;
     };
     let sentence = format!("{before}{after}").to_lowercase();
-    [
+    let whole = [
         "must stay",
         "should stay",
-        "stays",
-        "keep",
+        "must remain",
         "do not touch",
         "don't touch",
         "not be touched",
-        "untouched",
-        "unchanged",
-        "intact",
         "do not delete",
         "don't delete",
-        "do not change",
-        "don't change",
-        "do not modify",
-        "don't modify",
-        "leave",
+        "must not be",
     ]
     .iter()
-    .any(|phrase| sentence.contains(phrase))
+    .any(|phrase| sentence.contains(phrase));
+    let name = name.to_lowercase();
+    let named = ["keep ", "leave "]
+        .iter()
+        .any(|verb| sentence.contains(&format!("{verb}{name}")))
+        || ["untouched", "unchanged", "intact", "alone", "as it is"]
+            .iter()
+            .any(|word| sentence.contains(&format!("{name} {word}")));
+    whole || named
 }
 
 /// Whether the sentence of `task` that names the file `name` says to write
@@ -4148,10 +4150,29 @@ mod tests {
             "Clean up: delete the temporary files in the cache folder. Do not touch anything else; important.db must stay.",
             "important.db"
         ));
-        assert!(!says_to_keep(
-            "In settings.ini, set the database port to 5433. Leave everything else, comments included, as it is.",
-            "settings.ini"
-        ));
+        for (task, name) in [
+            (
+                "Leave notes.txt untouched and delete the rest.",
+                "notes.txt",
+            ),
+            ("Do not touch config.ini.", "config.ini"),
+            ("Clean the folder but keep data.csv.", "data.csv"),
+        ] {
+            assert!(says_to_keep(task, name), "{task}");
+        }
+        for (task, name) in [
+            (
+                "In settings.ini, set the database port to 5433. Leave everything else, comments included, as it is.",
+                "settings.ini",
+            ),
+            (
+                "In a.ini set the port to 1 and leave the rest as it is.",
+                "a.ini",
+            ),
+            ("Fix script.py so that it keeps the header.", "script.py"),
+        ] {
+            assert!(!says_to_keep(task, name), "{task}");
+        }
         fs_err::write(cwd.join("important.db"), "data").unwrap();
         let kept = Coach::new(
             true,

@@ -2,8 +2,9 @@
 //! that ran last, or code that already failed in this task (going in
 //! circles: A fails, B looks, A again), the output of a run that failed
 //! copied back as code, the prompt's example block copied as a step, or
-//! a block that only prints a value typed into it (a guess); or when a reply held to a code step runs nothing (its block is prose,
-//! comments, or the output it expects). Sampled greedily (the default for
+//! a block that only prints a value typed into it (a guess); or when a
+//! reply held to a code step runs nothing (its block is prose, comments,
+//! or the output it expects). Sampled greedily (the default for
 //! small local models), the same conversation brings the same reply: the
 //! repeat is not run, and the request is sent once more with freer
 //! sampling and without the failed code in view (a small model copies
