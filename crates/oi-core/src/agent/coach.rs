@@ -17,6 +17,7 @@ use std::time::SystemTime;
 
 use oi_protocol::HarnessKind;
 
+use super::save_as::is_python;
 use super::{table, typed};
 use crate::harness::{ProposedRun, Report};
 
@@ -300,7 +301,7 @@ impl Coach {
         self.python = runs
             .iter()
             .flatten()
-            .filter(|run| run.language.as_deref().is_some_and(|l| l.starts_with("py")))
+            .filter(|run| is_python(run.language.as_deref()))
             .map(|run| run.code.as_str())
             .collect::<Vec<_>>()
             .join("\n");
@@ -643,8 +644,7 @@ impl Coach {
             let Some((name, failed)) = &self.undefined else {
                 continue;
             };
-            let python = run.language.as_deref().is_some_and(|l| l.starts_with("py"));
-            if python
+            if is_python(run.language.as_deref())
                 && !report.text.contains("Traceback")
                 && defines(&run.code, name)
                 && !uses(&run.code, name)
@@ -959,14 +959,8 @@ fn undefined_name(output: &str) -> Option<&str> {
         .lines()
         .rev()
         .find(|l| l.trim_start().starts_with("NameError: name '"))?;
-    let name = between_quotes(line)?;
+    let name = super::error_hint::between(line, "name '", "'")?;
     (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(name)
-}
-
-/// The text between the first two `'` of `line`.
-fn between_quotes(line: &str) -> Option<&str> {
-    let (_, rest) = line.split_once('\'')?;
-    rest.split_once('\'').map(|(inside, _)| inside)
 }
 
 /// Whether Python `code` defines `name` at its top level: a function, a
@@ -980,13 +974,19 @@ fn defines(code: &str, name: &str) -> bool {
                 rest.strip_prefix(name)
                     .is_some_and(|after| after.starts_with(['(', ':']))
             });
-        let assigned = line.strip_prefix(name).is_some_and(|after| {
-            after.trim_start().starts_with('=') && !after.trim_start().starts_with("==")
-        });
+        let assigned = assigns(line, name);
         let imported = line.starts_with("import ") || line.starts_with("from ");
         let imports_it = imported && line.split([' ', ',']).any(|word| word == name);
         defined || assigned || imports_it
     })
+}
+
+/// Whether a top-level Python `line` assigns `name` (`total = 0`; not
+/// `total += 1`, `total == 0` or an indented line).
+fn assigns(line: &str, name: &str) -> bool {
+    !line.starts_with(char::is_whitespace)
+        && super::splice::assignment(line)
+            .is_some_and(|(target, op, _)| target == name && op.is_empty())
 }
 
 /// Whether Python `code` uses `name` other than where it defines it: a
@@ -998,9 +998,7 @@ fn uses(code: &str, name: &str) -> bool {
             || trimmed.starts_with("class ")
             || trimmed.starts_with("import ")
             || trimmed.starts_with("from ")
-            || line
-                .strip_prefix(name)
-                .is_some_and(|after| after.trim_start().starts_with('='));
+            || assigns(line, name);
         !defining
             && !trimmed.starts_with('#')
             && trimmed.match_indices(name).any(|(at, _)| {
@@ -1777,8 +1775,7 @@ fn content_problems(
         && let Ok(count) = text.trim().parse::<usize>()
         && let Some((input, lines)) = inputs.iter().find_map(|(input, body)| {
             let lines = body.lines().count();
-            let table = table::profile(body, true, true).is_some();
-            (table && lines == count + 1).then_some((input, lines))
+            (lines == count + 1 && table::columns(body).is_some()).then_some((input, lines))
         })
     {
         problems.push(format!(
@@ -1903,18 +1900,15 @@ fn asked_order(lower: &str) -> Option<(table::Order, &'static str)> {
     ];
     // Longer phrases first; a word may stand between the two of a
     // phrase ending in "first" ("largest total first").
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
     let found = |phrases: &'static [&'static str]| {
         phrases.iter().copied().find(|phrase| {
             lower.contains(phrase)
                 || phrase.split_once(' ').is_some_and(|(a, b)| {
-                    b == "first"
-                        && lower
-                            .split_whitespace()
-                            .collect::<Vec<_>>()
-                            .windows(3)
-                            .any(|w| {
-                                w[0] == a && w[2].trim_matches(|c: char| !c.is_alphanumeric()) == b
-                            })
+                    b == "first" && words.windows(3).any(|w| w[0] == a && w[2] == b)
                 })
         })
     };

@@ -447,7 +447,7 @@ fn shape_text(owner: &str) -> String {
 }
 
 /// The text between the first `open` and the next `close` after it.
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+pub(super) fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     let (_, rest) = text.split_once(open)?;
     rest.split_once(close).map(|(inside, _)| inside)
 }

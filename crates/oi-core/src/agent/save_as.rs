@@ -261,7 +261,19 @@ fn is_skeleton(line: &str) -> bool {
     .any(|start| line.starts_with(start))
 }
 
-fn is_shell(language: Option<&str>) -> bool {
+/// Whether a block's `language` (as the model named it) is Python: its
+/// name or one of the names models use for it.
+pub(super) fn is_python(language: Option<&str>) -> bool {
+    language.is_some_and(|l| {
+        matches!(
+            l.to_ascii_lowercase().as_str(),
+            "python" | "py" | "python3" | "ipython" | "jupyter" | "pycon"
+        )
+    })
+}
+
+/// Whether a block's `language` (as the model named it) is the shell.
+pub(super) fn is_shell(language: Option<&str>) -> bool {
     language.is_some_and(|l| {
         matches!(
             l.to_ascii_lowercase().as_str(),

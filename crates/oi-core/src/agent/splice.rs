@@ -246,7 +246,7 @@ fn fragment_statements(fragment: &str) -> Option<Vec<Statement<'_>>> {
 
 /// `target`, operator and value of an assignment statement (`a[k] += v`),
 /// the target without spaces; `None` for other statements.
-fn assignment(line: &str) -> Option<(String, &str, &str)> {
+pub(super) fn assignment(line: &str) -> Option<(String, &str, &str)> {
     let bytes = line.as_bytes();
     let mut depth = 0i32;
     let mut quote: Option<u8> = None;

@@ -3,16 +3,17 @@
 //! is biggest, writes its guess into a print and reads the output back as
 //! if something had found it. Such a block looks nothing up.
 
+use super::save_as::{is_python, is_shell};
+
 /// The value a block only prints, when every line of `code` prints or
 /// echoes a literal (no name, call, variable, redirect or pipe) that the
 /// task (`task_key`, as [`key`] makes it) does not hold: a value the model
 /// typed in, not one the task gives. `language` is the block's language.
 pub(super) fn typed_value(code: &str, language: Option<&str>, task_key: &str) -> Option<String> {
-    let shell = match language.map(str::to_ascii_lowercase).as_deref() {
-        Some("python" | "py" | "python3") => false,
-        Some("bash" | "sh" | "shell" | "zsh") => true,
-        _ => return None,
-    };
+    let shell = is_shell(language);
+    if !shell && !is_python(language) {
+        return None;
+    }
     let mut values = Vec::new();
     for line in code.lines().map(str::trim) {
         if line.is_empty() || line.starts_with('#') {
