@@ -142,6 +142,10 @@ pub(super) struct Coach {
     dropped_entry: BTreeMap<String, String>,
 }
 
+/// How much of a result file is read to show or check it; a file no
+/// longer than this is read whole.
+const HEAD: u64 = 64 * 1024;
+
 /// Output of a task's runs kept, at most, to tell a value printed back
 /// from it.
 const OUTPUTS_KEPT: usize = 64 * 1024;
@@ -465,18 +469,20 @@ impl Coach {
     /// entry twice, numbers used as they were written, a quoted command
     /// not run. The completion check names them once.
     fn ending_problems(&self, cwd: &Path, last_failure: Option<&str>, reply: &str) -> Vec<String> {
-        // Blank as the preview calls it: nothing but spaces and line
-        // breaks (`awk '{print $9}'` of a line without a ninth field).
-        let empty: Vec<String> = self
+        // Each result is read once, its start only.
+        let heads: Vec<(&String, Vec<u8>)> = self
             .expected
             .iter()
-            .filter(|name| {
-                let path = cwd.join(name.as_str());
-                fs_err::metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= 4096)
-                    && read_head(&path, 4096)
-                        .is_some_and(|head| head.iter().all(u8::is_ascii_whitespace))
+            .filter_map(|name| Some((name, read_head(&cwd.join(name.as_str()), HEAD)?)))
+            .collect();
+        // Blank as the preview calls it: read whole, nothing but spaces and
+        // line breaks (`awk '{print $9}'` of a line without a ninth field).
+        let empty: Vec<String> = heads
+            .iter()
+            .filter(|(_, head)| {
+                (head.len() as u64) < HEAD && head.iter().all(u8::is_ascii_whitespace)
             })
-            .map(|name| format!("`{name}`"))
+            .map(|(name, _)| format!("`{name}`"))
             .collect();
         let write_answer = self.write_answer(reply);
         let mut problems = Vec::new();
@@ -524,10 +530,8 @@ impl Coach {
             }
         }
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-        for name in &self.expected {
-            // Each result is read once, its start only.
-            let head = read_head(&cwd.join(name.as_str()), 64 * 1024).unwrap_or_default();
-            let text = String::from_utf8_lossy(&head);
+        for (name, head) in &heads {
+            let text = String::from_utf8_lossy(head);
             if is_zero(&text) {
                 problems.push(format!(
                     "`{name}` holds 0, which usually means the code matched or read nothing"
@@ -583,12 +587,31 @@ impl Coach {
     }
 
     /// After a batch of `runs` (the proposed code of each action, in order)
+    /// with these `reports`: the run to do again for the model, with the
+    /// note to lead its result — after an install of what it lacked, or
+    /// else once a name it lacked is defined.
+    pub(super) fn rerun(
+        &mut self,
+        runs: &[Option<ProposedRun>],
+        reports: &[Report],
+    ) -> Option<(ProposedRun, String)> {
+        let installed = self.rerun_after_install(runs, reports).map(|run| {
+            (
+                run,
+                "[oi: the install worked, so oi ran again the code that had failed for lack of it:]"
+                    .to_owned(),
+            )
+        });
+        installed.or_else(|| self.rerun_after_definition(runs, reports))
+    }
+
+    /// After a batch of `runs` (the proposed code of each action, in order)
     /// with these `reports`: the run to do again when the batch ended by
     /// installing what an earlier run lacked (a package, a program) —
     /// small models tend to report the install and stop. At most
     /// [`MAX_RERUNS`] times a task: a run may lack one package after
     /// another (pandas, then matplotlib).
-    pub(super) fn rerun_after_install(
+    fn rerun_after_install(
         &mut self,
         runs: &[Option<ProposedRun>],
         reports: &[Report],
@@ -625,7 +648,7 @@ impl Coach {
     /// without using it — small models call a function a block before
     /// they define it, then define it and stop. With the note to lead its
     /// result. Counted with the re-runs after installs.
-    pub(super) fn rerun_after_definition(
+    fn rerun_after_definition(
         &mut self,
         runs: &[Option<ProposedRun>],
         reports: &[Report],
@@ -735,9 +758,11 @@ impl Coach {
                 "[oi: that code only prints `{value}`, a value typed into it: nothing was looked up, so it is a guess. Find the value with code that reads the files or asks the system (a shell command, or Python), print what it finds, then use that.]"
             ));
         }
-        for report in reports {
-            if self.outputs_key.len() < OUTPUTS_KEPT {
-                self.outputs_key.push_str(&typed::key(&report.text));
+        if self.small_model {
+            for report in reports {
+                if self.outputs_key.len() < OUTPUTS_KEPT {
+                    self.outputs_key.push_str(&typed::key(&report.text));
+                }
             }
         }
         if !self.told_header
@@ -1199,8 +1224,6 @@ fn file_preview(
     use std::io::Read as _;
     const LINES: usize = 3;
     const WIDTH: usize = 100;
-    /// Only the start is read whole; the rest of a big file is only counted.
-    const HEAD: u64 = 64 * 1024;
     let mut file = fs_err::File::open(path).ok()?;
     let mut head = Vec::new();
     (&mut file).take(HEAD).read_to_end(&mut head).ok()?;

@@ -310,15 +310,9 @@ impl Session {
             previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
             previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
-            let installed = coach.rerun_after_install(&runs, &reports).map(|run| {
-                (
-                    run,
-                    "[oi: the install worked, so oi ran again the code that had failed for lack of it:]".to_owned(),
-                )
-            });
+            let rerun = coach.rerun(&runs, &reports);
             if halt.is_none()
-                && let Some((run, lead)) =
-                    installed.or_else(|| coach.rerun_after_definition(&runs, &reports))
+                && let Some((run, lead)) = rerun
             {
                 let (mut again, stop) = self.execute(vec![Action::Run(run.clone())], cancel).await;
                 halt = stop;
