@@ -258,8 +258,12 @@ fn looks_like_network_refusal(lower: &str) -> bool {
 }
 
 /// Things in `line` that look like paths: quoted strings, and `: `-separated
-/// fields (as bash and coreutils print them) that start like a path.
+/// fields (as bash and coreutils print them) that start like a path. A
+/// shell's error names the script it runs first (`/dev/fd/7: line 3:
+/// docs/a.md: Permission denied`, `/bin/sh: 1: …`): that script is what
+/// reports the error, never what was refused.
 fn paths_in(line: &str) -> Vec<String> {
+    let line = without_script_name(line);
     let mut found = Vec::new();
     let quotes = [
         ('\'', '\''),
@@ -295,6 +299,22 @@ fn paths_in(line: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// `line` without the `SCRIPT: line N: ` (bash) or `SCRIPT: N: ` (dash)
+/// that starts a shell's error message.
+fn without_script_name(line: &str) -> &str {
+    let mut fields = line.splitn(3, ": ");
+    let (Some(_script), Some(place), Some(rest)) = (fields.next(), fields.next(), fields.next())
+    else {
+        return line;
+    };
+    let number = place.strip_prefix("line ").unwrap_or(place);
+    if !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()) {
+        rest
+    } else {
+        line
+    }
 }
 
 /// A quoted string is a path unless it is clearly not (spaces and no
@@ -499,6 +519,31 @@ mod tests {
         assert!(explain_with(&policy, output, &policy.workspace, &only_reads).is_empty());
         let nothing = |_: &Path, _: Access| false;
         assert!(explain_with(&policy, output, &policy.workspace, &nothing).is_empty());
+    }
+
+    #[test]
+    fn the_script_a_shell_error_comes_from_is_not_what_was_refused() {
+        // Regression: running a plain file as a command
+        // (`docs/a.md: Permission denied`, exit 126) was put down to the
+        // sandbox refusing /dev/fd/7, the script bash was reading.
+        let (_ws, policy) = workspace_policy();
+        for output in [
+            "/dev/fd/7: line 3: docs/old_setup.md: Permission denied",
+            "/bin/sh: 1: ./notes.txt: Permission denied",
+        ] {
+            assert!(
+                explain(&policy, output, &policy.workspace).is_empty(),
+                "{output}"
+            );
+        }
+        // What the script refers to is still read.
+        let denials = explain(
+            &policy,
+            "/dev/fd/7: line 1: /etc/hosts: Permission denied",
+            &policy.workspace,
+        );
+        assert_eq!(denials.len(), 1, "{denials:?}");
+        assert!(denials[0].message.contains("/etc/hosts"), "{denials:?}");
     }
 
     #[test]
