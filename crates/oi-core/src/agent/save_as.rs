@@ -158,7 +158,16 @@ pub(super) fn save_rewritten_scripts(
         let runner = script(&name).map_or("bash", |s| s.runner);
         let quoted = commands_running(commands, &name);
         let runs = if quoted.is_empty() {
-            format!("{runner} '{name}'\n")
+            // A script that reads its arguments runs on the input the task
+            // names (`… the file given as its argument … crashes on
+            // numbers.txt`); run bare it only fails for the missing argument.
+            let input = named.iter().find(|other| {
+                !is_script(other) && *other != &name && cwd.join(other.as_str()).is_file()
+            });
+            match input.filter(|_| reads_arguments(&run.code)) {
+                Some(input) => format!("{runner} '{name}' '{input}'\n"),
+                None => format!("{runner} '{name}'\n"),
+            }
         } else {
             quoted
                 .iter()
@@ -182,6 +191,22 @@ pub(super) fn save_rewritten_scripts(
         saved.push(name);
     }
     (actions, saved)
+}
+
+/// Whether a script's `code` reads the arguments it is run with (Python's
+/// `sys.argv`, Node's `process.argv`, the shell's `$1`, Ruby's and Perl's
+/// `ARGV`).
+fn reads_arguments(code: &str) -> bool {
+    [
+        "sys.argv[1",
+        "argparse",
+        "process.argv[2",
+        "$1",
+        "${1",
+        "ARGV",
+    ]
+    .iter()
+    .any(|mark| code.contains(mark))
 }
 
 /// The commands of `commands` (those a task quotes) that run the script
@@ -565,6 +590,50 @@ mod tests {
             dir.path(),
         );
         assert_eq!(saved, ["tool.py"]);
+    }
+
+    #[test]
+    fn a_new_version_that_reads_its_argument_runs_on_the_input_the_task_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "import sys\nrows = open(sys.argv[1]).read().splitlines()\nfor row in rows:\n    print(row.upper())\nprint(len(rows))\n";
+        fs_err::write(dir.path().join("tool.py"), script).unwrap();
+        fs_err::write(dir.path().join("data.txt"), "a\nb\n").unwrap();
+        let new = script.replace("row.upper()", "row.title()");
+        // `out.txt` is not there (a file to write), `data.txt` is.
+        let named = [
+            "tool.py".to_owned(),
+            "out.txt".to_owned(),
+            "data.txt".to_owned(),
+        ];
+        let (actions, saved) =
+            save_rewritten_scripts(vec![run("python", &new)], &named, &[], dir.path());
+        assert_eq!(saved, ["tool.py"]);
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            saving.code.ends_with("python3 'tool.py' 'data.txt'\n"),
+            "{}",
+            saving.code
+        );
+        let out = bash(&saving.code, dir.path());
+        assert!(
+            String::from_utf8_lossy(&out.stdout).ends_with("saved tool.py\nA\nB\n2\n"),
+            "{out:?}"
+        );
+        // A script that reads no argument runs bare.
+        let fixed = "rows = open('data.txt').read().splitlines()\nfor row in rows:\n    print(row.title())\nprint(len(rows))\n";
+        fs_err::write(dir.path().join("tool.py"), fixed.replace("title", "upper")).unwrap();
+        let (actions, _) =
+            save_rewritten_scripts(vec![run("python", fixed)], &named, &[], dir.path());
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            saving.code.ends_with("python3 'tool.py'\n"),
+            "{}",
+            saving.code
+        );
     }
 
     #[test]
