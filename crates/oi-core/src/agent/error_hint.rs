@@ -228,6 +228,12 @@ fn type_hint(message: &str) -> Option<(&'static str, String)> {
             "a number was added to text: to add numbers, convert the text with `float(…)` first; to build text, convert the number with `str(…)` (or use an f-string).".to_owned(),
         ));
     }
+    if message.contains("not supported between instances of") && mixes_none(message) {
+        return Some((
+            "none-compare",
+            "some values are missing (`None`; `null` in JSON): leave them out before sorting or comparing (`[v for v in values if v is not None]`).".to_owned(),
+        ));
+    }
     if message.contains("not supported between instances of") && numbers_and_text {
         return Some((
             "text-compare",
@@ -435,6 +441,11 @@ fn folder_names(cwd: &Path) -> Option<String> {
     Some(held)
 }
 
+/// Whether a `TypeError`'s `message` names `None` beside another type.
+fn mixes_none(message: &str) -> bool {
+    message.contains("'NoneType' and '") || message.contains("' and 'NoneType'")
+}
+
 fn none_text() -> String {
     "a value your code used is missing (`None`): some items lack that key, or a search matched nothing. Check for `None` before using it.".to_owned()
 }
@@ -518,6 +529,14 @@ mod tests {
             kind("TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'"),
             None
         );
+        // Sorting values some of which are missing.
+        for out in [
+            "TypeError: '<' not supported between instances of 'NoneType' and 'str'",
+            "TypeError: '>' not supported between instances of 'float' and 'NoneType'",
+        ] {
+            assert_eq!(kind(out), Some("none-compare"), "{out}");
+            assert!(note(out).contains("if v is not None"), "{out}");
+        }
     }
 
     #[test]

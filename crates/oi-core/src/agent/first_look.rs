@@ -527,7 +527,54 @@ fn item_keys(items: &[Value]) -> String {
             notes.push(format!("`{key}` is sometimes a number, sometimes text"));
         }
     }
+    for (path, nulls) in null_in_some(&objects) {
+        notes.push(format!(
+            "`{path}` is null (`None`) in {nulls} of {}: leave those out before sorting or joining",
+            objects.len()
+        ));
+    }
     notes.iter().map(|n| format!("; {n}")).collect()
+}
+
+/// The values inside `objects` (a key, or a key of an object a key holds:
+/// `['profile']['email']`) that are null in some of them and set in
+/// others, with how many are null. The first item, which the shape shows,
+/// does not say that a value can be missing.
+fn null_in_some(objects: &[&serde_json::Map<String, Value>]) -> Vec<(String, usize)> {
+    const MAX_PATHS: usize = 3;
+    // Path → (null, set), in the order first seen.
+    let mut seen: Vec<(String, usize, usize)> = Vec::new();
+    let mut count = |path: String, value: &Value| {
+        let index = match seen.iter().position(|(p, _, _)| *p == path) {
+            Some(i) => i,
+            None => {
+                seen.push((path, 0, 0));
+                seen.len() - 1
+            }
+        };
+        if value.is_null() {
+            seen[index].1 += 1;
+        } else {
+            seen[index].2 += 1;
+        }
+    };
+    for object in objects {
+        for (key, value) in object.iter() {
+            let path = format!("[{}]", table::python_string(key));
+            if let Value::Object(inner) = value {
+                for (key2, value2) in inner {
+                    count(format!("{path}[{}]", table::python_string(key2)), value2);
+                }
+            } else {
+                count(path, value);
+            }
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, null, set)| *null > 0 && *set > 0)
+        .take(MAX_PATHS)
+        .map(|(path, null, _)| (path, null))
+        .collect()
 }
 
 #[cfg(test)]
@@ -553,6 +600,30 @@ mod tests {
              {\"data\": {\"orders\": [{\"customer\": {\"name\": \"A\"}, \"id\": number, \"items\": [{\"ok\": bool, \"qty\": number}, …] (1 item)}, …] (2 items; only some have `customer`, `items`)}, \"note\": null}\n\
              Read it with `import json`, `data = json.load(open('orders.json', encoding='utf-8'))`, then loop with `for order in data['data']['orders']:` and, inside it, `for item in order.get('items', []):`.]"
         );
+    }
+
+    #[test]
+    fn values_null_in_some_items_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(
+            dir.path().join("users.json"),
+            // Keys in sorted order, as in the test above.
+            r#"{"users": [{"id": 1, "profile": {"email": "a@x.io"}}, {"id": 2, "profile": {"email": null}}, {"id": null, "profile": {"email": "c@x.io"}}, {"id": 4, "profile": {"email": null}}]}"#,
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["users.json".to_owned()], &[]).unwrap();
+        assert!(
+            look.contains("(4 items; `['id']` is null (`None`) in 1 of 4: leave those out before sorting or joining; `['profile']['email']` is null (`None`) in 2 of 4: leave those out before sorting or joining)"),
+            "{look}"
+        );
+        // Null everywhere or nowhere says nothing the shape does not.
+        fs_err::write(
+            dir.path().join("users.json"),
+            r#"{"users": [{"id": 1, "note": null}, {"id": 2, "note": null}]}"#,
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["users.json".to_owned()], &[]).unwrap();
+        assert!(!look.contains("is null"), "{look}");
     }
 
     #[test]
