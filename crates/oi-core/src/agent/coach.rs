@@ -2399,9 +2399,56 @@ fn spelled_out(text: &str) -> Option<&str> {
 /// File names a task mentions (`count.txt`, `out/sum.txt`, `chart.png` …).
 pub(super) fn named_files(text: &str) -> Vec<String> {
     const EXTENSIONS: &[&str] = &[
-        "txt", "csv", "json", "md", "png", "jpg", "jpeg", "svg", "pdf", "zip", "tar", "gz", "py",
-        "sh", "js", "html", "xml", "yaml", "yml", "log", "ini", "toml", "db", "xlsx", "jsonl",
-        "tsv", "sql", "sqlite", "cfg", "conf",
+        "txt",
+        "csv",
+        "json",
+        "md",
+        "png",
+        "jpg",
+        "jpeg",
+        "svg",
+        "pdf",
+        "zip",
+        "tar",
+        "gz",
+        "py",
+        "sh",
+        "js",
+        "html",
+        "xml",
+        "yaml",
+        "yml",
+        "log",
+        "ini",
+        "toml",
+        "db",
+        "xlsx",
+        "jsonl",
+        "tsv",
+        "sql",
+        "sqlite",
+        "cfg",
+        "conf",
+        "env",
+        "properties",
+        "bash",
+        "rb",
+        "pl",
+        "lua",
+        "php",
+        "mjs",
+        "ts",
+        "go",
+        "rs",
+        "java",
+        "css",
+        "bak",
+        "dat",
+        "out",
+        "tex",
+        "rst",
+        "xls",
+        "parquet",
     ];
     let mut found: Vec<String> = Vec::new();
     for word in task_words(text) {
@@ -3017,6 +3064,11 @@ mod tests {
             ["out/squares.txt", "out/sum.txt"]
         );
         assert!(named_files("no files here, version 3.11.7").is_empty());
+        // Settings files and scripts in other languages are files too.
+        assert_eq!(
+            named_files("Merge defaults.env and local.env into merged.env, like app.properties."),
+            ["defaults.env", "local.env", "merged.env", "app.properties"]
+        );
     }
 
     #[test]
