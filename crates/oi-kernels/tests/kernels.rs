@@ -75,6 +75,40 @@ async fn python_state_persists_between_runs() {
 }
 
 #[tokio::test]
+async fn what_a_cell_wrote_to_a_file_it_left_open_is_on_disk_when_it_ends() {
+    let (mut k, dir) = manager();
+    let (status, _) = run(
+        &mut k,
+        "python",
+        "import csv\nw = csv.writer(open('out.csv', 'w', newline=''))\nw.writerow(['id', 'total'])\nb = open('raw.bin', mode='wb')\nb.write(b'ab')",
+    )
+    .await;
+    assert_eq!(status, RunStatus::Ok);
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    assert_eq!(read("out.csv"), "id,total\r\n");
+    assert_eq!(read("raw.bin"), "ab");
+    // The files stay open: the next cell goes on writing to them.
+    let (status, _) = run(&mut k, "python", "w.writerow(['A-1', 17])").await;
+    assert_eq!(status, RunStatus::Ok);
+    assert_eq!(read("out.csv"), "id,total\r\nA-1,17\r\n");
+    // `open` is still `open`, and its errors show no frame of oi's.
+    let (status, out) = run(
+        &mut k,
+        "python",
+        "print(open.__name__, open('out.csv').readline().strip())\nopen('missing.txt')",
+    )
+    .await;
+    assert!(matches!(status, RunStatus::Failed { .. }), "{status:?}");
+    assert_eq!(out.stdout, "open id,total\n");
+    assert!(
+        out.stderr.contains("FileNotFoundError") && !out.stderr.contains("python_driver"),
+        "{}",
+        out.stderr
+    );
+    k.shutdown().await;
+}
+
+#[tokio::test]
 async fn python_echoes_a_trailing_expression_like_a_repl() {
     let (mut k, _dir) = manager();
     let (_, out) = run(&mut k, "python", "sum(range(1, 101))").await;

@@ -14,6 +14,7 @@ import site
 import sys
 import traceback
 import types
+import weakref
 
 _TOKEN = os.environ.pop("OI_KERNEL_TOKEN", "")
 _IMAGE_DIR = os.environ.pop("OI_IMAGE_DIR", "")
@@ -203,6 +204,39 @@ def _run_cell(code, cell_id, namespace):
         return {"status": "error", "error": _report(exc)}
     finally:
         _running = False
+
+
+# ── Files left open ────────────────────────────────────────────────────
+# A file a cell opened for writing and never closed (`w =
+# csv.writer(open("out.csv", "w"))`) holds what was written in its buffer:
+# on disk the file stays empty until the session ends. At the end of each
+# cell such files are flushed, so what a run wrote is on disk when it ends,
+# as it would be when a script exits. The files stay open.
+_written = weakref.WeakSet()
+_builtin_open = builtins.open
+
+
+def _open(file, mode="r", *args, **kwargs):
+    handle = _builtin_open(file, mode, *args, **kwargs)
+    if isinstance(mode, str) and any(c in mode for c in "wax+"):
+        try:
+            _written.add(handle)
+        except TypeError:
+            pass
+    return handle
+
+
+_open.__doc__ = _builtin_open.__doc__
+_open.__name__ = "open"
+
+
+def _flush_written():
+    for handle in list(_written):
+        try:
+            if not handle.closed:
+                handle.flush()
+        except Exception:
+            pass
 
 
 # ── Images ─────────────────────────────────────────────────────────────
@@ -621,6 +655,7 @@ def _main():
     os.environ["MPLBACKEND"] = "module://oi_matplotlib"
     _use_oi_user_site()
     _install_display()
+    builtins.open = _open
 
     main = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = builtins
@@ -648,6 +683,7 @@ def _main():
             break
         cell_id = request["id"]
         reply = _run_cell(request["code"], cell_id, main.__dict__)
+        _flush_written()
         try:
             _save_open_figures()
         except Exception as exc:
