@@ -133,8 +133,9 @@ pub(super) struct Coach {
     /// model last saw it, for showing what a run made of them (renamed
     /// files keep no name the task names, so no file preview shows them).
     folders_seen: BTreeMap<String, String>,
-    /// What the task asks of the form of its one result file.
-    asked: Asked,
+    /// What the task asks of the form of each result file: said by the
+    /// whole task when it names one, else by the sentence naming the file.
+    asked: Vec<(String, Asked)>,
     /// What the task asks of the names in the folders it works on.
     names: NameRules,
     /// Python files the task names whose last change left out the line
@@ -176,11 +177,10 @@ impl Coach {
             .into_iter()
             .filter(|name| !cwd.join(name).exists())
             .collect();
-        let asked = if expected.len() == 1 {
-            Asked::of(task)
-        } else {
-            Asked::default()
-        };
+        let asked = expected
+            .iter()
+            .map(|name| (name.clone(), asked_of(task, name, &expected)))
+            .collect();
         let untried = if small_model {
             quoted_commands(task)
         } else {
@@ -537,7 +537,7 @@ impl Coach {
                     "`{name}` holds 0, which usually means the code matched or read nothing"
                 ));
             }
-            problems.extend(content_problems(name, &text, &inputs, &self.asked));
+            problems.extend(content_problems(name, &text, &inputs, self.asked(name)));
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
@@ -868,7 +868,7 @@ impl Coach {
                 &path,
                 meta.len(),
                 &inputs,
-                &self.asked,
+                self.asked(name),
                 &self.python,
             ));
         }
@@ -877,6 +877,14 @@ impl Coach {
 }
 
 impl Coach {
+    /// What the task asks of the form of the result file `name`.
+    fn asked(&self, name: &str) -> &Asked {
+        self.asked
+            .iter()
+            .find(|(file, _)| file == name)
+            .map_or(&NOTHING_ASKED, |(_, asked)| asked)
+    }
+
     /// After a batch whose result reads as nothing found (a count of 0, an
     /// empty list; printed, or in a file the task names): the first
     /// pattern of its Python code that matches nothing in the input files,
@@ -1857,6 +1865,38 @@ fn content_problems(
 }
 
 /// What a task asks of the form of its one result file.
+/// What the task asks of the result file `name`, one of `expected` (the
+/// files it names that do not exist yet): the whole task says it when it
+/// names one such file; else the sentence naming `name` does, when it
+/// names no other ("First, save … to passed.csv with the columns
+/// name,score. Then write the average to average.txt.").
+fn asked_of(task: &str, name: &str, expected: &[String]) -> Asked {
+    if expected.len() == 1 {
+        return Asked::of(task);
+    }
+    let Some((before, after)) = sentence_of(task, name) else {
+        return Asked::default();
+    };
+    let sentence = format!("{before}{after}");
+    let others = expected
+        .iter()
+        .any(|other| other != name && named_files(&sentence).contains(other));
+    if others {
+        Asked::default()
+    } else {
+        Asked::of(&sentence)
+    }
+}
+
+/// Nothing asked of a file's form.
+static NOTHING_ASKED: Asked = Asked {
+    header: None,
+    one_per_line: false,
+    example: None,
+    counts_lines: false,
+    order: None,
+};
+
 #[derive(Debug, Default)]
 struct Asked {
     /// Its header line (`with the header name,total`).
@@ -2932,19 +2972,36 @@ mod tests {
             preview.ends_with("Check that it holds exactly what the task asks for.]"),
             "{preview}"
         );
-        // Only a task with one result to make has its header checked.
+        // Only a result to make has its header checked.
         assert_eq!(
-            Coach::new(true, task, dir.path()).asked.header,
+            Coach::new(true, task, dir.path())
+                .asked("totals.csv")
+                .header,
             None,
             "totals.csv exists"
         );
         fs_err::remove_file(&path).unwrap();
         assert_eq!(
-            Coach::new(true, task, dir.path()).asked.header.as_deref(),
+            Coach::new(true, task, dir.path())
+                .asked("totals.csv")
+                .header
+                .as_deref(),
             Some("name,total")
         );
+        // With several results, the sentence naming each says what it
+        // asks of that one, unless it names another too.
         let two = "Write totals.csv with the header name,total and a log to run.txt";
-        assert_eq!(Coach::new(true, two, dir.path()).asked.header, None);
+        assert_eq!(
+            Coach::new(true, two, dir.path()).asked("totals.csv").header,
+            None
+        );
+        let steps = "First, save the passing students to passed.csv with the columns name,score. Then write their average to average.txt.";
+        let coach = Coach::new(true, steps, dir.path());
+        assert_eq!(
+            coach.asked("passed.csv").header.as_deref(),
+            Some("name,score")
+        );
+        assert_eq!(coach.asked("average.txt").header, None);
     }
 
     #[test]
