@@ -48,8 +48,9 @@ pub(super) struct Coach {
     /// The output of the task's runs so far, as [`typed::key`] makes it
     /// (bounded): a value printed back from it was found, not typed.
     outputs_key: String,
-    /// A value the last batch only printed, typed into its code.
-    typed: Option<String>,
+    /// A value the last batch only printed, or only wrote to a file (the
+    /// second value), typed into its code.
+    typed: Option<(String, Option<String>)>,
     /// Whether the model was told a run only printed a typed value.
     told_typed: bool,
     /// Whether the model was told it described code instead of running it.
@@ -315,8 +316,16 @@ impl Coach {
             .iter()
             .flatten()
             .last()
-            .and_then(|run| typed::typed_value(&run.code, run.language.as_deref(), &self.task_key))
-            .filter(|value| !self.outputs_key.contains(&typed::key(value)));
+            .and_then(|run| {
+                let language = run.language.as_deref();
+                typed::typed_value(&run.code, language, &self.task_key)
+                    .map(|value| (value, None))
+                    .or_else(|| {
+                        typed::typed_write(&run.code, language, &self.task_key)
+                            .map(|(value, file)| (value, Some(file)))
+                    })
+            })
+            .filter(|(value, _)| !self.outputs_key.contains(&typed::key(value)));
         // Code that uses a column of numbers written `$1,200.50` without
         // removing the signs compares, sorts or adds them as text.
         for run in runs.iter().flatten() {
@@ -748,14 +757,18 @@ impl Coach {
         self.ran_any |= ran;
         self.ran_since_check |= ran;
         let mut previews = Vec::new();
-        if let Some(value) = self.typed.take()
+        if let Some((value, file)) = self.typed.take()
             && self.small_model
             && !self.told_typed
         {
             self.told_typed = true;
             self.wants_code = true;
+            let does = match file {
+                Some(file) => format!("writes `{value}` to `{file}`"),
+                None => format!("prints `{value}`"),
+            };
             previews.push(format!(
-                "[oi: that code only prints `{value}`, a value typed into it: nothing was looked up, so it is a guess. Find the value with code that reads the files or asks the system (a shell command, or Python), print what it finds, then use that.]"
+                "[oi: that code only {does}, a value typed into it: nothing was looked up, so it is a guess. Find the value with code that reads the files or asks the system (a shell command, or Python), print what it finds, then use that.]"
             ));
         }
         if self.small_model {
@@ -877,6 +890,12 @@ impl Coach {
 }
 
 impl Coach {
+    /// What the task's runs printed so far, as [`typed::key`] makes it
+    /// (kept for small models only).
+    pub(super) fn outputs_key(&self) -> &str {
+        &self.outputs_key
+    }
+
     /// What the task asks of the form of the result file `name`.
     fn asked(&self, name: &str) -> &Asked {
         self.asked
@@ -2848,6 +2867,26 @@ mod tests {
         coach.after_runs(&[python_report("812\tlogs/\n")], cwd);
         coach.saw_runs(&[run("python", "print('logs')")]);
         let notes = coach.after_runs(&[python_report("logs\n")], cwd);
+        assert!(
+            !notes.iter().any(|n| n.contains("typed into it")),
+            "{notes:?}"
+        );
+        // A value typed straight into the result file is a guess too,
+        // unless an earlier run printed it.
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[run("bash", "echo logs > biggest.txt")]);
+        let notes = coach.after_runs(&[python_report("")], cwd);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("only writes `logs` to `biggest.txt`, a value typed into it")),
+            "{notes:?}"
+        );
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[run("bash", "du -s */ | sort -n | tail -1")]);
+        coach.after_runs(&[python_report("812\tlogs/\n")], cwd);
+        coach.saw_runs(&[run("bash", "echo logs > biggest.txt")]);
+        let notes = coach.after_runs(&[python_report("")], cwd);
         assert!(
             !notes.iter().any(|n| n.contains("typed into it")),
             "{notes:?}"

@@ -46,6 +46,9 @@ pub(super) struct Resample {
     /// The task's text as [`typed::key`] makes it, when known: a block
     /// that only prints a value the task does not give is no step.
     task_key: Option<String>,
+    /// The output of the task's runs so far, as [`typed::key`] makes it: a
+    /// value written to a file that a run printed was found, not typed.
+    outputs_key: String,
 }
 
 impl Resample {
@@ -54,7 +57,13 @@ impl Resample {
         Self {
             tries: 0,
             task_key: Some(typed::key(task)),
+            outputs_key: String::new(),
         }
+    }
+
+    /// What the task's runs printed so far, as [`typed::key`] makes it.
+    pub(super) fn saw_outputs(&mut self, outputs_key: &str) {
+        outputs_key.clone_into(&mut self.outputs_key);
     }
 
     /// The temperature to ask again with when the last code `actions`
@@ -80,6 +89,10 @@ impl Resample {
                     || bare_value(&run.code)
                     || self.task_key.as_deref().is_some_and(|task| {
                         typed::typed_value(&run.code, run.language.as_deref(), task).is_some()
+                            || typed::typed_write(&run.code, run.language.as_deref(), task)
+                                .is_some_and(|(value, _)| {
+                                    !self.outputs_key.contains(&typed::key(&value))
+                                })
                     })
             }
             None => held && actions.is_empty(),
@@ -198,6 +211,14 @@ mod tests {
         })
     }
 
+    fn shell(code: &str) -> Action {
+        Action::Run(ProposedRun {
+            call_id: None,
+            language: Some("bash".to_owned()),
+            code: code.to_owned(),
+        })
+    }
+
     /// A small model's guard after `a()` failed and `print(1)` ran.
     fn failed_then_printed() -> LoopGuard {
         let mut guard = LoopGuard::new(true);
@@ -300,6 +321,19 @@ mod tests {
         let counts =
             "import subprocess\nprint(subprocess.run(['git', 'rev-list', '--count', 'HEAD']))";
         assert_eq!(resample.again(&[run(counts)], false, &guard, None), None);
+        // A value typed straight into the result file is no step either,
+        // unless a run printed it before.
+        let mut resample = Resample::for_task(task);
+        assert_eq!(
+            resample.again(&[shell("echo 4 > commits.txt")], false, &guard, None),
+            Some(0.7)
+        );
+        let mut resample = Resample::for_task(task);
+        resample.saw_outputs(&typed::key("4\n"));
+        assert_eq!(
+            resample.again(&[shell("echo 4 > commits.txt")], false, &guard, None),
+            None
+        );
         // Printing what the task gives is the step.
         let mut resample = Resample::for_task("Print hello world.");
         assert_eq!(

@@ -211,6 +211,7 @@ impl Session {
             let (message, mut actions) =
                 self.harness
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
+            resample.saw_outputs(coach.outputs_key());
             if self.config.small_model
                 && let Some(t) =
                     resample.again(&actions, held, &self.guard, self.config.temperature)
