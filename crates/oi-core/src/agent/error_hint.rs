@@ -285,6 +285,12 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             "the dates are not all written in one format: parse each value on its own — pandas: `pd.to_datetime(df[c], format='mixed')`, with `dayfirst=True` when a date like `03/02/2026` means 3 February; plain Python: try each format in turn (`datetime.strptime` in a loop, catching `ValueError`) — then write it the way the task asks. Do not use `errors='coerce'`: it empties the dates it cannot read.".to_owned(),
         ));
     }
+    if message.starts_with("not enough values to unpack") {
+        return Some((
+            "unpack",
+            "a line split into fewer parts than the names it is unpacked into: some lines have no separator — blank lines, comments, headings. Skip them first (`line = line.strip()`, then `if not line or line.startswith('#') or '=' not in line: continue`, with the separator your code splits at), and split at the first separator only (`line.split('=', 1)`).".to_owned(),
+        ));
+    }
     let (value, to_int) = refused_number(message)?;
     if value.is_empty() {
         return Some((
@@ -529,6 +535,10 @@ mod tests {
             kind("TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'"),
             None
         );
+        // Unpacking a line without its separator.
+        let unpack = "ValueError: not enough values to unpack (expected 2, got 1)";
+        assert_eq!(kind(unpack), Some("unpack"));
+        assert!(note(unpack).contains("line.split('=', 1)"));
         // Sorting values some of which are missing.
         for out in [
             "TypeError: '<' not supported between instances of 'NoneType' and 'str'",

@@ -85,6 +85,17 @@ impl Splicer {
     }
 }
 
+/// Whether `line` holds the name `name` as a whole word (not part of a
+/// longer name, not an attribute).
+fn has_name(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + name.len()..].chars().next();
+        let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !part(before) && !part(after) && before != Some('.')
+    })
+}
+
 /// The line of the code cell a Python traceback last points at
 /// (`File "<cell-3>", line 15, in <module>`), in the cell that ran (the
 /// first frame's): a function defined by an earlier cell has frames of
@@ -178,6 +189,16 @@ fn splice(code: &str, failed: usize, fragment: &str) -> Option<(String, Vec<Stri
                         changes.push(format!("line {} replaced", i + 1));
                     }
                     _ => {
+                        // A value prepared for the failed line, or the
+                        // lines after it, is one they use: a line of the
+                        // input copied back (`APP_PORT = 9090`) is not.
+                        let name: String = target
+                            .chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect();
+                        if name.is_empty() || !lines[at..].iter().any(|l| has_name(l, &name)) {
+                            return None;
+                        }
                         lines.insert(at, format!("{}{line}", indent(&lines[at])));
                         changes.push(format!("a line put before line {}", at + 1));
                         at += 1;
@@ -504,6 +525,9 @@ mod tests {
         assert_eq!(splice(open, 3, "a = 1"), None);
         let branch = "import x\nif a:\n    b = 1\nelse:\n    b = 2\nc = 3\n";
         assert_eq!(splice(branch, 4, "q = 1"), None);
+        // A name that the failed line and the lines after it never use:
+        // a line of the input copied back, not a value prepared for them.
+        assert_eq!(splice(MEAN, 4, "APP_PORT = 9090"), None);
         // No change: the same line again.
         assert_eq!(
             splice(MEAN, 4, "avg = df['t'].mean()"),
