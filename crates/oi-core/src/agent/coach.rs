@@ -1440,7 +1440,7 @@ fn change_note(name: &str, old: &str, new: &str) -> String {
 /// longer runs the function `old` ran at its top level (a rewritten
 /// script without its `main(sys.argv[1])` or `if __name__ == ...` block):
 /// that function and `old`'s line that ran it.
-fn dropped_entry(name: &str, old: &str, new: &str) -> Option<(String, String)> {
+pub(super) fn dropped_entry(name: &str, old: &str, new: &str) -> Option<(String, String)> {
     if !name.to_ascii_lowercase().ends_with(".py") {
         return None;
     }

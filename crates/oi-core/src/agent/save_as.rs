@@ -155,6 +155,16 @@ pub(super) fn save_rewritten_scripts(
         let Some(name) = target.cloned() else {
             continue;
         };
+        // A rewrite that left out the line running the script (its
+        // `main(sys.argv[1])`) gets it back: saved without it, the script
+        // runs nothing, and a small model told so rewrites it the same way.
+        let restored = fs_err::read_to_string(cwd.join(name.as_str()))
+            .ok()
+            .and_then(|old| with_entry_restored(&name, &old, &run.code));
+        let (code, kept) = match restored {
+            Some((code, line)) => (code, format!(", with its line `{line}` that runs it kept")),
+            None => (run.code.clone(), String::new()),
+        };
         let runner = script(&name).map_or("bash", |s| s.runner);
         let quoted = commands_running(commands, &name);
         let runs = if quoted.is_empty() {
@@ -164,7 +174,7 @@ pub(super) fn save_rewritten_scripts(
             let input = named.iter().find(|other| {
                 !is_script(other) && *other != &name && cwd.join(other.as_str()).is_file()
             });
-            match input.filter(|_| reads_arguments(&run.code)) {
+            match input.filter(|_| reads_arguments(&code)) {
                 Some(input) => format!("{runner} '{name}' '{input}'\n"),
                 None => format!("{runner} '{name}'\n"),
             }
@@ -181,9 +191,9 @@ pub(super) fn save_rewritten_scripts(
                 "{}{runs}",
                 writing(
                     &name,
-                    &run.code,
+                    &code,
                     &format!(
-                        "the reply's code is a new version of {name}, so it is saved as that file and run"
+                        "the reply's code is a new version of {name}, so it is saved as that file{kept} and run"
                     )
                 )
             ),
@@ -191,6 +201,45 @@ pub(super) fn save_rewritten_scripts(
         saved.push(name);
     }
     (actions, saved)
+}
+
+/// A new version (`new`) of the Python script `name` that no longer runs
+/// the function `old` ran at its top level, with `old`'s lines that ran it
+/// (the call, or the `if __name__ == "__main__":` block) put back at its
+/// end and `import sys` first when they use it; and the line that ran it.
+/// `None` when nothing was left out.
+fn with_entry_restored(name: &str, old: &str, new: &str) -> Option<(String, String)> {
+    let (_, line) = super::coach::dropped_entry(name, old, new)?;
+    let lines: Vec<&str> = old.lines().collect();
+    let start = lines.iter().position(|l| l.trim() == line)?;
+    // The entry and what belongs to it, up to the end: indented lines,
+    // blank lines, and further top-level calls.
+    let trailer: Vec<&str> = lines[start..]
+        .iter()
+        .take_while(|l| {
+            l.trim().is_empty()
+                || l.starts_with(char::is_whitespace)
+                || l.trim() == line
+                || l.trim_end().ends_with(')')
+        })
+        .copied()
+        .collect();
+    if start + trailer.len() != lines.len() {
+        return None;
+    }
+    let trailer = trailer.join("\n");
+    let imports_sys = new.lines().any(|l| {
+        l.trim() == "import sys" || l.starts_with("from sys import") || l.starts_with("import sys,")
+    });
+    let mut code = String::new();
+    if trailer.contains("sys.") && !imports_sys {
+        code.push_str("import sys\n");
+    }
+    code.push_str(new.trim_end());
+    code.push_str("\n\n");
+    code.push_str(trailer.trim());
+    code.push('\n');
+    Some((code, line))
 }
 
 /// Whether a script's `code` reads the arguments it is run with (Python's
@@ -634,6 +683,54 @@ mod tests {
             "{}",
             saving.code
         );
+    }
+
+    #[test]
+    fn a_new_version_without_the_line_that_ran_it_gets_that_line_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = "import sys\n\ndef main(path):\n    total = 0\n    count = 0\n    for line in open(path):\n        total += int(line)\n        count += 1\n    print(total // count)\n\nmain(sys.argv[1])\n";
+        fs_err::write(dir.path().join("average.py"), old).unwrap();
+        fs_err::write(dir.path().join("numbers.txt"), "# n\n10\n\n5\n").unwrap();
+        let new = "def main(path):\n    total = 0\n    count = 0\n    for line in open(path):\n        line = line.strip()\n        if not line or line.startswith('#'):\n            continue\n        total += float(line)\n        count += 1\n    print(round(total / count, 2))\n";
+        let named = ["average.py".to_owned(), "numbers.txt".to_owned()];
+        let (actions, saved) =
+            save_rewritten_scripts(vec![run("python", new)], &named, &[], dir.path());
+        assert_eq!(saved, ["average.py"]);
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            saving
+                .code
+                .starts_with("# oi: the reply's code is a new version of average.py, so it is saved as that file, with its line `main(sys.argv[1])` that runs it kept and run\n"),
+            "{}",
+            saving.code
+        );
+        // Run by a real shell: the script is saved whole and runs on the
+        // input the task names.
+        let out = bash(&saving.code, dir.path());
+        assert_eq!(
+            fs_err::read_to_string(dir.path().join("average.py")).unwrap(),
+            format!("import sys\n{new}\nmain(sys.argv[1])\n")
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).ends_with("saved average.py\n7.5\n"),
+            "{out:?}"
+        );
+        // A `__main__` block comes back whole.
+        let guarded = old.replace(
+            "main(sys.argv[1])\n",
+            "if __name__ == \"__main__\":\n    main(sys.argv[1])\n",
+        );
+        let (code, line) = with_entry_restored("average.py", &guarded, new).unwrap();
+        assert_eq!(line, "if __name__ == \"__main__\":");
+        assert!(
+            code.ends_with("\n\nif __name__ == \"__main__\":\n    main(sys.argv[1])\n"),
+            "{code}"
+        );
+        // A new version that runs it itself is left as it is.
+        let runs = format!("import sys\n{new}\nmain(sys.argv[1])\n");
+        assert_eq!(with_entry_restored("average.py", old, &runs), None);
     }
 
     #[test]
