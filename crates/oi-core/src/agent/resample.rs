@@ -87,6 +87,8 @@ impl Resample {
                     || guard.echoes_failed_output(&run.code)
                     || run.code.trim() == EXAMPLE_CODE
                     || bare_value(&run.code)
+                    || (super::save_as::is_shell(run.language.as_deref())
+                        && names_listed(&run.code))
                     || self.task_key.as_deref().is_some_and(|task| {
                         typed::typed_value(&run.code, run.language.as_deref(), task).is_some()
                             || typed::typed_write(&run.code, run.language.as_deref(), task)
@@ -119,6 +121,35 @@ impl Resample {
         self.tries += 1;
         Some(temperature.max(configured.unwrap_or(0.0)))
     }
+}
+
+/// Whether shell `code` only lists file names, one per line (`docs/a.md`,
+/// `notes.txt`): an answer written as a block, whose lines bash runs as
+/// commands (`Permission denied`, `command not found`). Each line is a
+/// name with an extension, or a path (a `/` in its first word), and is not
+/// one that runs a script (`./run.sh`, `/usr/bin/env`).
+fn names_listed(code: &str) -> bool {
+    let lines: Vec<&str> = code
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let named = |line: &&str| {
+        let plain = line
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | ' '));
+        let first = line.split_whitespace().next().unwrap_or_default();
+        let extension = line.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        });
+        let runs = first.starts_with(['.', '/', '~']);
+        let path = first.contains('/');
+        plain && !runs && (path || (extension && !line.contains(' ')))
+    };
+    lines.len() >= 2 && lines.iter().all(named)
 }
 
 /// Whether `code` is only a value written out (`{'ben': 37.5}`, `[1, 2]`,
@@ -296,6 +327,38 @@ mod tests {
         assert_eq!(
             resample.again(&[run("{'ben': 37.5}")], false, &guard, None),
             Some(0.7)
+        );
+    }
+
+    #[test]
+    fn a_shell_block_that_only_lists_file_names_is_no_step() {
+        for code in [
+            "docs/intro copy.txt\ndocs/intro.txt\ndocs/notes.txt",
+            "# the duplicates\nold_setup.md\nsetup.md\n",
+        ] {
+            assert!(names_listed(code), "{code}");
+        }
+        for code in [
+            "ls docs/\ncat docs/setup.md",
+            "python3 dedupe.py\nwc -l out.txt",
+            "./run.sh\n./check.sh",
+            "setup.md",
+            "cd docs/\nmd5sum *",
+            "sort notes.txt > sorted.txt\ncat sorted.txt",
+        ] {
+            assert!(!names_listed(code), "{code}");
+        }
+        let guard = LoopGuard::default();
+        let mut resample = Resample::for_task("Find the duplicates in docs/.");
+        assert_eq!(
+            resample.again(&[shell("docs/a.md\ndocs/b.md")], false, &guard, None),
+            Some(0.7)
+        );
+        // In Python, the same lines are not taken for a list.
+        let mut resample = Resample::for_task("Find the duplicates in docs/.");
+        assert_eq!(
+            resample.again(&[run("a.b\nc.d")], false, &guard, None),
+            None
         );
     }
 
