@@ -1776,6 +1776,13 @@ fn content_problems(
             "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line"
         ));
     }
+    if asked.alphabetical
+        && let Some((first, second)) = unsorted_lines(text)
+    {
+        problems.push(format!(
+            "the lines of `{name}` are not in alphabetical order (`{first}` comes before `{second}`), which the task asks: sort them before writing (`sorted(…)`)"
+        ));
+    }
     if asked.one_per_line
         && let Some((odd, like)) = odd_line(text)
     {
@@ -1911,6 +1918,7 @@ fn asked_of(task: &str, name: &str, expected: &[String]) -> Asked {
 static NOTHING_ASKED: Asked = Asked {
     header: None,
     one_per_line: false,
+    alphabetical: false,
     example: None,
     counts_lines: false,
     order: None,
@@ -1922,6 +1930,9 @@ struct Asked {
     header: Option<String>,
     /// One value per line ("the names …, one per line").
     one_per_line: bool,
+    /// Its lines in alphabetical order ("sorted alphabetically", or
+    /// "sorted" with no key).
+    alphabetical: bool,
     /// An example of the value, with a digit in it ("for example 3.11.7").
     example: Option<String>,
     /// A count of lines ("Count the lines of data.csv"), which a header
@@ -1942,6 +1953,7 @@ impl Asked {
                 .iter()
                 .any(|phrase| lower.contains(phrase)),
             order: asked_order(&lower),
+            alphabetical: asks_alphabetical(&lower),
             counts_lines: task_words(&lower).any(|w| w == "lines")
                 && ["count", "how many", "number of"]
                     .iter()
@@ -2147,6 +2159,62 @@ fn shape(value: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// In a plain list of three or more lines (no field separators), the
+/// first two lines in neither byte nor case-blind alphabetical order.
+fn unsorted_lines(text: &str) -> Option<(String, String)> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.len() < 3 || lines.iter().any(|l| l.contains([',', '\t', ';'])) {
+        return None;
+    }
+    let bytes = lines.windows(2).all(|w| w[0] <= w[1]);
+    let folded = lines
+        .windows(2)
+        .all(|w| w[0].to_lowercase() <= w[1].to_lowercase());
+    if bytes || folded {
+        return None;
+    }
+    lines
+        .windows(2)
+        .find(|w| w[0].to_lowercase() > w[1].to_lowercase())
+        .map(|w| (w[0].to_owned(), w[1].to_owned()))
+}
+
+/// Whether a task (lowercased) asks for a list in alphabetical order:
+/// "alphabetically", "in alphabetical order", or "sorted" not followed by
+/// what to sort by ("sorted by count", "sorted from largest").
+fn asks_alphabetical(lower: &str) -> bool {
+    if lower.contains("alphabetic") {
+        return true;
+    }
+    let words: Vec<&str> = task_words(lower).collect();
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "sorted"
+            && !words.get(i + 1).is_some_and(|next| {
+                [
+                    "by",
+                    "from",
+                    "in",
+                    "descending",
+                    "ascending",
+                    "largest",
+                    "smallest",
+                    "highest",
+                    "lowest",
+                    "newest",
+                    "oldest",
+                    "most",
+                    "least",
+                    "on",
+                ]
+                .contains(next)
+            })
+    })
 }
 
 /// In a result of three or more lines all of one shape with digits in it
@@ -2657,6 +2725,38 @@ mod tests {
             preview.contains("as `open('mean.txt', 'w').write('25.5\\n')` does (in your code, `open('mean.txt', 'w').write(f'Mean: {mean}\\n')` becomes `open('mean.txt', 'w').write(f'{mean}\\n')`).]"),
             "{preview}"
         );
+    }
+
+    #[test]
+    fn lines_not_in_the_alphabetical_order_asked_are_named() {
+        let asked = Asked::of("Write the names of such files, sorted, one per line, to dups.txt.");
+        assert!(asked.alphabetical);
+        let problems = content_problems("dups.txt", "b.txt\na.txt\nc.txt\n", &[], &asked);
+        assert_eq!(
+            problems,
+            [
+                "the lines of `dups.txt` are not in alphabetical order (`b.txt` comes before `a.txt`), which the task asks: sort them before writing (`sorted(…)`)"
+            ]
+        );
+        // Sorted byte-wise or ignoring case, both are sorted.
+        for sorted in ["Intro.txt\na.txt\nb.txt\n", "a.txt\nb.txt\nIntro.txt\n"] {
+            assert!(
+                content_problems("dups.txt", sorted, &[], &asked).is_empty(),
+                "{sorted}"
+            );
+        }
+        // A table, or two lines, is not such a list.
+        assert!(unsorted_lines("b,1\na,2\nc,3\n").is_none());
+        assert!(unsorted_lines("b\na\n").is_none());
+        // Sorted by something else, or not asked.
+        for task in [
+            "List the cities sorted by population.",
+            "Write them sorted from largest to smallest.",
+            "Write the names one per line.",
+        ] {
+            assert!(!Asked::of(task).alphabetical, "{task}");
+        }
+        assert!(Asked::of("Write them in alphabetical order.").alphabetical);
     }
 
     #[test]
