@@ -50,6 +50,14 @@ pub(super) fn typed_write(
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        if shell
+            && line
+                .strip_prefix("touch ")
+                .is_some_and(|f| plain_file(f.trim()))
+        {
+            // Making the file first writes nothing into it.
+            continue;
+        }
         let (value, target) = if shell {
             echoed_to_file(line)?
         } else if let Some(opened) = with_open(line) {
@@ -260,6 +268,7 @@ mod tests {
         for (code, language) in [
             ("echo 3 > open.txt", "bash"),
             ("echo \"3\" >> 'open.txt'", "sh"),
+            ("touch open.txt\necho \"3\" > open.txt", "bash"),
             ("open('open.txt', 'w').write('3')", "python"),
             ("open(\"open.txt\", \"w\").write(\"3\\n\")", "python"),
             (
@@ -288,6 +297,7 @@ mod tests {
             "echo 3 > a.txt\necho 4 > b.txt",
             // Written and something more done.
             "echo 3 > open.txt\nwc -l TODO.md",
+            "touch open.txt",
         ] {
             let language = if code.contains("open(") {
                 "python"
