@@ -546,7 +546,13 @@ impl Coach {
                     "`{name}` holds 0, which usually means the code matched or read nothing"
                 ));
             }
-            problems.extend(content_problems(name, &text, &inputs, self.asked(name)));
+            problems.extend(content_problems(
+                name,
+                &text,
+                &inputs,
+                self.asked(name),
+                &self.python,
+            ));
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
@@ -1299,7 +1305,7 @@ fn file_preview(
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
         None if repeats_header(text) => "Its lines after the first repeat the header line instead of holding values (`csv.writer` given dicts writes their keys: use `csv.DictWriter`).".to_owned(),
         None => {
-            let problems = content_problems(name, text, inputs, asked);
+            let problems = content_problems(name, text, inputs, asked, python);
             if problems.is_empty() {
                 "Check that it holds exactly what the task asks for.".to_owned()
             } else {
@@ -1767,6 +1773,7 @@ fn content_problems(
     text: &str,
     inputs: &[(&String, &String)],
     asked: &Asked,
+    python: &str,
 ) -> Vec<String> {
     let mut problems = Vec::new();
     if asked.one_per_line
@@ -1852,8 +1859,9 @@ fn content_problems(
         };
         if fields(first) != fields(asked) {
             problems.push(format!(
-                "`{name}` begins with `{}` where the task asks for the header `{asked}`",
-                first.trim()
+                "`{name}` begins with `{}` where the task asks for the header `{asked}`{}",
+                first.trim(),
+                header_fix(name, &fields(first), &fields(asked), python)
             ));
         }
     }
@@ -2159,6 +2167,73 @@ fn shape(value: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The line that writes the table `name` with the header the task asks
+/// (`asked`) when the model's `python` wrote it with pandas from a table
+/// whose columns are `written`: the columns kept and renamed, each asked
+/// column matched to a written one by name (case and spacing aside), the
+/// rest in order (` (in your code, write it with `df[['Student',
+/// 'Score']].rename(columns={'Student': 'name', 'Score': 'score'}).to_csv(…)`)`).
+fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) -> String {
+    let table = python.lines().find_map(|line| {
+        let at = line.find(".to_csv(")?;
+        let rest = &line[at + ".to_csv(".len()..];
+        let quoted =
+            rest.starts_with(&format!("'{name}'")) || rest.starts_with(&format!("\"{name}\""));
+        let variable: String = line[..at]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect::<Vec<char>>()
+            .into_iter()
+            .rev()
+            .collect();
+        (quoted && !variable.is_empty() && !variable.starts_with(char::is_numeric))
+            .then_some(variable)
+    });
+    let Some(table) = table else {
+        return String::new();
+    };
+    let fold = |s: &str| s.trim().to_lowercase().replace([' ', '_'], "");
+    let mut used = vec![false; written.len()];
+    let mut chosen: Vec<Option<usize>> = asked
+        .iter()
+        .map(|a| {
+            let i = written.iter().position(|w| fold(w) == fold(a))?;
+            used[i] = true;
+            Some(i)
+        })
+        .collect();
+    for choice in &mut chosen {
+        if choice.is_none() {
+            *choice = used.iter().position(|u| !u);
+            if let Some(i) = *choice {
+                used[i] = true;
+            }
+        }
+    }
+    let Some(columns) = chosen.into_iter().collect::<Option<Vec<usize>>>() else {
+        return String::new();
+    };
+    let quote = |s: &str| table::python_string(s);
+    let kept: Vec<String> = columns.iter().map(|&i| quote(&written[i])).collect();
+    let renamed: Vec<String> = columns
+        .iter()
+        .zip(asked)
+        .filter(|(i, a)| written[**i] != **a)
+        .map(|(i, a)| format!("{}: {}", quote(&written[*i]), quote(a)))
+        .collect();
+    let rename = if renamed.is_empty() {
+        String::new()
+    } else {
+        format!(".rename(columns={{{}}})", renamed.join(", "))
+    };
+    format!(
+        " (in your code, write it with `{table}[[{}]]{rename}.to_csv({}, index=False)`)",
+        kept.join(", "),
+        quote(name)
+    )
 }
 
 /// In a plain list of three or more lines (no field separators), the
@@ -2728,10 +2803,36 @@ mod tests {
     }
 
     #[test]
+    fn a_header_other_than_the_one_asked_gets_the_pandas_line_that_writes_it() {
+        let asked = Asked::of("Save them to passed.csv with the columns name,score.");
+        let python = "import pandas as pd\npassed = df[df['Score'] >= 60]\npassed.to_csv('passed.csv', index=False)\n";
+        let text = "Student,Score,Class\nAna Ruiz,78.0,A\n";
+        assert_eq!(
+            content_problems("passed.csv", text, &[], &asked, python),
+            [
+                "`passed.csv` begins with `Student,Score,Class` where the task asks for the header `name,score` (in your code, write it with `passed[['Student', 'Score']].rename(columns={'Student': 'name', 'Score': 'score'}).to_csv('passed.csv', index=False)`)"
+            ]
+        );
+        // Written another way, or too few columns: the header alone.
+        for (python, text) in [
+            ("import csv\nw.writerow(['Student', 'Score'])\n", text),
+            (python, "Student\nAna Ruiz\n"),
+        ] {
+            assert_eq!(
+                content_problems("passed.csv", text, &[], &asked, python),
+                [format!(
+                    "`passed.csv` begins with `{}` where the task asks for the header `name,score`",
+                    text.lines().next().unwrap()
+                )]
+            );
+        }
+    }
+
+    #[test]
     fn lines_not_in_the_alphabetical_order_asked_are_named() {
         let asked = Asked::of("Write the names of such files, sorted, one per line, to dups.txt.");
         assert!(asked.alphabetical);
-        let problems = content_problems("dups.txt", "b.txt\na.txt\nc.txt\n", &[], &asked);
+        let problems = content_problems("dups.txt", "b.txt\na.txt\nc.txt\n", &[], &asked, "");
         assert_eq!(
             problems,
             [
@@ -2741,7 +2842,7 @@ mod tests {
         // Sorted byte-wise or ignoring case, both are sorted.
         for sorted in ["Intro.txt\na.txt\nb.txt\n", "a.txt\nb.txt\nIntro.txt\n"] {
             assert!(
-                content_problems("dups.txt", sorted, &[], &asked).is_empty(),
+                content_problems("dups.txt", sorted, &[], &asked, "").is_empty(),
                 "{sorted}"
             );
         }
@@ -2780,7 +2881,7 @@ mod tests {
         }
         let asked = Asked::of("Write the IDs of the FAILED jobs, one per line, to failed.txt.");
         assert_eq!(
-            content_problems("failed.txt", "J-102\nJ-104\nNotes:\n", &[], &asked),
+            content_problems("failed.txt", "J-102\nJ-104\nNotes:\n", &[], &asked, ""),
             [
                 "the line `Notes:` of `failed.txt` is not like its other lines (`J-102`): check what your code matched"
             ]
@@ -2797,21 +2898,21 @@ mod tests {
         );
         let ascending = "category,total\nFood,48.0\nOffice,1100.0\nTravel,1510.5\n";
         assert_eq!(
-            content_problems("by_category.csv", ascending, &[], &asked),
+            content_problems("by_category.csv", ascending, &[], &asked, ""),
             [
                 "the rows of `by_category.csv` are not in the order the task asks (\"largest first\"): its `total` column is in ascending order (pandas: `.sort_values('total', ascending=False)` before writing)"
             ]
         );
         let descending = "category,total\nTravel,1510.5\nOffice,1100.0\nFood,48.0\n";
-        assert!(content_problems("by_category.csv", descending, &[], &asked).is_empty());
+        assert!(content_problems("by_category.csv", descending, &[], &asked, "").is_empty());
         // One number column in the order asked is enough; text columns and
         // short tables are not judged.
         let asked = Asked::of("Write t.csv, largest total first.");
         let two = "id,total\n3,10\n2,7\n1,5\n";
-        assert!(content_problems("t.csv", two, &[], &asked).is_empty());
-        assert!(content_problems("t.csv", "name,total\na,1\nb,2\n", &[], &asked).is_empty());
+        assert!(content_problems("t.csv", two, &[], &asked, "").is_empty());
+        assert!(content_problems("t.csv", "name,total\na,1\nb,2\n", &[], &asked, "").is_empty());
         assert_eq!(
-            content_problems("t.csv", "id,total\n1,5\n2,7\n3,10\n", &[], &asked).len(),
+            content_problems("t.csv", "id,total\n1,5\n2,7\n3,10\n", &[], &asked, "").len(),
             1
         );
         let up = Asked::of("List the cities, sorted from smallest to largest population.");
@@ -2821,7 +2922,7 @@ mod tests {
         );
         let mixed = "city,population\nA,5\nB,2\nC,9\n";
         assert!(
-            content_problems("cities.csv", mixed, &[], &up)[0]
+            content_problems("cities.csv", mixed, &[], &up, "")[0]
                 .contains("its `population` column is in no order (pandas: `.sort_values('population', ascending=True)`"),
         );
         assert_eq!(Asked::of("Sum the amounts per category.").order, None);
@@ -2837,17 +2938,17 @@ mod tests {
         let inputs = [(&data.0, &data.1)];
         let asked = Asked::of("Count the lines of data.csv and write the number to count.txt.");
         assert!(asked.counts_lines);
-        let problems = content_problems("count.txt", "2", &inputs, &asked);
+        let problems = content_problems("count.txt", "2", &inputs, &asked, "");
         assert_eq!(
             problems,
             [
                 "`count.txt` holds 2, the rows under `data.csv`'s header, where the task counts its lines: it has 3 lines with the header (`len(open('data.csv').readlines())`)"
             ]
         );
-        assert!(content_problems("count.txt", "3", &inputs, &asked).is_empty());
+        assert!(content_problems("count.txt", "3", &inputs, &asked, "").is_empty());
         let rows = Asked::of("Count the rows of data.csv and write the number to count.txt.");
         assert!(!rows.counts_lines);
-        assert!(content_problems("count.txt", "2", &inputs, &rows).is_empty());
+        assert!(content_problems("count.txt", "2", &inputs, &rows, "").is_empty());
     }
 
     #[test]
@@ -4074,7 +4175,7 @@ mod tests {
             "Write the version of python3 on this machine (for example 3.11.7) to version.txt.";
         let asked = Asked::of(task);
         assert_eq!(asked.example.as_deref(), Some("3.11.7"));
-        let problems = content_problems("version.txt", "Python 3.11.7\n", &[], &asked);
+        let problems = content_problems("version.txt", "Python 3.11.7\n", &[], &asked, "");
         assert_eq!(
             problems,
             [
@@ -4085,7 +4186,7 @@ mod tests {
         // nothing to say.
         for text in ["3.12.1\n", "Python\n", "3.11.7\n3.11.8\n"] {
             assert!(
-                content_problems("version.txt", text, &[], &asked).is_empty(),
+                content_problems("version.txt", text, &[], &asked, "").is_empty(),
                 "{text}"
             );
         }
