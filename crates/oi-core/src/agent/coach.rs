@@ -1783,6 +1783,11 @@ fn content_problems(
             "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line"
         ));
     }
+    if doubled_breaks(text) {
+        problems.push(format!(
+            "every line of `{name}` is followed by a blank line: each value was written with the line break it was read with, and a second one added (strip each value, `value.strip()`, before writing it)"
+        ));
+    }
     if asked.alphabetical
         && let Some((first, second)) = unsorted_lines(text)
     {
@@ -2234,6 +2239,20 @@ fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) ->
         kept.join(", "),
         quote(name)
     )
+}
+
+/// Whether each of the two or more lines of `text` is followed by a blank
+/// line (`a=1\n\nb=2\n\n`): values read with their line break and
+/// written with another.
+fn doubled_breaks(text: &str) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    let filled = lines.iter().filter(|l| !l.trim().is_empty()).count();
+    filled >= 2
+        && lines.len() >= filled * 2 - 1
+        && lines
+            .iter()
+            .enumerate()
+            .all(|(i, l)| (i % 2 == 0) != l.trim().is_empty())
 }
 
 /// In a plain list of three or more lines (no field separators), the
@@ -2826,6 +2845,26 @@ mod tests {
                 )]
             );
         }
+    }
+
+    #[test]
+    fn values_written_with_their_own_line_break_are_named() {
+        let problems = content_problems("m.env", "A=1\n\nB=2\n\nC=3\n", &[], &Asked::default(), "");
+        assert_eq!(
+            problems,
+            [
+                "every line of `m.env` is followed by a blank line: each value was written with the line break it was read with, and a second one added (strip each value, `value.strip()`, before writing it)"
+            ]
+        );
+        for text in [
+            "A=1\nB=2\n",
+            "A=1\n\nB=2\nC=3\n",
+            "A=1\n\n",
+            "# head\n\nA=1\nB=2\n",
+        ] {
+            assert!(!doubled_breaks(text), "{text:?}");
+        }
+        assert!(doubled_breaks("A=1\n\nB=2\n"));
     }
 
     #[test]
