@@ -1870,6 +1870,33 @@ fn content_problems(
             ));
         }
     }
+    // A column as empty in an input the task names was copied so.
+    let empty_before: Vec<String> = inputs
+        .iter()
+        .flat_map(|(_, input)| table::empty_columns(input))
+        .map(|(column, _)| column.to_lowercase())
+        .collect();
+    for (column, rows) in table::empty_columns(text) {
+        if empty_before.contains(&column.to_lowercase()) {
+            continue;
+        }
+        let grouped = python.lines().any(|line| {
+            line.contains(".groupby(")
+                && line
+                    .split_once('=')
+                    .is_some_and(|(target, _)| target.contains(&format!("['{column}']")))
+        });
+        let why = if grouped {
+            format!(
+                ": a grouped result assigned back as a column (`…['{column}'] = ….groupby(…)…`) lines up with no row; make the result table from the grouping itself (`table = df.groupby('name', as_index=False)['amount'].sum()`, with your columns) and write that"
+            )
+        } else {
+            ": the code that fills it gave nothing for these rows".to_owned()
+        };
+        problems.push(format!(
+            "the `{column}` column of `{name}` is empty in all {rows} rows{why}"
+        ));
+    }
     for (column, value) in table::text_in_number_columns(text) {
         // `$1.20$3.40`, `35.2012.80`: text values added up, which joins
         // them; cleaning the joined text cannot undo that.
@@ -2845,6 +2872,41 @@ mod tests {
                 )]
             );
         }
+    }
+
+    #[test]
+    fn a_result_column_empty_in_every_row_is_named() {
+        let text = "name,total\nAna Lima,\nBen Okafor,\nChen Wei,\n";
+        let python = "merged['total'] = merged.groupby('customer')['amount'].sum()\nmerged[['name', 'total']].to_csv('totals.csv', index=False)\n";
+        let problems = content_problems("totals.csv", text, &[], &Asked::default(), python);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("the `total` column of `totals.csv` is empty in all 3 rows: a grouped result assigned back as a column"),
+            "{problems:?}"
+        );
+        let plain = content_problems("totals.csv", text, &[], &Asked::default(), "");
+        assert_eq!(
+            plain,
+            [
+                "the `total` column of `totals.csv` is empty in all 3 rows: the code that fills it gave nothing for these rows"
+            ]
+        );
+        // Some values, or one row only: nothing to say.
+        let some = "name,total\nAna Lima,3\nBen Okafor,\n";
+        assert!(content_problems("totals.csv", some, &[], &Asked::default(), "").is_empty());
+        assert!(table::empty_columns("name,total\nAna,\n").is_empty());
+        // Empty in the input the task names too: copied as it was.
+        let (input, seen) = ("in.csv".to_owned(), "name,total\na,\nb,\n".to_owned());
+        assert!(
+            content_problems(
+                "totals.csv",
+                text,
+                &[(&input, &seen)],
+                &Asked::default(),
+                ""
+            )
+            .is_empty()
+        );
     }
 
     #[test]

@@ -257,6 +257,30 @@ pub(super) fn lost_values(result: &str, input: &str) -> Vec<(String, usize, usiz
     lost
 }
 
+/// Columns of the table `text` (two rows or more) with no value in any row,
+/// and how many rows it has: a column made but never filled (pandas: a
+/// grouped result assigned back as a column lines up with no row).
+pub(super) fn empty_columns(text: &str) -> Vec<(String, usize)> {
+    let Some((_, rows)) = split(text) else {
+        return Vec::new();
+    };
+    let count = rows.len() - 1;
+    if count < 2 {
+        return Vec::new();
+    }
+    rows[0]
+        .iter()
+        .enumerate()
+        .take(MAX_COLUMNS)
+        .filter(|(i, _)| {
+            rows[1..]
+                .iter()
+                .all(|row| row.get(*i).is_none_or(|v| is_missing(v)))
+        })
+        .map(|(_, name)| (name.trim().to_owned(), count))
+        .collect()
+}
+
 /// Columns of the table `text` whose name says they hold a number (`total`,
 /// `amount`, `avg_price` …) but where some value is not one, with the
 /// first such value: a result computed by joining text (`$1.20$3.40`).
