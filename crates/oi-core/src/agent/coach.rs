@@ -872,11 +872,23 @@ impl Coach {
             previews.push(note);
         }
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
+        // An empty result left by a run that failed says only that it
+        // failed, which its error already says: told "it exists but is
+        // empty" beside the error, a small model wrote an empty file on
+        // purpose.
+        let failed = reports.iter().any(|r| {
+            r.text.contains("Traceback (most recent call last)")
+                || r.text.contains("[exit code ")
+                || r.text.contains("[error: ")
+        });
         for name in &self.expected {
             let path = cwd.join(name);
             let Ok(meta) = fs_err::metadata(&path) else {
                 continue;
             };
+            if failed && meta.len() == 0 {
+                continue;
+            }
             let stamp = (meta.len(), meta.modified().ok());
             if self.shown.get(name) == Some(&stamp) {
                 continue;
@@ -2872,6 +2884,27 @@ mod tests {
                 )]
             );
         }
+    }
+
+    #[test]
+    fn an_empty_result_left_by_a_failed_run_is_not_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let mut coach = Coach::new(true, "Write orders.csv from orders.json.", cwd);
+        fs_err::write(cwd.join("orders.csv"), "").unwrap();
+        let failed = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-1>\", line 6, in <module>\nNameError: name 'csv' is not defined\n",
+        );
+        let notes = coach.after_runs(&[failed], cwd);
+        assert!(!notes.iter().any(|n| n.contains("orders.csv")), "{notes:?}");
+        // Empty after a run that did not fail: shown.
+        let notes = coach.after_runs(&[python_report("")], cwd);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("`orders.csv` now exists but is empty")),
+            "{notes:?}"
+        );
     }
 
     #[test]
