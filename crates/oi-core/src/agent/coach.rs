@@ -1069,14 +1069,7 @@ fn uses(code: &str, name: &str) -> bool {
             || trimmed.starts_with("import ")
             || trimmed.starts_with("from ")
             || assigns(line, name);
-        !defining
-            && !trimmed.starts_with('#')
-            && trimmed.match_indices(name).any(|(at, _)| {
-                let before = trimmed[..at].chars().next_back();
-                let after = trimmed[at + name.len()..].chars().next();
-                let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-                !part(before) && !part(after) && before != Some('.')
-            })
+        !defining && !trimmed.starts_with('#') && super::splice::has_name(trimmed, name)
     })
 }
 

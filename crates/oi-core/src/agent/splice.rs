@@ -87,7 +87,7 @@ impl Splicer {
 
 /// Whether `line` holds the name `name` as a whole word (not part of a
 /// longer name, not an attribute).
-fn has_name(line: &str, name: &str) -> bool {
+pub(super) fn has_name(line: &str, name: &str) -> bool {
     line.match_indices(name).any(|(at, _)| {
         let before = line[..at].chars().next_back();
         let after = line[at + name.len()..].chars().next();
