@@ -145,23 +145,23 @@ pub(super) fn save_rewritten_scripts(
         let Some(language) = run.language.as_deref().map(str::to_ascii_lowercase) else {
             continue;
         };
-        let target = named.iter().find(|name| {
-            !saved.contains(*name)
+        // The script this block is a new version of, and its text now.
+        let target = named.iter().find_map(|name| {
+            let candidate = !saved.contains(name)
                 && !uses_script(&run.code, name)
-                && script(name).is_some_and(|s| s.languages.contains(&language.as_str()))
-                && fs_err::read_to_string(cwd.join(name.as_str()))
-                    .is_ok_and(|old| is_new_version(&old, &run.code))
+                && script(name).is_some_and(|s| s.languages.contains(&language.as_str()));
+            let old = candidate
+                .then(|| fs_err::read_to_string(cwd.join(name.as_str())).ok())
+                .flatten()?;
+            is_new_version(&old, &run.code).then(|| (name.clone(), old))
         });
-        let Some(name) = target.cloned() else {
+        let Some((name, old)) = target else {
             continue;
         };
         // A rewrite that left out the line running the script (its
         // `main(sys.argv[1])`) gets it back: saved without it, the script
         // runs nothing, and a small model told so rewrites it the same way.
-        let restored = fs_err::read_to_string(cwd.join(name.as_str()))
-            .ok()
-            .and_then(|old| with_entry_restored(&name, &old, &run.code));
-        let (code, kept) = match restored {
+        let (code, kept) = match with_entry_restored(&name, &old, &run.code) {
             Some((code, line)) => (code, format!(", with its line `{line}` that runs it kept")),
             None => (run.code.clone(), String::new()),
         };
