@@ -53,6 +53,9 @@ pub(super) struct Coach {
     typed: Option<(String, Option<String>)>,
     /// Whether the model was told a run only printed a typed value.
     told_typed: bool,
+    /// Whether the last run of the batch whose reports come next failed,
+    /// as the loop guard read its status.
+    batch_failed: bool,
     /// Whether the model was told it described code instead of running it.
     told_to_run: bool,
     /// Whether the files the task names were checked when it ended.
@@ -236,6 +239,7 @@ impl Coach {
             outputs_key: String::new(),
             typed: None,
             told_typed: false,
+            batch_failed: false,
             expected,
             asked,
             dropped_entry: BTreeMap::new(),
@@ -294,6 +298,12 @@ impl Coach {
         }
     }
 
+    /// Whether the last run of the batch whose reports [`Self::after_runs`]
+    /// gets next failed (its status, as the loop guard read it).
+    pub(super) fn saw_failure(&mut self, failed: bool) {
+        self.batch_failed = failed;
+    }
+
     /// The code of a batch of runs the model proposed: a command the task
     /// quotes that one of them runs is tried.
     pub(super) fn saw_runs(&mut self, runs: &[Option<ProposedRun>]) {
@@ -317,13 +327,12 @@ impl Coach {
             .flatten()
             .last()
             .and_then(|run| {
-                let language = run.language.as_deref();
-                typed::typed_value(&run.code, language, &self.task_key)
-                    .map(|value| (value, None))
-                    .or_else(|| {
-                        typed::typed_write(&run.code, language, &self.task_key)
-                            .map(|(value, file)| (value, Some(file)))
-                    })
+                typed::guess(
+                    &run.code,
+                    run.language.as_deref(),
+                    &self.task_key,
+                    &self.outputs_key,
+                )
             })
             .filter(|(value, _)| !self.outputs_key.contains(&typed::key(value)));
         // Code that uses a column of numbers written `$1,200.50` without
@@ -876,11 +885,7 @@ impl Coach {
         // failed, which its error already says: told "it exists but is
         // empty" beside the error, a small model wrote an empty file on
         // purpose.
-        let failed = reports.iter().any(|r| {
-            r.text.contains("Traceback (most recent call last)")
-                || r.text.contains("[exit code ")
-                || r.text.contains("[error: ")
-        });
+        let failed = self.batch_failed;
         for name in &self.expected {
             let path = cwd.join(name);
             let Ok(meta) = fs_err::metadata(&path) else {
@@ -919,7 +924,7 @@ impl Coach {
         self.asked
             .iter()
             .find(|(file, _)| file == name)
-            .map_or(&NOTHING_ASKED, |(_, asked)| asked)
+            .map_or(&*NOTHING_ASKED, |(_, asked)| asked)
     }
 
     /// After a batch whose result reads as nothing found (a count of 0, an
@@ -1960,14 +1965,7 @@ fn asked_of(task: &str, name: &str, expected: &[String]) -> Asked {
 }
 
 /// Nothing asked of a file's form.
-static NOTHING_ASKED: Asked = Asked {
-    header: None,
-    one_per_line: false,
-    alphabetical: false,
-    example: None,
-    counts_lines: false,
-    order: None,
-};
+static NOTHING_ASKED: std::sync::LazyLock<Asked> = std::sync::LazyLock::new(Asked::default);
 
 #[derive(Debug, Default)]
 struct Asked {
@@ -2218,14 +2216,10 @@ fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) ->
         let rest = &line[at + ".to_csv(".len()..];
         let quoted =
             rest.starts_with(&format!("'{name}'")) || rest.starts_with(&format!("\"{name}\""));
-        let variable: String = line[..at]
-            .chars()
-            .rev()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect::<Vec<char>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let variable = line[..at]
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or_default();
         (quoted && !variable.is_empty() && !variable.starts_with(char::is_numeric))
             .then_some(variable)
     });
@@ -2888,9 +2882,11 @@ mod tests {
         let failed = python_report(
             "Traceback (most recent call last):\n  File \"<cell-1>\", line 6, in <module>\nNameError: name 'csv' is not defined\n",
         );
+        coach.saw_failure(true);
         let notes = coach.after_runs(&[failed], cwd);
         assert!(!notes.iter().any(|n| n.contains("orders.csv")), "{notes:?}");
         // Empty after a run that did not fail: shown.
+        coach.saw_failure(false);
         let notes = coach.after_runs(&[python_report("")], cwd);
         assert!(
             notes

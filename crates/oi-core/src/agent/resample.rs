@@ -90,11 +90,8 @@ impl Resample {
                     || (super::save_as::is_shell(run.language.as_deref())
                         && names_listed(&run.code))
                     || self.task_key.as_deref().is_some_and(|task| {
-                        typed::typed_value(&run.code, run.language.as_deref(), task).is_some()
-                            || typed::typed_write(&run.code, run.language.as_deref(), task)
-                                .is_some_and(|(value, _)| {
-                                    !self.outputs_key.contains(&typed::key(&value))
-                                })
+                        typed::guess(&run.code, run.language.as_deref(), task, &self.outputs_key)
+                            .is_some()
                     })
             }
             None => held && actions.is_empty(),

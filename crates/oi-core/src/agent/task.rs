@@ -308,6 +308,7 @@ impl Session {
                     changes.join(", ")
                 ));
             }
+            coach.saw_failure(self.guard.last_failure().is_some());
             previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
             previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
@@ -325,6 +326,7 @@ impl Session {
                 }
                 // Results of tool calls stay tool messages; this run
                 // answers none, so it goes after them.
+                coach.saw_failure(self.guard.last_failure().is_some());
                 previews.extend(coach.after_runs(&again, self.kernels.cwd()));
                 if reports.iter().all(|r| r.call_id.is_some()) {
                     if self.config.small_model {

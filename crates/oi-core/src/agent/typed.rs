@@ -9,7 +9,7 @@ use super::save_as::{is_python, is_shell};
 /// echoes a literal (no name, call, variable, redirect or pipe) that the
 /// task (`task_key`, as [`key`] makes it) does not hold: a value the model
 /// typed in, not one the task gives. `language` is the block's language.
-pub(super) fn typed_value(code: &str, language: Option<&str>, task_key: &str) -> Option<String> {
+fn typed_value(code: &str, language: Option<&str>, task_key: &str) -> Option<String> {
     let shell = is_shell(language);
     if !shell && !is_python(language) {
         return None;
@@ -33,11 +33,7 @@ pub(super) fn typed_value(code: &str, language: Option<&str>, task_key: &str) ->
 /// 'w').write('4')`, `with open('n.txt', 'w') as f:` then `f.write('4\n')`.
 /// A guess written straight into the result; one an earlier run printed
 /// (the caller checks) was found.
-pub(super) fn typed_write(
-    code: &str,
-    language: Option<&str>,
-    task_key: &str,
-) -> Option<(String, String)> {
+fn typed_write(code: &str, language: Option<&str>, task_key: &str) -> Option<(String, String)> {
     let shell = is_shell(language);
     if !shell && !is_python(language) {
         return None;
@@ -115,7 +111,7 @@ fn opened_for_writing(call: &str) -> Option<String> {
         return None;
     };
     let name = literal_text(name.trim())?;
-    let mode = literal_text(mode.trim_start_matches(" mode=").trim())?;
+    let mode = literal_text(mode.trim().trim_start_matches("mode=").trim_start())?;
     (plain_file(&name) && (mode.contains('w') || mode.contains('a'))).then_some(name)
 }
 
@@ -164,6 +160,25 @@ fn literal_text(text: &str) -> Option<String> {
     (!inner.contains(quote) && !inner.contains('\\')).then(|| inner.to_owned())
 }
 
+/// A guess in a block: the value it only prints (`print(4)`), or only
+/// writes to a file (the second value, the file) that the task's runs
+/// have not printed (`outputs_key`, as [`key`] makes their output). A
+/// value printed back is asked again whatever ran before; one written
+/// that a run printed was found.
+pub(super) fn guess(
+    code: &str,
+    language: Option<&str>,
+    task_key: &str,
+    outputs_key: &str,
+) -> Option<(String, Option<String>)> {
+    if let Some(value) = typed_value(code, language, task_key) {
+        return Some((value, None));
+    }
+    typed_write(code, language, task_key)
+        .filter(|(value, _)| !outputs_key.contains(&key(value)))
+        .map(|(value, file)| (value, Some(file)))
+}
+
 /// Text reduced to its letters and digits, lowercased: what a typed value
 /// is looked up by (`Hello, World!` is in "print hello world").
 pub(super) fn key(text: &str) -> String {
@@ -184,12 +199,7 @@ fn printed(line: &str) -> Option<String> {
             parts.push(part.to_owned());
             continue;
         }
-        let quote = part.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
-        let text = part.strip_prefix(quote)?.strip_suffix(quote)?;
-        if text.contains(quote) || text.contains('\\') {
-            return None;
-        }
-        parts.push(text.to_owned());
+        parts.push(literal_text(part)?);
     }
     (!parts.is_empty()).then(|| parts.join(" "))
 }
