@@ -122,31 +122,14 @@ impl Resample {
 
 /// Whether shell `code` only lists file names, one per line (`docs/a.md`,
 /// `notes.txt`): an answer written as a block, whose lines bash runs as
-/// commands (`Permission denied`, `command not found`). Each line is a
-/// name with an extension, or a path (a `/` in its first word), and is not
-/// one that runs a script (`./run.sh`, `/usr/bin/env`).
+/// commands (`Permission denied`, `command not found`).
 fn names_listed(code: &str) -> bool {
     let lines: Vec<&str> = code
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
-    let named = |line: &&str| {
-        let plain = line
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | ' '));
-        let first = line.split_whitespace().next().unwrap_or_default();
-        let extension = line.rsplit_once('.').is_some_and(|(stem, ext)| {
-            !stem.is_empty()
-                && (1..=5).contains(&ext.len())
-                && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                && ext.chars().any(|c| c.is_ascii_alphabetic())
-        });
-        let runs = first.starts_with(['.', '/', '~']);
-        let path = first.contains('/');
-        plain && !runs && (path || (extension && !line.contains(' ')))
-    };
-    lines.len() >= 2 && lines.iter().all(named)
+    lines.len() >= 2 && lines.iter().all(|l| crate::harness::listed_name(l))
 }
 
 /// Whether `code` is only a value written out (`{'ben': 37.5}`, `[1, 2]`,

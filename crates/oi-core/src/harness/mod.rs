@@ -131,32 +131,33 @@ fn is_prose(code: &str) -> bool {
             && line.ends_with(['.', '!', '?', ':'])
             && !line.contains(['=', '$', '|', ';', '{', '}', '<', '>', '\\'])
     }
-    // A file's name alone on a line (`sunset.jpg`, `docs/`): listed, as no
-    // command is.
-    fn name(line: &str) -> bool {
-        let named = |part: &str| {
-            !part.is_empty()
-                && part
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
-        };
-        !line.contains(char::is_whitespace)
-            && !line.starts_with(['.', '-', '/'])
-            && match line.strip_suffix('/') {
-                Some(folder) => named(folder),
-                None => line.rsplit_once('.').is_some_and(|(stem, extension)| {
-                    named(stem)
-                        && (1..=5).contains(&extension.len())
-                        && extension.chars().all(|c| c.is_ascii_alphanumeric())
-                }),
-            }
-    }
     let lines: Vec<&str> = code
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    lines.iter().any(|l| sentence(l)) && lines.iter().all(|l| sentence(l) || name(l))
+    lines.iter().any(|l| sentence(l)) && lines.iter().all(|l| sentence(l) || listed_name(l))
+}
+
+/// Whether a (trimmed) line is a file's name alone, as a list shows it and
+/// no command is: `sunset.jpg`, `docs/`, `docs/intro copy.txt` (spaces
+/// only in a path, so `cat notes.txt` is not one); never one that runs
+/// something (`./run.sh`, `/usr/bin/env`, `-x`, `~/bin/tool`).
+pub(crate) fn listed_name(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or_default();
+    let path = first.contains('/');
+    let extension = line.rsplit_once('.').is_some_and(|(stem, extension)| {
+        !stem.is_empty()
+            && (1..=5).contains(&extension.len())
+            && extension.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    !line.is_empty()
+        && line
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ' '))
+        && !line.starts_with(['.', '-', '/', '~'])
+        && (path || !line.contains(' '))
+        && (path || extension)
 }
 
 /// Whether every line of a block is a comment (`#`, `//`): it does
