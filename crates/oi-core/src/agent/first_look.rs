@@ -25,6 +25,13 @@ const MAX_FILES: usize = 3;
 /// Lines of a text file shown, and their width.
 const LINES: usize = 6;
 const WIDTH: usize = 160;
+/// A text file that is neither a table nor a set of records is shown
+/// whole when it is this short: a script to fix, a checklist, a
+/// configuration, a note. Its first lines alone hide what a small model
+/// guesses wrong (the example in a code block further down, the line
+/// that fails).
+const WHOLE_LINES: usize = 30;
+const WHOLE_CHARS: usize = 1200;
 /// How much of a file is read: its start, or a whole JSON document up to
 /// this size.
 const READ: u64 = 256 * 1024;
@@ -195,8 +202,6 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
         ));
     }
     let count = text.lines().count();
-    let shown = first_lines(text, LINES, WIDTH);
-    let more = if count > LINES { "\n…" } else { "" };
     let lines = if count == 1 { "line" } else { "lines" };
     let counted = if len > READ {
         format!("{} in all", size(len))
@@ -209,13 +214,23 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
             super::records::profile(text, len <= READ).map(|profile| format!("\nIn it {profile}"))
         })
         .unwrap_or_default();
+    let whole = table.is_empty()
+        && len as usize <= WHOLE_CHARS
+        && count <= WHOLE_LINES
+        && text.lines().all(|line| line.chars().count() <= WIDTH);
+    let (shown, more, begins) = if whole {
+        (first_lines(text, count, WIDTH), "", ", all of it")
+    } else {
+        let more = if count > LINES { "\n…" } else { "" };
+        (first_lines(text, LINES, WIDTH), more, " begins")
+    };
     let read = table::read_with(name, text, len <= READ)
         .filter(|_| pandas)
         .map(|code| format!("\nRead it with `import pandas as pd`, {code}."))
         .or_else(|| ini_edit(name, text))
         .unwrap_or_default();
     Some(format!(
-        "`{name}` ({counted}) begins:{bom}\n{}{more}{table}{read}",
+        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{read}",
         shown.join("\n")
     ))
 }
@@ -688,7 +703,38 @@ mod tests {
         // Lines that are not all objects are text.
         fs_err::write(dir.path().join("mixed.log"), "{\"a\": 1}\nplain text\n").unwrap();
         let look = first_look(dir.path(), &["mixed.log".to_owned()], &[]).unwrap();
-        assert!(look.contains("`mixed.log` (2 lines) begins:"), "{look}");
+        assert!(
+            look.contains("`mixed.log` (2 lines), all of it:\n{\"a\": 1}\nplain text"),
+            "{look}"
+        );
+    }
+
+    #[test]
+    fn a_short_text_file_is_shown_whole_and_a_longer_one_by_its_first_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let checklist = "# Release\n\n- [x] Freeze\n- [ ] Fix parser\n\n```\n- [ ] an example\n```\n\n## Docs\n  - [ ] Changelog\n";
+        fs_err::write(dir.path().join("TODO.md"), checklist).unwrap();
+        let look = first_look(dir.path(), &["TODO.md".to_owned()], &[]).unwrap();
+        assert_eq!(
+            look,
+            format!(
+                "[oi: how the files the task names begin, so you need not guess:\n`TODO.md` (11 lines), all of it:\n{}]",
+                checklist.trim_end()
+            )
+        );
+        // Past the line or size limit, the first lines only.
+        let long: String = (0..WHOLE_LINES + 1)
+            .map(|i| format!("line {i}\n"))
+            .collect();
+        fs_err::write(dir.path().join("notes.txt"), &long).unwrap();
+        let look = first_look(dir.path(), &["notes.txt".to_owned()], &[]).unwrap();
+        assert!(look.contains("(31 lines) begins:\nline 0\n"), "{look}");
+        assert!(look.contains("line 5\n…"), "{look}");
+        assert!(!look.contains("line 6"), "{look}");
+        let wide = format!("{}\n", "word ".repeat(WHOLE_CHARS / 5 + 1));
+        fs_err::write(dir.path().join("wide.txt"), wide.repeat(2)).unwrap();
+        let look = first_look(dir.path(), &["wide.txt".to_owned()], &[]).unwrap();
+        assert!(look.contains("(2 lines) begins:"), "{look}");
     }
 
     #[test]
