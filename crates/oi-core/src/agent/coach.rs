@@ -1847,6 +1847,22 @@ fn content_problems(
             problems.push(format!(
                 "the rows of `{name}` are not in the order the task asks (\"{words}\"): its `{column}` column is in {found} (pandas: `.sort_values('{column}', ascending={ascending})` before writing)"
             ));
+        } else if asked.ties_alphabetical
+            && let Some((column, (text_column, first, second))) = columns
+                .iter()
+                .filter(|(_, o)| *o == order)
+                .find_map(|(column, _)| {
+                    table::ties_out_of_order(text, column).map(|tie| (column, tie))
+                })
+        {
+            let (ascending, minus) = if order == table::Order::Descending {
+                ("False", "-")
+            } else {
+                ("True", "")
+            };
+            problems.push(format!(
+                "rows of `{name}` with the same `{column}` are not in alphabetical order of `{text_column}` (`{first}` before `{second}`), which the task asks for ties: sort by both (pandas: `.sort_values(['{column}', '{text_column}'], ascending=[{ascending}, True])`; Python: `sorted(rows, key=lambda row: ({minus}row[1], row[0]))` for rows of (text, number))"
+            ));
         }
     }
     // The rows under a header counted where the task counts lines.
@@ -1984,6 +2000,9 @@ struct Asked {
     /// The order its rows go in by their numbers ("largest total first":
     /// descending), with the task's words for it.
     order: Option<(table::Order, &'static str)>,
+    /// Rows with the same number in alphabetical order ("ties in
+    /// alphabetical order", "ties broken by name").
+    ties_alphabetical: bool,
 }
 
 impl Asked {
@@ -1997,6 +2016,8 @@ impl Asked {
                 .any(|phrase| lower.contains(phrase)),
             order: asked_order(&lower),
             alphabetical: asks_alphabetical(&lower),
+            ties_alphabetical: task_words(&lower).any(|w| matches!(w, "tie" | "ties" | "tied"))
+                && (lower.contains("alphabetic") || lower.contains("by name")),
             counts_lines: task_words(&lower).any(|w| w == "lines")
                 && ["count", "how many", "number of"]
                     .iter()
@@ -2981,6 +3002,32 @@ mod tests {
             assert!(!Asked::of(task).alphabetical, "{task}");
         }
         assert!(Asked::of("Write them in alphabetical order.").alphabetical);
+    }
+
+    #[test]
+    fn ties_not_in_the_alphabetical_order_asked_are_named() {
+        let asked = Asked::of(
+            "Write ext_counts.csv with the header extension,count, most files first, ties in alphabetical order.",
+        );
+        assert!(asked.ties_alphabetical);
+        let text = "extension,count\npy,3\njson,3\npng,3\nmd,2\n";
+        assert_eq!(
+            content_problems("ext_counts.csv", text, &[], &asked, ""),
+            [
+                "rows of `ext_counts.csv` with the same `count` are not in alphabetical order of `extension` (`py` before `json`), which the task asks for ties: sort by both (pandas: `.sort_values(['count', 'extension'], ascending=[False, True])`; Python: `sorted(rows, key=lambda row: (-row[1], row[0]))` for rows of (text, number))"
+            ]
+        );
+        // Ties in order (ignoring case), or not asked about.
+        let sorted = "extension,count\njson,3\nPng,3\npy,3\nmd,2\n";
+        assert!(content_problems("ext_counts.csv", sorted, &[], &asked, "").is_empty());
+        let plain = Asked::of("Write ext_counts.csv, most files first.");
+        assert!(!plain.ties_alphabetical);
+        assert!(content_problems("ext_counts.csv", text, &[], &plain, "").is_empty());
+        // The wrong order overall is named first, alone.
+        let backwards = "extension,count\nmd,2\npy,3\njson,3\n";
+        let problems = content_problems("ext_counts.csv", backwards, &[], &asked, "");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("ascending order"), "{problems:?}");
     }
 
     #[test]

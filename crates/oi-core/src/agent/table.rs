@@ -513,6 +513,31 @@ pub(super) fn number_column_orders(text: &str) -> Vec<(String, Order)> {
         .collect()
 }
 
+/// In a table `text` (read whole), the first two rows that hold the same
+/// number in `column` and whose values of a text column are not in
+/// alphabetical order (ignoring case): that column's name and the two
+/// values, in the order they stand.
+pub(super) fn ties_out_of_order(text: &str, column: &str) -> Option<(String, String, String)> {
+    let (_, rows) = split_whole(text, true)?;
+    let (header, body) = (&rows[0], &rows[1..]);
+    let at = header.iter().position(|name| name.trim() == column)?;
+    let number = |row: &Vec<String>| row.get(at)?.trim().parse::<f64>().ok();
+    header.iter().enumerate().find_map(|(i, name)| {
+        let field = |row: &Vec<String>| row.get(i).map_or(String::new(), |v| v.trim().to_owned());
+        // A text column: not every value a number.
+        if i == at || body.iter().all(|row| field(row).parse::<f64>().is_ok()) {
+            return None;
+        }
+        body.windows(2)
+            .find(|w| {
+                number(&w[0]).is_some()
+                    && number(&w[0]) == number(&w[1])
+                    && field(&w[0]).to_lowercase() > field(&w[1]).to_lowercase()
+            })
+            .map(|w| (name.trim().to_owned(), field(&w[0]), field(&w[1])))
+    })
+}
+
 /// Whether a column's values are sorted: by number when they all are
 /// numbers, else as text ignoring case.
 fn sort_order(values: &[&str]) -> &'static str {
