@@ -145,6 +145,9 @@ pub(super) struct Coach {
     /// Python files the task names whose last change left out the line
     /// that ran them (`main(sys.argv[1])`), with that line.
     dropped_entry: BTreeMap<String, String>,
+    /// Python files the task names that printed their result alone and
+    /// now print words around it: the print before and after.
+    labelled_output: BTreeMap<String, (String, String)>,
 }
 
 /// How much of a result file is read to show or check it; a file no
@@ -243,6 +246,7 @@ impl Coach {
             expected,
             asked,
             dropped_entry: BTreeMap::new(),
+            labelled_output: BTreeMap::new(),
             told_to_run: false,
             checked_outputs: false,
             ran_any: false,
@@ -581,6 +585,11 @@ impl Coach {
                 "`{name}` no longer runs anything: its line `{line}` is gone"
             ));
         }
+        for (name, (before, after)) in &self.labelled_output {
+            problems.push(format!(
+                "`{name}` now prints words around its result (`{after}`) where it printed the value alone (`{before}`)"
+            ));
+        }
         // A file the task asks to change, left as it was (a `.replace`
         // that matched nothing).
         if !self.edits.is_empty() && self.ran_any && !self.changed_input {
@@ -850,6 +859,15 @@ impl Coach {
                     None => {
                         self.dropped_entry.remove(name);
                     }
+                }
+                if let Some((before, after)) = labelled_print(name, seen, &now) {
+                    note.pop();
+                    note.push_str(&format!(
+                        " It is not right yet: `{name}` printed its result alone (`{before}`); the new version prints words around it (`{after}`), which whatever reads the script's output does not expect. Print the value alone, as before (`print(value)`, or `print(f'{{value:.2f}}')` for 2 decimals).]"
+                    ));
+                    self.labelled_output.insert(name.clone(), (before, after));
+                } else if print_calls(&now).any(|args| print_shape(args) == PrintShape::Bare) {
+                    self.labelled_output.remove(name);
                 }
                 previews.push(note);
                 *seen = now;
@@ -1500,6 +1518,102 @@ pub(super) fn dropped_entry(name: &str, old: &str, new: &str) -> Option<(String,
         }?;
         Some(((*function).to_owned(), line.trim().to_owned()))
     })
+}
+
+/// When the Python file `name` printed its result alone (`print(total)`,
+/// `print(f'{avg:.2f}')`) in `old` and prints it with words around it in
+/// `new` (`print("The average is:", avg)`), and no longer alone: the first
+/// such print of each. Whatever reads a script's output (another program,
+/// a test) expects the value as it was.
+fn labelled_print(name: &str, old: &str, new: &str) -> Option<(String, String)> {
+    if !name.to_ascii_lowercase().ends_with(".py") {
+        return None;
+    }
+    let first = |text: &str, shape: PrintShape| {
+        print_calls(text)
+            .find(|args| print_shape(args) == shape)
+            .map(|args| format!("print({args})"))
+    };
+    if first(old, PrintShape::Labelled).is_some() || first(new, PrintShape::Bare).is_some() {
+        return None;
+    }
+    Some((
+        first(old, PrintShape::Bare)?,
+        first(new, PrintShape::Labelled)?,
+    ))
+}
+
+/// The arguments of each `print(…)` call of Python `text` (one per line,
+/// up to the line's last `)`).
+fn print_calls(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|line| {
+        let at = line.match_indices("print(").map(|(at, _)| at).find(|&at| {
+            !line[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        })?;
+        let args = &line[at + "print(".len()..];
+        Some(args[..args.rfind(')')?].trim())
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PrintShape {
+    /// A value alone (`total // count`, `f'{avg:.2f}'`, `round(x, 2)`).
+    Bare,
+    /// A value with words (`"Average:", avg`, `f"The mean is {m}"`).
+    Labelled,
+    /// Words alone (`"No numbers in the file."`), or nothing.
+    Message,
+}
+
+/// What a print's arguments `args` print: words (two letters in a row in
+/// a string literal, outside its `{…}` fields) and a value (a name or
+/// number outside the literals, or an f-string's field).
+fn print_shape(args: &str) -> PrintShape {
+    let mut words = false;
+    let mut value = false;
+    let mut outside = String::new();
+    let mut chars = args.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\'' && c != '"' {
+            outside.push(c);
+            continue;
+        }
+        // A literal: its prefix (`f`, `rf`) is not a name.
+        let prefix: String = outside
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
+        let formatted = prefix.len() <= 2 && prefix.to_ascii_lowercase().contains('f');
+        if prefix.len() <= 2 && prefix.chars().all(|c| "fFrRbBuU".contains(c)) {
+            outside.truncate(outside.len() - prefix.len());
+        }
+        let mut text = String::new();
+        let mut depth = 0;
+        for d in chars.by_ref() {
+            if d == c {
+                break;
+            }
+            match d {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ if depth > 0 => value |= formatted && d.is_alphanumeric(),
+                _ => text.push(d),
+            }
+        }
+        let letters: Vec<bool> = text.chars().map(|c| c.is_ascii_alphabetic()).collect();
+        words |= letters.windows(2).any(|w| w[0] && w[1]);
+        outside.push(' ');
+    }
+    value |= outside.chars().any(|c| c.is_alphanumeric());
+    match (words, value) {
+        (false, true) => PrintShape::Bare,
+        (true, true) => PrintShape::Labelled,
+        _ => PrintShape::Message,
+    }
 }
 
 /// Whether a result file holds only the number zero (`0`, `0.0`, `0.00`).
@@ -3320,6 +3434,66 @@ mod tests {
             &"`wc.py` no longer runs anything: its line `main(sys.argv[1])` is gone".to_owned()
         ));
         fs_err::write(&path, format!("{fixed}main(sys.argv[1])\n")).unwrap();
+        coach.after_runs(&[], dir.path());
+        assert!(coach.ending_problems(dir.path(), None, "").is_empty());
+    }
+
+    #[test]
+    fn a_script_that_printed_its_value_alone_and_now_prints_words_around_it_is_named() {
+        for (args, shape) in [
+            ("total // count", PrintShape::Bare),
+            ("f'{avg:.2f}'", PrintShape::Bare),
+            ("\"{:.2f}\".format(avg)", PrintShape::Bare),
+            ("round(avg, 2)", PrintShape::Bare),
+            ("\"%.2f\" % avg", PrintShape::Bare),
+            (
+                "\"The average is: {:.2f}\".format(average)",
+                PrintShape::Labelled,
+            ),
+            ("\"Average:\", avg", PrintShape::Labelled),
+            ("f\"The mean is {m}\"", PrintShape::Labelled),
+            ("\"No numbers in the file.\"", PrintShape::Message),
+            ("f\"Usage: average.py FILE\"", PrintShape::Message),
+        ] {
+            assert_eq!(print_shape(args), shape, "{args}");
+        }
+        let old = "import sys\n\ndef main(path):\n    total = sum(int(l) for l in open(path))\n    print(total // 3)\n\nmain(sys.argv[1])\n";
+        let labelled = "import sys\n\ndef main(path):\n    nums = [float(l) for l in open(path) if l.strip()]\n    if not nums:\n        print(\"No numbers in the file.\")\n        return\n    print(\"The average is: {:.2f}\".format(sum(nums) / len(nums)))\n\nmain(sys.argv[1])\n";
+        assert_eq!(
+            labelled_print("average.py", old, labelled),
+            Some((
+                "print(total // 3)".to_owned(),
+                "print(\"The average is: {:.2f}\".format(sum(nums) / len(nums)))".to_owned()
+            ))
+        );
+        let alone = labelled.replace("\"The average is: {:.2f}\".format(", "round(");
+        assert_eq!(labelled_print("average.py", old, &alone), None);
+        // Labelled before already, or not Python.
+        assert_eq!(labelled_print("average.py", labelled, labelled), None);
+        assert_eq!(labelled_print("average.sh", old, labelled), None);
+        // In a task: named with the change and before the task ends, until
+        // a later version prints the value alone again.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("average.py");
+        fs_err::write(&path, old).unwrap();
+        let mut coach = Coach::new(
+            true,
+            "average.py crashes on numbers.txt. Fix average.py.",
+            dir.path(),
+        );
+        fs_err::write(&path, labelled).unwrap();
+        let notes = coach.after_runs(&[], dir.path());
+        assert!(
+            notes.iter().any(|n| n.contains("It is not right yet: `average.py` printed its result alone (`print(total // 3)`); the new version prints words around it")),
+            "{notes:?}"
+        );
+        assert!(
+            coach
+                .ending_problems(dir.path(), None, "")
+                .iter()
+                .any(|p| p.starts_with("`average.py` now prints words around its result")),
+        );
+        fs_err::write(&path, &alone).unwrap();
         coach.after_runs(&[], dir.path());
         assert!(coach.ending_problems(dir.path(), None, "").is_empty());
     }
