@@ -1922,8 +1922,19 @@ fn content_problems(
     if asked.one_per_line
         && let Some((odd, like)) = odd_line(text)
     {
+        // Where it came from: the input line that holds it, which the
+        // model's pattern matched by mistake.
+        let source = inputs
+            .iter()
+            .find_map(|(input, body)| {
+                body.lines()
+                    .map(str::trim)
+                    .find(|line| line.split_whitespace().any(|word| word == odd))
+                    .map(|line| format!(" (it comes from this line of `{input}`: `{line}`)"))
+            })
+            .unwrap_or_default();
         problems.push(format!(
-            "the line `{odd}` of `{name}` is not like its other lines (`{like}`): check what your code matched"
+            "the line `{odd}` of `{name}` is not like its other lines (`{like}`){source}: check what your code matched"
         ));
     }
     if let Some((line, value)) = asked
@@ -3168,6 +3179,23 @@ mod tests {
             content_problems("failed.txt", "J-102\nJ-104\nNotes:\n", &[], &asked, ""),
             [
                 "the line `Notes:` of `failed.txt` is not like its other lines (`J-102`): check what your code matched"
+            ]
+        );
+        // With the input it came from, that input's line.
+        let report =
+            "ID     Status\nJ-102  FAILED\nJ-104  FAILED\n\nNotes: J-103 was FAILED yesterday\n"
+                .to_owned();
+        let input = "report.txt".to_owned();
+        assert_eq!(
+            content_problems(
+                "failed.txt",
+                "J-102\nJ-104\nNotes:\n",
+                &[(&input, &report)],
+                &asked,
+                ""
+            ),
+            [
+                "the line `Notes:` of `failed.txt` is not like its other lines (`J-102`) (it comes from this line of `report.txt`: `Notes: J-103 was FAILED yesterday`): check what your code matched"
             ]
         );
     }
