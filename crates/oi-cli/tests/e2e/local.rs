@@ -1320,6 +1320,47 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
 }
 
 #[tokio::test]
+async fn the_line_a_note_said_to_change_sent_again_runs_changed() {
+    // Told which line writes words around the value, a small model sends
+    // the same code again: oi runs it with that line changed.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    std::fs::write(env.cwd.path().join("ages.txt"), "31\n40\n").unwrap();
+    let code = "```python\nages = [int(l) for l in open('ages.txt')]\naverage = sum(ages) / len(ages)\nwith open('average.txt', 'w') as f:\n    f.write(f\"The average age is: {average}\")\n```";
+    env.server
+        .push(Reply::text(code))
+        .push(Reply::text(code))
+        .push(Reply::text("The average is 35.5."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the average of the ages in ages.txt to average.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("average.txt")).unwrap(),
+        "35.5"
+    );
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("(in your code, `f.write(f\"The average age is: {average}\")` becomes `f.write(f\"{average}\")`)"),
+        "{told}"
+    );
+    let ran = requests[2].last_message_text();
+    assert!(
+        ran.contains("[oi: your code still had `f.write(f\"The average age is: {average}\")`; oi ran it as `f.write(f\"{average}\")`, as the note said.]"),
+        "{ran}"
+    );
+    assert!(
+        out.stderr.contains("oi runs it changed as the note said")
+            || out.stdout.contains("oi runs it changed as the note said"),
+        "{out:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_ending_after_a_failed_run_is_told_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

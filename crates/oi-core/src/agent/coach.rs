@@ -19,7 +19,7 @@ use oi_protocol::HarnessKind;
 
 use super::save_as::is_python;
 use super::{table, typed};
-use crate::harness::{ProposedRun, Report};
+use crate::harness::{Action, ProposedRun, Report};
 
 /// Runs done again after an install, at most, in a task.
 const MAX_RERUNS: u8 = 3;
@@ -53,6 +53,9 @@ pub(super) struct Coach {
     typed: Option<(String, Option<String>)>,
     /// Whether the model was told a run only printed a typed value.
     told_typed: bool,
+    /// Whether the model was told a run printed what the task asks it to
+    /// write to a file that does not exist yet.
+    told_unwritten: bool,
     /// Whether the last run of the batch whose reports come next failed,
     /// as the loop guard read its status.
     batch_failed: bool,
@@ -242,6 +245,7 @@ impl Coach {
             outputs_key: String::new(),
             typed: None,
             told_typed: false,
+            told_unwritten: false,
             batch_failed: false,
             expected,
             asked,
@@ -898,6 +902,9 @@ impl Coach {
         if let Some(note) = self.pattern_note(reports, cwd) {
             previews.push(note);
         }
+        if let Some(note) = self.unwritten_note(reports, cwd) {
+            previews.push(note);
+        }
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
         // An empty result left by a run that failed says only that it
         // failed, which its error already says: told "it exists but is
@@ -935,6 +942,85 @@ impl Coach {
     /// (kept for small models only).
     pub(super) fn outputs_key(&self) -> &str {
         &self.outputs_key
+    }
+
+    /// After a run that worked and printed something while the result
+    /// file the task asks to write does not exist: that it is still to be
+    /// written. Small models print what they found, see it, and print it
+    /// again, never writing it. Once a task.
+    fn unwritten_note(&mut self, reports: &[Report], cwd: &Path) -> Option<String> {
+        let printed = reports
+            .iter()
+            .any(|r| !r.language.is_empty() && !r.text.trim().is_empty());
+        if !self.small_model
+            || self.told_unwritten
+            || !self.writes_expected
+            || self.batch_failed
+            || !printed
+        {
+            return None;
+        }
+        let missing = self.missing(cwd);
+        if missing.is_empty() {
+            return None;
+        }
+        self.told_unwritten = true;
+        Some(format!(
+            "[oi: the task asks you to write {}, which does not exist yet. If what that run printed is what it should hold, change the code to write it there and run it.]",
+            missing.join(" and ")
+        ))
+    }
+
+    /// A small model told which line of its code to change so that a
+    /// result file holds its value alone (`f"The average is: {avg}"`
+    /// becomes `f"{avg}"`) often sends the same code again. In the reply's
+    /// Python blocks, that line gets the change the note gave (kept at its
+    /// indentation); the line and its change, if one was made.
+    pub(super) fn apply_line_fix(
+        &self,
+        actions: &mut [Action],
+        cwd: &Path,
+    ) -> Option<(String, String)> {
+        if !self.small_model {
+            return None;
+        }
+        let fixes: Vec<(String, String)> = self
+            .expected
+            .iter()
+            .filter_map(|name| {
+                let head = read_head(&cwd.join(name.as_str()), 4096)?;
+                let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
+                let (line, _) = labelled(name, &shown)?;
+                write_fix(&self.python, line)
+            })
+            .collect();
+        for action in actions {
+            let Action::Run(run) = action else {
+                continue;
+            };
+            if !is_python(run.language.as_deref()) {
+                continue;
+            }
+            for (code, fixed) in &fixes {
+                if !run.code.lines().any(|l| l.trim() == code) {
+                    continue;
+                }
+                let mut changed: Vec<String> = run
+                    .code
+                    .lines()
+                    .map(|l| match l.strip_suffix(l.trim_start()) {
+                        Some(indent) if l.trim() == code => format!("{indent}{fixed}"),
+                        _ => l.to_owned(),
+                    })
+                    .collect();
+                if run.code.ends_with('\n') {
+                    changed.push(String::new());
+                }
+                run.code = changed.join("\n");
+                return Some((code.clone(), fixed.clone()));
+            }
+        }
+        None
     }
 
     /// What the task asks of the form of the result file `name`.
@@ -1794,34 +1880,40 @@ fn write_only(name: &str, value: &str) -> String {
 /// a note (a small model rewrites its own line more readily than it
 /// takes up a new one); or nothing.
 fn own_write_fix(python: &str, line: &str) -> String {
-    let line = line.trim();
-    python
-        .lines()
-        .map(str::trim)
-        .find_map(|code| {
-            let (start, end, content) = f_string(code)?;
-            let (open, close) = (content.find('{')?, content.rfind('}')?);
-            let placeholder = &content[open..=close];
-            if placeholder[1..].contains('{') {
-                return None;
-            }
-            let (prefix, suffix) = (&content[..open], &content[close + 1..]);
-            let newline = suffix.ends_with("\\n");
-            let suffix = suffix.trim_end_matches("\\n");
-            let words = !prefix.trim().is_empty() || !suffix.trim().is_empty();
-            (words && line.starts_with(prefix.trim_start()) && line.ends_with(suffix.trim_end()))
-                .then(|| {
-                    let quote = &code[start + 1..start + 2];
-                    let fixed = format!(
-                        "{}f{quote}{placeholder}{}{quote}{}",
-                        &code[..start],
-                        if newline { "\\n" } else { "" },
-                        &code[end..]
-                    );
-                    format!(" (in your code, `{code}` becomes `{fixed}`)")
-                })
-        })
+    write_fix(python, line)
+        .map(|(code, fixed)| format!(" (in your code, `{code}` becomes `{fixed}`)"))
         .unwrap_or_default()
+}
+
+/// The line of the model's Python code `python` that wrote the result
+/// line `line` with words around its value (an f-string), and that line
+/// writing the value alone.
+fn write_fix(python: &str, line: &str) -> Option<(String, String)> {
+    let line = line.trim();
+    python.lines().map(str::trim).find_map(|code| {
+        let (start, end, content) = f_string(code)?;
+        let (open, close) = (content.find('{')?, content.rfind('}')?);
+        let placeholder = &content[open..=close];
+        if placeholder[1..].contains('{') {
+            return None;
+        }
+        let (prefix, suffix) = (&content[..open], &content[close + 1..]);
+        let newline = suffix.ends_with("\\n");
+        let suffix = suffix.trim_end_matches("\\n");
+        let words = !prefix.trim().is_empty() || !suffix.trim().is_empty();
+        (words && line.starts_with(prefix.trim_start()) && line.ends_with(suffix.trim_end())).then(
+            || {
+                let quote = &code[start + 1..start + 2];
+                let fixed = format!(
+                    "{}f{quote}{placeholder}{}{quote}{}",
+                    &code[..start],
+                    if newline { "\\n" } else { "" },
+                    &code[end..]
+                );
+                (code.to_owned(), fixed)
+            },
+        )
+    })
 }
 
 /// The first f-string of a code line: where it starts (its `f`), where it
@@ -2882,6 +2974,100 @@ mod tests {
             text: text.into(),
             images: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_run_that_printed_what_the_task_asks_to_write_to_a_missing_file_is_told_once() {
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(dir.path().join("people.csv"), "name,age\nann,31\nbob,25\n").unwrap();
+        let task =
+            "Write the rows of people.csv where age is over 30 to older.csv, keeping the header.";
+        let printed = [python_report("  name  age\n0  ann   31\n")];
+        let told = |notes: &[String]| {
+            notes.iter().any(|n| {
+                n == "[oi: the task asks you to write `older.csv`, which does not exist yet. If what that run printed is what it should hold, change the code to write it there and run it.]"
+            })
+        };
+        // A failed run, or one that printed nothing: not yet.
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_failure(true);
+        assert!(!told(&coach.after_runs(&printed, dir.path())));
+        coach.saw_failure(false);
+        assert!(!told(&coach.after_runs(&[python_report("")], dir.path())));
+        let notes = coach.after_runs(&printed, dir.path());
+        assert!(told(&notes), "{notes:?}");
+        // Once a task.
+        assert!(!told(&coach.after_runs(&printed, dir.path())));
+        // Written already, a large model, or a task that writes nothing.
+        fs_err::write(dir.path().join("older.csv"), "name,age\nann,31\n").unwrap();
+        let mut coach = Coach::new(true, task, dir.path());
+        assert!(!told(&coach.after_runs(&printed, dir.path())));
+        fs_err::remove_file(dir.path().join("older.csv")).unwrap();
+        let mut coach = Coach::new(false, task, dir.path());
+        assert!(!told(&coach.after_runs(&printed, dir.path())));
+        let mut coach = Coach::new(
+            true,
+            "How many rows of people.csv have an age over 30?",
+            dir.path(),
+        );
+        assert!(
+            coach
+                .after_runs(&printed, dir.path())
+                .iter()
+                .all(|n| !n.contains("does not exist yet"))
+        );
+    }
+
+    #[test]
+    fn the_line_named_to_change_is_changed_when_sent_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = "Write the average age of the users in users.json to average.txt.";
+        let code = "import json\nwith open('average.txt', 'w') as file:\n    file.write(f\"The average age is: {avg}\")\n";
+        let run = |code: &str, language: &str| {
+            Action::Run(ProposedRun {
+                language: Some(language.to_owned()),
+                code: code.to_owned(),
+                call_id: None,
+            })
+        };
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_runs(&[Some(ProposedRun {
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+            call_id: None,
+        })]);
+        // Nothing written yet: nothing to change.
+        let mut actions = vec![run(code, "python")];
+        assert_eq!(coach.apply_line_fix(&mut actions, dir.path()), None);
+        fs_err::write(dir.path().join("average.txt"), "The average age is: 35.25").unwrap();
+        let mut actions = vec![run(code, "python")];
+        assert_eq!(
+            coach.apply_line_fix(&mut actions, dir.path()),
+            Some((
+                "file.write(f\"The average age is: {avg}\")".to_owned(),
+                "file.write(f\"{avg}\")".to_owned()
+            ))
+        );
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert_eq!(
+            changed.code,
+            "import json\nwith open('average.txt', 'w') as file:\n    file.write(f\"{avg}\")\n"
+        );
+        // Other code, the shell, or a large model: left as it is.
+        for (code, language) in [("print(avg)", "python"), (code, "bash")] {
+            let mut actions = vec![run(code, language)];
+            assert_eq!(coach.apply_line_fix(&mut actions, dir.path()), None);
+        }
+        let mut large = Coach::new(false, task, dir.path());
+        large.saw_runs(&[Some(ProposedRun {
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+            call_id: None,
+        })]);
+        let mut actions = vec![run(code, "python")];
+        assert_eq!(large.apply_line_fix(&mut actions, dir.path()), None);
     }
 
     #[test]
@@ -4020,6 +4206,7 @@ mod tests {
         )
         .unwrap();
         let mut coach = Coach::new(true, "Write the total of sales.csv to total.txt", cwd);
+        coach.saw_failure(true);
         let failed = python_report;
         // Other failures, and values that are not in the header, say nothing
         // (of the header).

@@ -211,6 +211,16 @@ impl Session {
             let (message, mut actions) =
                 self.harness
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
+            // The line a note told the model how to change, sent again
+            // unchanged, gets that change (shown and approved as it runs).
+            let line_fixed = coach.apply_line_fix(&mut actions, self.kernels.cwd());
+            if let Some((code, fixed)) = &line_fixed {
+                self.emit(Event::Warning {
+                    message: format!(
+                        "the reply holds again the line a note said to change (`{code}`); oi runs it changed as the note said (`{fixed}`)"
+                    ),
+                });
+            }
             resample.saw_outputs(coach.outputs_key());
             if self.config.small_model
                 && let Some(t) =
@@ -306,6 +316,11 @@ impl Session {
                 previews.push(format!(
                     "[oi: your change went into the block that failed ({}), and oi ran that block whole.]",
                     changes.join(", ")
+                ));
+            }
+            if let Some((code, fixed)) = line_fixed {
+                previews.push(format!(
+                    "[oi: your code still had `{code}`; oi ran it as `{fixed}`, as the note said.]"
                 ));
             }
             coach.saw_failure(self.guard.last_failure().is_some());
