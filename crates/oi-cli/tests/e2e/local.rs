@@ -1358,6 +1358,32 @@ async fn the_line_a_note_said_to_change_sent_again_runs_changed() {
             || out.stdout.contains("oi runs it changed as the note said"),
         "{out:?}"
     );
+
+    // Only the changed line, which alone would write to a closed file: the
+    // block it belongs in runs whole with it.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    std::fs::write(env.cwd.path().join("ages.txt"), "31\n40\n").unwrap();
+    env.server
+        .push(Reply::text(code))
+        .push(Reply::text("```python\nf.write(f\"{average}\")\n```"))
+        .push(Reply::text("The average is 35.5."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the average of the ages in ages.txt to average.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("average.txt")).unwrap(),
+        "35.5"
+    );
+    let ran = env.server.chat_requests()[2].last_message_text();
+    assert!(
+        ran.contains("[oi: your line `f.write(f\"{average}\")` went into the block that had `f.write(f\"The average age is: {average}\")` in its place, and oi ran that block whole.]"),
+        "{ran}"
+    );
 }
 
 #[tokio::test]

@@ -973,14 +973,14 @@ impl Coach {
 
     /// A small model told which line of its code to change so that a
     /// result file holds its value alone (`f"The average is: {avg}"`
-    /// becomes `f"{avg}"`) often sends the same code again. In the reply's
-    /// Python blocks, that line gets the change the note gave (kept at its
-    /// indentation); the line and its change, if one was made.
-    pub(super) fn apply_line_fix(
-        &self,
-        actions: &mut [Action],
-        cwd: &Path,
-    ) -> Option<(String, String)> {
+    /// becomes `f"{avg}"`) often sends the same code again, or only the
+    /// changed line (which, run alone, writes to a file its `with` block
+    /// already closed). In the reply's Python blocks, that line gets the
+    /// change the note gave (kept at its indentation); a short block (at
+    /// most three lines of code) holding the changed line is replaced by
+    /// the last batch's code with that change, run whole. What was done,
+    /// if anything.
+    pub(super) fn apply_line_fix(&self, actions: &mut [Action], cwd: &Path) -> Option<LineFix> {
         if !self.small_model {
             return None;
         }
@@ -994,6 +994,19 @@ impl Coach {
                 write_fix(&self.python, line)
             })
             .collect();
+        let change = |text: &str, code: &str, fixed: &str| {
+            let mut changed: Vec<String> = text
+                .lines()
+                .map(|l| match l.strip_suffix(l.trim_start()) {
+                    Some(indent) if l.trim() == code => format!("{indent}{fixed}"),
+                    _ => l.to_owned(),
+                })
+                .collect();
+            if text.ends_with('\n') {
+                changed.push(String::new());
+            }
+            changed.join("\n")
+        };
         for action in actions {
             let Action::Run(run) = action else {
                 continue;
@@ -1002,22 +1015,27 @@ impl Coach {
                 continue;
             }
             for (code, fixed) in &fixes {
-                if !run.code.lines().any(|l| l.trim() == code) {
+                let has = |line: &str| run.code.lines().any(|l| l.trim() == line);
+                let whole = if has(code) {
+                    false
+                } else if has(fixed)
+                    && run
+                        .code
+                        .lines()
+                        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+                        .count()
+                        <= 3
+                {
+                    true
+                } else {
                     continue;
-                }
-                let mut changed: Vec<String> = run
-                    .code
-                    .lines()
-                    .map(|l| match l.strip_suffix(l.trim_start()) {
-                        Some(indent) if l.trim() == code => format!("{indent}{fixed}"),
-                        _ => l.to_owned(),
-                    })
-                    .collect();
-                if run.code.ends_with('\n') {
-                    changed.push(String::new());
-                }
-                run.code = changed.join("\n");
-                return Some((code.clone(), fixed.clone()));
+                };
+                run.code = change(if whole { &self.python } else { &run.code }, code, fixed);
+                return Some(LineFix {
+                    code: code.clone(),
+                    fixed: fixed.clone(),
+                    whole,
+                });
             }
         }
         None
@@ -2197,6 +2215,33 @@ fn asked_of(task: &str, name: &str, expected: &[String]) -> Asked {
     }
 }
 
+/// A line of the model's code changed as a note said
+/// ([`Coach::apply_line_fix`]).
+#[derive(Debug, PartialEq)]
+pub(super) struct LineFix {
+    /// The line as the model wrote it.
+    pub(super) code: String,
+    /// As the note said to write it.
+    pub(super) fixed: String,
+    /// Whether the reply was only the changed line, run as the block it
+    /// belongs in.
+    pub(super) whole: bool,
+}
+
+impl LineFix {
+    /// What the model is told.
+    pub(super) fn note(&self) -> String {
+        let LineFix { code, fixed, .. } = self;
+        if self.whole {
+            format!(
+                "[oi: your line `{fixed}` went into the block that had `{code}` in its place, and oi ran that block whole.]"
+            )
+        } else {
+            format!("[oi: your code still had `{code}`; oi ran it as `{fixed}`, as the note said.]")
+        }
+    }
+}
+
 /// Nothing asked of a file's form.
 static NOTHING_ASKED: std::sync::LazyLock<Asked> = std::sync::LazyLock::new(Asked::default);
 
@@ -3043,10 +3088,27 @@ mod tests {
         let mut actions = vec![run(code, "python")];
         assert_eq!(
             coach.apply_line_fix(&mut actions, dir.path()),
-            Some((
-                "file.write(f\"The average age is: {avg}\")".to_owned(),
-                "file.write(f\"{avg}\")".to_owned()
-            ))
+            Some(LineFix {
+                code: "file.write(f\"The average age is: {avg}\")".to_owned(),
+                fixed: "file.write(f\"{avg}\")".to_owned(),
+                whole: false,
+            })
+        );
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert_eq!(
+            changed.code,
+            "import json\nwith open('average.txt', 'w') as file:\n    file.write(f\"{avg}\")\n"
+        );
+        // Only the changed line (with a line before it): the block it
+        // belongs in runs whole, with the change.
+        let mut actions = vec![run("avg = 35.25\nfile.write(f\"{avg}\")\n", "python")];
+        let fix = coach.apply_line_fix(&mut actions, dir.path()).unwrap();
+        assert!(fix.whole);
+        assert_eq!(
+            fix.note(),
+            "[oi: your line `file.write(f\"{avg}\")` went into the block that had `file.write(f\"The average age is: {avg}\")` in its place, and oi ran that block whole.]"
         );
         let Action::Run(changed) = &actions[0] else {
             panic!("{actions:?}")

@@ -214,11 +214,18 @@ impl Session {
             // The line a note told the model how to change, sent again
             // unchanged, gets that change (shown and approved as it runs).
             let line_fixed = coach.apply_line_fix(&mut actions, self.kernels.cwd());
-            if let Some((code, fixed)) = &line_fixed {
+            if let Some(fix) = &line_fixed {
+                let (code, fixed) = (&fix.code, &fix.fixed);
                 self.emit(Event::Warning {
-                    message: format!(
-                        "the reply holds again the line a note said to change (`{code}`); oi runs it changed as the note said (`{fixed}`)"
-                    ),
+                    message: if fix.whole {
+                        format!(
+                            "the reply is the line a note said to write (`{fixed}`); oi runs the block it belongs in whole, with it in place of `{code}`"
+                        )
+                    } else {
+                        format!(
+                            "the reply holds again the line a note said to change (`{code}`); oi runs it changed as the note said (`{fixed}`)"
+                        )
+                    },
                 });
             }
             resample.saw_outputs(coach.outputs_key());
@@ -318,10 +325,8 @@ impl Session {
                     changes.join(", ")
                 ));
             }
-            if let Some((code, fixed)) = line_fixed {
-                previews.push(format!(
-                    "[oi: your code still had `{code}`; oi ran it as `{fixed}`, as the note said.]"
-                ));
+            if let Some(fix) = line_fixed {
+                previews.push(fix.note());
             }
             coach.saw_failure(self.guard.last_failure().is_some());
             previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
