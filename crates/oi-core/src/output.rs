@@ -318,6 +318,9 @@ pub(crate) fn collapse_redraws(text: &str) -> String {
     out
 }
 
+/// What the model reads for a run that succeeded and printed nothing.
+pub(crate) const PRINTED_NOTHING: &str = "(the code ran without errors and printed nothing)";
+
 /// The result text for the model: the output, then a line on how it ended
 /// unless it simply succeeded.
 pub(crate) fn describe_run(language: &str, output: &HeadTail, status: &RunStatus) -> String {
@@ -327,9 +330,7 @@ pub(crate) fn describe_run(language: &str, output: &HeadTail, status: &RunStatus
         output.render()
     };
     let note = match status {
-        RunStatus::Ok if output.is_empty() => {
-            Some("(the code ran without errors and printed nothing)".to_owned())
-        }
+        RunStatus::Ok if output.is_empty() => Some(PRINTED_NOTHING.to_owned()),
         RunStatus::Ok => None,
         RunStatus::Failed {
             exit_code: Some(code),

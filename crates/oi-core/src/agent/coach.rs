@@ -54,8 +54,12 @@ pub(super) struct Coach {
     /// Whether the model was told a run only printed a typed value.
     told_typed: bool,
     /// Whether the model was told a run printed what the task asks it to
-    /// write to a file that does not exist yet.
+    /// write to a file that does not exist yet, or wrote it under another
+    /// name.
     told_unwritten: bool,
+    /// Lines of the model's code a note gave changed (a result written
+    /// under another name): the line, and as the note gave it.
+    name_fixes: Vec<(String, String)>,
     /// Whether the last run of the batch whose reports come next failed,
     /// as the loop guard read its status.
     batch_failed: bool,
@@ -246,6 +250,7 @@ impl Coach {
             typed: None,
             told_typed: false,
             told_unwritten: false,
+            name_fixes: Vec::new(),
             batch_failed: false,
             expected,
             asked,
@@ -949,25 +954,44 @@ impl Coach {
     /// written. Small models print what they found, see it, and print it
     /// again, never writing it. Once a task.
     fn unwritten_note(&mut self, reports: &[Report], cwd: &Path) -> Option<String> {
-        let printed = reports
-            .iter()
-            .any(|r| !r.language.is_empty() && !r.text.trim().is_empty());
-        if !self.small_model
-            || self.told_unwritten
-            || !self.writes_expected
-            || self.batch_failed
-            || !printed
-        {
+        let printed = reports.iter().any(|r| {
+            let text = r.text.trim();
+            !r.language.is_empty() && !text.is_empty() && text != crate::output::PRINTED_NOTHING
+        });
+        if !self.small_model || self.told_unwritten || !self.writes_expected || self.batch_failed {
             return None;
         }
-        let missing = self.missing(cwd);
-        if missing.is_empty() {
+        let missing: Vec<&String> = self
+            .expected
+            .iter()
+            .filter(|name| !cwd.join(name.as_str()).exists())
+            .collect();
+        // Written under another name of the same kind (`avg.txt` for
+        // `average.txt`): that line, with the name the task gives.
+        if let [name] = missing.as_slice()
+            && let Some((line, other)) =
+                written_names(&self.python).into_iter().find(|(_, other)| {
+                    !self.expected.contains(other)
+                        && !self.inputs.contains(other)
+                        && Path::new(other).extension() == Path::new(name.as_str()).extension()
+                        && cwd.join(other).is_file()
+                })
+        {
+            self.told_unwritten = true;
+            let fixed = line.replace(other.as_str(), name);
+            self.name_fixes.push((line.clone(), fixed.clone()));
+            return Some(format!(
+                "[oi: the task asks you to write `{name}`, but your code wrote `{other}` (`{line}`). Write `{name}`, the name the task gives (`{fixed}`).]"
+            ));
+        }
+        if missing.is_empty() || !printed {
             return None;
         }
         self.told_unwritten = true;
+        let names: Vec<String> = missing.iter().map(|name| format!("`{name}`")).collect();
         Some(format!(
             "[oi: the task asks you to write {}, which does not exist yet. If what that run printed is what it should hold, change the code to write it there and run it.]",
-            missing.join(" and ")
+            names.join(" and ")
         ))
     }
 
@@ -993,6 +1017,7 @@ impl Coach {
                 let (line, _) = labelled(name, &shown)?;
                 write_fix(&self.python, line)
             })
+            .chain(self.name_fixes.iter().cloned())
             .collect();
         let change = |text: &str, code: &str, fixed: &str| {
             let mut changed: Vec<String> = text
@@ -1932,6 +1957,30 @@ fn write_fix(python: &str, line: &str) -> Option<(String, String)> {
             },
         )
     })
+}
+
+/// The files lines of Python `code` write, named by a string literal:
+/// `open('x.txt', 'w')` (or `'a'`), `.to_csv('x.csv'`, `.to_json(…`,
+/// `.savefig(…`. Each line (trimmed) with the name.
+fn written_names(code: &str) -> Vec<(String, String)> {
+    code.lines()
+        .map(str::trim)
+        .filter_map(|line| {
+            let name = ["open(", ".to_csv(", ".to_json(", ".savefig(", ".to_excel("]
+                .iter()
+                .find_map(|call| {
+                    let at = line.find(call)? + call.len();
+                    let name = quoted(&line[at..])?;
+                    let rest = &line[at + name.len() + 2..];
+                    let writes = *call != "open("
+                        || ["'w'", "\"w\"", "'a'", "\"a\"", "'wb'", "\"wb\"", "'w+'"]
+                            .iter()
+                            .any(|mode| rest.contains(mode));
+                    (writes && !name.is_empty()).then_some(name)
+                })?;
+            Some((line.to_owned(), name.to_owned()))
+        })
+        .collect()
 }
 
 /// The first f-string of a code line: where it starts (its `f`), where it
@@ -3038,7 +3087,10 @@ mod tests {
         coach.saw_failure(true);
         assert!(!told(&coach.after_runs(&printed, dir.path())));
         coach.saw_failure(false);
-        assert!(!told(&coach.after_runs(&[python_report("")], dir.path())));
+        assert!(!told(&coach.after_runs(
+            &[python_report(crate::output::PRINTED_NOTHING)],
+            dir.path()
+        )));
         let notes = coach.after_runs(&printed, dir.path());
         assert!(told(&notes), "{notes:?}");
         // Once a task.
@@ -3060,6 +3112,59 @@ mod tests {
                 .after_runs(&printed, dir.path())
                 .iter()
                 .all(|n| !n.contains("does not exist yet"))
+        );
+    }
+
+    #[test]
+    fn a_result_written_under_another_name_is_named_and_its_line_changed_when_sent_again() {
+        assert_eq!(
+            written_names(
+                "df.to_csv('out.csv', index=False)\nwith open('avg.txt', 'w') as f:\n    f.write('1')\nopen('users.json').read()\n"
+            ),
+            [
+                (
+                    "df.to_csv('out.csv', index=False)".to_owned(),
+                    "out.csv".to_owned()
+                ),
+                (
+                    "with open('avg.txt', 'w') as f:".to_owned(),
+                    "avg.txt".to_owned()
+                ),
+            ]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(dir.path().join("users.json"), "[]").unwrap();
+        let task = "Write the average age of the users in users.json to average.txt.";
+        let code = "import json\nwith open('avg.txt', 'w') as file:\n    file.write(f\"{avg}\")\n";
+        let ran = Some(ProposedRun {
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+            call_id: None,
+        });
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_runs(std::slice::from_ref(&ran));
+        fs_err::write(dir.path().join("avg.txt"), "35.25").unwrap();
+        let notes = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
+        assert!(
+            notes.contains(&"[oi: the task asks you to write `average.txt`, but your code wrote `avg.txt` (`with open('avg.txt', 'w') as file:`). Write `average.txt`, the name the task gives (`with open('average.txt', 'w') as file:`).]".to_owned()),
+            "{notes:?}"
+        );
+        let mut actions = vec![Action::Run(ran.clone().unwrap())];
+        assert!(coach.apply_line_fix(&mut actions, dir.path()).is_some());
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert_eq!(
+            changed.code,
+            "import json\nwith open('average.txt', 'w') as file:\n    file.write(f\"{avg}\")\n"
+        );
+        // A file of another kind is not taken for the result.
+        let mut coach = Coach::new(true, "Write the average age to average.csv.", dir.path());
+        coach.saw_runs(std::slice::from_ref(&ran));
+        let notes = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
+        assert!(
+            notes.iter().all(|n| !n.contains("your code wrote")),
+            "{notes:?}"
         );
     }
 
