@@ -2112,6 +2112,24 @@ fn content_problems(
             write_only(name, &value)
         ));
     }
+    // Numbers one per line not in the order the task asks.
+    if let Some((order, words)) = asked.order
+        && let Some((first, second, as_text)) = numbers_out_of_order(text, order)
+    {
+        let reverse = if order == table::Order::Descending {
+            ", reverse=True"
+        } else {
+            ""
+        };
+        let how = if as_text {
+            "they were sorted as text, not as numbers: sort the numbers"
+        } else {
+            "sort them"
+        };
+        problems.push(format!(
+            "the lines of `{name}` are not in the order the task asks (\"{words}\"): `{first}` comes before `{second}`; {how} (`sorted(values, key=float{reverse})`) before writing"
+        ));
+    }
     // Rows not in the order the task asks: no number column goes that way.
     if let Some((order, words)) = asked.order {
         let columns = table::number_column_orders(text);
@@ -2689,8 +2707,41 @@ fn odd_line(text: &str) -> Option<(String, String)> {
     };
     let odd: Vec<usize> = (0..lines.len()).filter(|&i| shapes[i] != *common).collect();
     let like = shapes.iter().position(|s| s == common)?;
-    (odd.len() == 1 && common.iter().any(|c| c == "9"))
-        .then(|| (lines[odd[0]].to_owned(), lines[like].to_owned()))
+    // Numbers are alike whatever their sign or digits (`-4` among `100`).
+    let number = |line: &str| line.parse::<f64>().is_ok();
+    (odd.len() == 1
+        && common.iter().any(|c| c == "9")
+        && !(number(lines[odd[0]]) && number(lines[like])))
+    .then(|| (lines[odd[0]].to_owned(), lines[like].to_owned()))
+}
+
+/// In a list of three numbers or more, one per line, the first two in
+/// neighbouring lines out of `order`, and whether the whole list is in
+/// that order as text (`100` before `15`: sorted as strings).
+fn numbers_out_of_order(text: &str, order: table::Order) -> Option<(String, String, bool)> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let numbers: Vec<f64> = lines
+        .iter()
+        .map(|l| l.parse::<f64>().ok())
+        .collect::<Option<_>>()?;
+    if numbers.len() < 3 {
+        return None;
+    }
+    let wrong = |a: f64, b: f64| match order {
+        table::Order::Ascending => a > b,
+        table::Order::Descending => a < b,
+        table::Order::None => false,
+    };
+    let at = numbers.windows(2).position(|w| wrong(w[0], w[1]))?;
+    let as_text = lines.windows(2).all(|w| match order {
+        table::Order::Descending => w[0] >= w[1],
+        _ => w[0] <= w[1],
+    });
+    Some((lines[at].to_owned(), lines[at + 1].to_owned(), as_text))
 }
 
 /// When the one line of a result holds a value in the form of the task's
@@ -3506,6 +3557,36 @@ mod tests {
         let problems = content_problems("ext_counts.csv", backwards, &[], &asked, "");
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("ascending order"), "{problems:?}");
+    }
+
+    #[test]
+    fn numbers_one_per_line_not_in_the_order_asked_are_named() {
+        let asked = Asked::of(
+            "Sort the numbers in numbers.txt from smallest to largest and write them, one per line, to sorted.txt.",
+        );
+        assert_eq!(asked.order.map(|(o, _)| o), Some(table::Order::Ascending));
+        let as_text = "-4\n100\n15\n2\n33\n7\n";
+        assert_eq!(
+            content_problems("sorted.txt", as_text, &[], &asked, ""),
+            [
+                "the lines of `sorted.txt` are not in the order the task asks (\"smallest to largest\"): `100` comes before `15`; they were sorted as text, not as numbers: sort the numbers (`sorted(values, key=float)`) before writing"
+            ]
+        );
+        let unsorted = "33\n7\n100\n";
+        assert_eq!(
+            content_problems("sorted.txt", unsorted, &[], &asked, ""),
+            [
+                "the lines of `sorted.txt` are not in the order the task asks (\"smallest to largest\"): `33` comes before `7`; sort them (`sorted(values, key=float)`) before writing"
+            ]
+        );
+        assert!(content_problems("sorted.txt", "-4\n2\n7\n15\n", &[], &asked, "").is_empty());
+        let descending = Asked::of("Write them largest first, one per line, to top.txt.");
+        assert!(
+            content_problems("top.txt", "2\n7\n15\n", &[], &descending, "")[0]
+                .contains("(`sorted(values, key=float, reverse=True)`)")
+        );
+        // A negative number is not a line unlike the others.
+        assert_eq!(odd_line("-4\n100\n15\n"), None);
     }
 
     #[test]
