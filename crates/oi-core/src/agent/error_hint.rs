@@ -68,6 +68,7 @@ pub(super) struct Hint {
 /// `cwd` for listing the folder when a file was not found.
 pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
     if let Some(text) = merge_keys(output) {
+        let text = merge_with(output, cwd).unwrap_or_else(|| text.to_owned());
         return Some(Hint {
             kind: "merge-keys",
             note: format!("[oi: {text}]"),
@@ -105,6 +106,125 @@ fn merge_keys(output: &str) -> Option<&'static str> {
     (failed && merged).then_some(
         "`merge(…, on=…)` needs a column of that name in both tables. When the key is named differently in each (`customer_id` in one, `customer` in the other), write `pd.merge(left, right, left_on='customer_id', right_on='customer')` with each table's own column name (make the values alike first if they are written differently).",
     )
+}
+
+/// The merge a failed `pd.merge(a, b, on='key')` meant, with each table's
+/// own key column: the tables named by its two arguments (`customers` or
+/// `df_customers` for `customers.csv`, among the tables in `cwd`), the one
+/// without `key` given the column `key` names a part of (`id` for
+/// `customer_id`) or that names a part of `key` (`customer`).
+fn merge_with(output: &str, cwd: &Path) -> Option<String> {
+    let line = output
+        .lines()
+        .map(str::trim)
+        .find(|l| l.contains("merge(") && l.contains("on="))?;
+    let at = line.find("merge(")?;
+    let args: Vec<&str> = line[at + "merge(".len()..]
+        .split(',')
+        .map(str::trim)
+        .collect();
+    // `pd.merge(a, b, …)`, or `a.merge(b, …)`.
+    let object = line[..at].strip_suffix('.').map(|before| {
+        let start = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        &before[start..]
+    });
+    let (left, right) = match object {
+        Some(object) if object != "pd" && object != "pandas" => (object, *args.first()?),
+        _ => (*args.first()?, *args.get(1)?),
+    };
+    let key = args
+        .iter()
+        .find_map(|a| a.strip_prefix("on=").and_then(quoted))?;
+    let plain = |name: &str| name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !plain(left) || !plain(right) || left.is_empty() || right.is_empty() {
+        return None;
+    }
+    let tables: Vec<(String, Vec<String>)> = fs_err::read_dir(cwd)
+        .ok()?
+        .flatten()
+        .take(200)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let lower = name.to_lowercase();
+            if !(lower.ends_with(".csv") || lower.ends_with(".tsv")) {
+                return None;
+            }
+            let head = super::coach::read_head(&entry.path(), 8192)?;
+            let (_, columns) = table::columns(&String::from_utf8_lossy(&head))?;
+            Some((name, columns.iter().map(|c| c.trim().to_owned()).collect()))
+        })
+        .collect();
+    let table_of = |var: &str| {
+        let var = var.to_lowercase();
+        let found: Vec<&(String, Vec<String>)> = tables
+            .iter()
+            .filter(|(name, _)| {
+                let stem = name
+                    .rsplit_once('.')
+                    .map_or(name.as_str(), |(s, _)| s)
+                    .to_lowercase();
+                stem.len() >= 3 && (var.contains(&stem) || stem.contains(&var))
+            })
+            .collect();
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    };
+    let (left_table, right_table) = (table_of(left)?, table_of(right)?);
+    let has = |t: &(String, Vec<String>)| t.1.iter().any(|c| c == key);
+    // The column of a table that is the key under another name: a part of
+    // `key` (`id`, `customer` for `customer_id`), or named by a part.
+    let counterpart = |t: &(String, Vec<String>)| -> Option<String> {
+        let parts: Vec<String> = key.to_lowercase().split('_').map(str::to_owned).collect();
+        let found: Vec<&String> =
+            t.1.iter()
+                .filter(|c| {
+                    let c = c.to_lowercase();
+                    parts.contains(&c)
+                        || c.split('_')
+                            .any(|p| parts.contains(&p.to_owned()) && p.len() > 2)
+                })
+                .collect();
+        // The table of what the key names (`customers.csv` for
+        // `customer_id`) has it as its `id`; another table's `id` is its
+        // own rows'.
+        let stem = t.0.to_lowercase();
+        let entity = parts.len() > 1 && stem.starts_with(parts[0].as_str());
+        let id = found.iter().find(|c| c.eq_ignore_ascii_case("id"));
+        let other: Vec<&&String> = found
+            .iter()
+            .filter(|c| !c.eq_ignore_ascii_case("id"))
+            .collect();
+        match (entity, id, other.as_slice()) {
+            (true, Some(id), _) => Some((*id).clone()),
+            (_, _, [one]) => Some((**one).clone()),
+            (_, Some(id), []) => Some((*id).clone()),
+            _ => None,
+        }
+    };
+    let (left_on, right_on, lacking) = match (has(left_table), has(right_table)) {
+        (false, true) => (counterpart(left_table)?, key.to_owned(), left_table),
+        (true, false) => (key.to_owned(), counterpart(right_table)?, right_table),
+        _ => return None,
+    };
+    Some(format!(
+        "`{}` has no `{key}` column (its columns: {}): its key is `{}`. Merge on each table's own column: `pd.merge({left}, {right}, left_on='{left_on}', right_on='{right_on}')` (make the values alike first if they are written differently).",
+        lacking.0,
+        lacking
+            .1
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if std::ptr::eq(lacking, left_table) {
+            &left_on
+        } else {
+            &right_on
+        },
+    ))
 }
 
 /// When a program that failed printed how to use it (`Usage: prog
@@ -500,6 +620,44 @@ mod tests {
         let out = "Traceback (most recent call last):\n  File \"<cell-3>\", line 11, in <module>\n    merged = pd.merge(customers, payments, on='customer')\n             ^^^^^^^^^^^^\n  [4 frames inside libraries]\nKeyError: 'customer'\n";
         assert_eq!(kind(out), Some("merge-keys"));
         assert!(note(out).contains("left_on="), "{}", note(out));
+        // With the tables in the folder: each one's own key column.
+        let dir = tempfile::tempdir().unwrap();
+        fs_err::write(dir.path().join("customers.csv"), "id,name\n1,ann\n2,bob\n").unwrap();
+        fs_err::write(
+            dir.path().join("orders.csv"),
+            "order_id,customer_id,amount\n100,1,10\n101,2,7\n",
+        )
+        .unwrap();
+        let failed = "    merged_df = pd.merge(df_customers, df_orders, on='customer_id', how='left')\n  [4 frames inside libraries]\nKeyError: 'customer_id'\n";
+        assert_eq!(
+            hint(failed, dir.path()).unwrap().note,
+            "[oi: `customers.csv` has no `customer_id` column (its columns: `id`, `name`): its key is `id`. Merge on each table's own column: `pd.merge(df_customers, df_orders, left_on='id', right_on='customer_id')` (make the values alike first if they are written differently).]"
+        );
+        // The other way round, and a key that names a part of the other's.
+        fs_err::write(
+            dir.path().join("payments.csv"),
+            "id,customer,amount\n1,c001,10\n2,C002,3\n",
+        )
+        .unwrap();
+        fs_err::write(
+            dir.path().join("clients.csv"),
+            "customer_id,name\nC001,Ana\nC002,Ben\n",
+        )
+        .unwrap();
+        let failed = "    m = clients.merge(payments, on='customer_id')\nKeyError: 'customer_id'\n";
+        assert!(
+            hint(failed, dir.path()).unwrap().note.contains("`payments.csv` has no `customer_id` column (its columns: `id`, `customer`, `amount`): its key is `customer`. Merge on each table's own column: `pd.merge(clients, payments, left_on='customer_id', right_on='customer')`"),
+            "{:?}",
+            hint(failed, dir.path())
+        );
+        // Tables it cannot tell: the general note.
+        let failed = "    m = pd.merge(a, b, on='customer_id')\nKeyError: 'customer_id'\n";
+        assert!(
+            hint(failed, dir.path())
+                .unwrap()
+                .note
+                .contains("`pd.merge(left, right, left_on=")
+        );
         // A `KeyError` elsewhere, or a merge that failed another way.
         assert_eq!(
             kind("  File \"<cell-1>\", line 2\n    x = d['a']\nKeyError: 'a'\n"),
