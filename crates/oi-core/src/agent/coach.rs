@@ -1044,6 +1044,7 @@ impl Coach {
                 let whole = if has(code) {
                     false
                 } else if has(fixed)
+                    && self.python.lines().any(|l| l.trim() == code)
                     && run
                         .code
                         .lines()
@@ -3209,6 +3210,20 @@ mod tests {
             changed.code,
             "import json\nwith open('average.txt', 'w') as file:\n    file.write(f\"{avg}\")\n"
         );
+        // Only the changed line, when the last batch no longer holds the
+        // line it replaces: run as written.
+        coach.saw_runs(&[Some(ProposedRun {
+            language: Some("python".to_owned()),
+            code: "print(1)\n".to_owned(),
+            call_id: None,
+        })]);
+        let alone = "with open('average.txt', 'w') as file:\n    file.write('1')\n";
+        let mut actions = vec![Action::Run(ProposedRun {
+            language: Some("python".to_owned()),
+            code: alone.to_owned(),
+            call_id: None,
+        })];
+        assert_eq!(coach.apply_line_fix(&mut actions, dir.path()), None);
         // A file of another kind is not taken for the result.
         let mut coach = Coach::new(true, "Write the average age to average.csv.", dir.path());
         coach.saw_runs(std::slice::from_ref(&ran));
