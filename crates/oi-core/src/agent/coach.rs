@@ -1048,7 +1048,7 @@ impl Coach {
                     && run
                         .code
                         .lines()
-                        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+                        .filter(|l| super::splice::is_significant(l))
                         .count()
                         <= 3
                 {

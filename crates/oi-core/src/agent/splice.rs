@@ -377,7 +377,8 @@ fn code_of(line: &str) -> String {
     code
 }
 
-fn is_significant(line: &str) -> bool {
+/// Whether `line` is code: not blank, not a comment.
+pub(super) fn is_significant(line: &str) -> bool {
     let line = line.trim();
     !line.is_empty() && !line.starts_with('#')
 }
