@@ -1705,7 +1705,7 @@ fn print_shape(args: &str) -> PrintShape {
     let mut words = false;
     let mut value = false;
     let mut outside = String::new();
-    let mut chars = args.chars().peekable();
+    let mut chars = args.chars();
     while let Some(c) = chars.next() {
         if c != '\'' && c != '"' {
             outside.push(c);
