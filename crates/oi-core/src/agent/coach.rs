@@ -57,9 +57,9 @@ pub(super) struct Coach {
     /// write to a file that does not exist yet, or wrote it under another
     /// name.
     told_unwritten: bool,
-    /// Lines of the model's code a note gave changed (a result written
-    /// under another name): the line, and as the note gave it.
-    name_fixes: Vec<(String, String)>,
+    /// Lines of the model's code a note gave changed (a value written with
+    /// words around it, a result written under another name).
+    line_fixes: Vec<KnownFix>,
     /// Whether the last run of the batch whose reports come next failed,
     /// as the loop guard read its status.
     batch_failed: bool,
@@ -250,7 +250,7 @@ impl Coach {
             typed: None,
             told_typed: false,
             told_unwritten: false,
-            name_fixes: Vec::new(),
+            line_fixes: Vec::new(),
             batch_failed: false,
             expected,
             asked,
@@ -910,6 +910,9 @@ impl Coach {
         if let Some(note) = self.unwritten_note(reports, cwd) {
             previews.push(note);
         }
+        for name in self.expected.clone() {
+            self.know_write_fix(&name, &cwd.join(&name));
+        }
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
         // An empty result left by a run that failed says only that it
         // failed, which its error already says: told "it exists but is
@@ -979,7 +982,11 @@ impl Coach {
         {
             self.told_unwritten = true;
             let fixed = line.replace(other.as_str(), name);
-            self.name_fixes.push((line.clone(), fixed.clone()));
+            self.line_fixes.push(KnownFix {
+                code: line.clone(),
+                fixed: fixed.clone(),
+                block: self.python.clone(),
+            });
             return Some(format!(
                 "[oi: the task asks you to write `{name}`, but your code wrote `{other}` (`{line}`). Write `{name}`, the name the task gives (`{fixed}`).]"
             ));
@@ -995,30 +1002,46 @@ impl Coach {
         ))
     }
 
-    /// A small model told which line of its code to change so that a
-    /// result file holds its value alone (`f"The average is: {avg}"`
-    /// becomes `f"{avg}"`) often sends the same code again, or only the
-    /// changed line (which, run alone, writes to a file its `with` block
-    /// already closed). In the reply's Python blocks, that line gets the
-    /// change the note gave (kept at its indentation); a short block (at
-    /// most three lines of code) holding the changed line is replaced by
-    /// the last batch's code with that change, run whole. What was done,
-    /// if anything.
-    pub(super) fn apply_line_fix(&self, actions: &mut [Action], cwd: &Path) -> Option<LineFix> {
+    /// When the result file `name` (at `path`) holds a value with words
+    /// around it written by an f-string of the last batch's code: that
+    /// line and its change, kept for [`Self::apply_line_fix`] (the note
+    /// shown with the file gives the same change).
+    fn know_write_fix(&mut self, name: &str, path: &Path) {
+        if !self.small_model {
+            return;
+        }
+        let Some(head) = read_head(path, 4096) else {
+            return;
+        };
+        let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
+        let Some((code, fixed)) =
+            labelled(name, &shown).and_then(|(line, _)| write_fix(&self.python, line))
+        else {
+            return;
+        };
+        if !self.line_fixes.iter().any(|fix| fix.code == code) {
+            self.line_fixes.push(KnownFix {
+                code,
+                fixed,
+                block: self.python.clone(),
+            });
+        }
+    }
+
+    /// A small model told which line of its code to change (a value
+    /// written with words around it: `f"The average is: {avg}"` becomes
+    /// `f"{avg}"`; a result written under another name) often sends the
+    /// same code again, or only the changed line (which, run alone, writes
+    /// to a file its `with` block already closed). In the reply's Python
+    /// blocks, that line gets the change the note gave (kept at its
+    /// indentation); a short block (at most three lines of code) holding
+    /// the changed line, where the line sat inside a `with` or a loop of
+    /// the block the note was about, is replaced by that block with the
+    /// change, run whole. What was done, if anything.
+    pub(super) fn apply_line_fix(&self, actions: &mut [Action]) -> Option<LineFix> {
         if !self.small_model {
             return None;
         }
-        let fixes: Vec<(String, String)> = self
-            .expected
-            .iter()
-            .filter_map(|name| {
-                let head = read_head(&cwd.join(name.as_str()), 4096)?;
-                let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
-                let (line, _) = labelled(name, &shown)?;
-                write_fix(&self.python, line)
-            })
-            .chain(self.name_fixes.iter().cloned())
-            .collect();
         let change = |text: &str, code: &str, fixed: &str| {
             let mut changed: Vec<String> = text
                 .lines()
@@ -1039,12 +1062,14 @@ impl Coach {
             if !is_python(run.language.as_deref()) {
                 continue;
             }
-            for (code, fixed) in &fixes {
-                let has = |line: &str| run.code.lines().any(|l| l.trim() == line);
-                let whole = if has(code) {
+            for KnownFix { code, fixed, block } in &self.line_fixes {
+                let has = |text: &str, line: &str| text.lines().any(|l| l.trim() == line);
+                let whole = if has(&run.code, code) {
                     false
-                } else if has(fixed)
-                    && self.python.lines().any(|l| l.trim() == code)
+                } else if has(&run.code, fixed)
+                    && block
+                        .lines()
+                        .any(|l| l.trim() == code && l.starts_with([' ', '\t']))
                     && run
                         .code
                         .lines()
@@ -1056,7 +1081,7 @@ impl Coach {
                 } else {
                     continue;
                 };
-                run.code = change(if whole { &self.python } else { &run.code }, code, fixed);
+                run.code = change(if whole { block } else { &run.code }, code, fixed);
                 return Some(LineFix {
                     code: code.clone(),
                     fixed: fixed.clone(),
@@ -2283,6 +2308,17 @@ fn asked_of(task: &str, name: &str, expected: &[String]) -> Asked {
     }
 }
 
+/// A line of the model's code a note said how to change.
+#[derive(Debug)]
+struct KnownFix {
+    /// The line as the model wrote it (trimmed).
+    code: String,
+    /// As the note gave it.
+    fixed: String,
+    /// The Python code of the batch that held it.
+    block: String,
+}
+
 /// A line of the model's code changed as a note said
 /// ([`Coach::apply_line_fix`]).
 #[derive(Debug, PartialEq)]
@@ -3202,7 +3238,7 @@ mod tests {
             "{notes:?}"
         );
         let mut actions = vec![Action::Run(ran.clone().unwrap())];
-        assert!(coach.apply_line_fix(&mut actions, dir.path()).is_some());
+        assert!(coach.apply_line_fix(&mut actions).is_some());
         let Action::Run(changed) = &actions[0] else {
             panic!("{actions:?}")
         };
@@ -3210,8 +3246,8 @@ mod tests {
             changed.code,
             "import json\nwith open('average.txt', 'w') as file:\n    file.write(f\"{avg}\")\n"
         );
-        // Only the changed line, when the last batch no longer holds the
-        // line it replaces: run as written.
+        // A block that opens the file itself is whole already: run as
+        // written, even after other batches.
         coach.saw_runs(&[Some(ProposedRun {
             language: Some("python".to_owned()),
             code: "print(1)\n".to_owned(),
@@ -3223,7 +3259,7 @@ mod tests {
             code: alone.to_owned(),
             call_id: None,
         })];
-        assert_eq!(coach.apply_line_fix(&mut actions, dir.path()), None);
+        assert_eq!(coach.apply_line_fix(&mut actions), None);
         // A file of another kind is not taken for the result.
         let mut coach = Coach::new(true, "Write the average age to average.csv.", dir.path());
         coach.saw_runs(std::slice::from_ref(&ran));
@@ -3253,12 +3289,21 @@ mod tests {
             call_id: None,
         })]);
         // Nothing written yet: nothing to change.
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
         let mut actions = vec![run(code, "python")];
-        assert_eq!(coach.apply_line_fix(&mut actions, dir.path()), None);
+        assert_eq!(coach.apply_line_fix(&mut actions), None);
         fs_err::write(dir.path().join("average.txt"), "The average age is: 35.25").unwrap();
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
+        // Known from the batch that wrote it, after other batches ran.
+        coach.saw_runs(&[Some(ProposedRun {
+            language: Some("python".to_owned()),
+            code: "1^2 = 1\n".to_owned(),
+            call_id: None,
+        })]);
+        coach.after_runs(&[python_report("SyntaxError")], dir.path());
         let mut actions = vec![run(code, "python")];
         assert_eq!(
-            coach.apply_line_fix(&mut actions, dir.path()),
+            coach.apply_line_fix(&mut actions),
             Some(LineFix {
                 code: "file.write(f\"The average age is: {avg}\")".to_owned(),
                 fixed: "file.write(f\"{avg}\")".to_owned(),
@@ -3275,7 +3320,7 @@ mod tests {
         // Only the changed line (with a line before it): the block it
         // belongs in runs whole, with the change.
         let mut actions = vec![run("avg = 35.25\nfile.write(f\"{avg}\")\n", "python")];
-        let fix = coach.apply_line_fix(&mut actions, dir.path()).unwrap();
+        let fix = coach.apply_line_fix(&mut actions).unwrap();
         assert!(fix.whole);
         assert_eq!(
             fix.note(),
@@ -3291,7 +3336,7 @@ mod tests {
         // Other code, the shell, or a large model: left as it is.
         for (code, language) in [("print(avg)", "python"), (code, "bash")] {
             let mut actions = vec![run(code, language)];
-            assert_eq!(coach.apply_line_fix(&mut actions, dir.path()), None);
+            assert_eq!(coach.apply_line_fix(&mut actions), None);
         }
         let mut large = Coach::new(false, task, dir.path());
         large.saw_runs(&[Some(ProposedRun {
@@ -3300,7 +3345,7 @@ mod tests {
             call_id: None,
         })]);
         let mut actions = vec![run(code, "python")];
-        assert_eq!(large.apply_line_fix(&mut actions, dir.path()), None);
+        assert_eq!(large.apply_line_fix(&mut actions), None);
     }
 
     #[test]

@@ -213,7 +213,7 @@ impl Session {
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
             // The line a note told the model how to change, sent again
             // unchanged, gets that change (shown and approved as it runs).
-            let line_fixed = coach.apply_line_fix(&mut actions, self.kernels.cwd());
+            let line_fixed = coach.apply_line_fix(&mut actions);
             if let Some(fix) = &line_fixed {
                 let (code, fixed) = (&fix.code, &fix.fixed);
                 self.emit(Event::Warning {
