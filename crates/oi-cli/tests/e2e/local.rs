@@ -1237,6 +1237,34 @@ async fn a_small_model_is_told_a_result_breaks_the_form_asked_and_a_script_keeps
         "{}",
         out.stderr
     );
+
+    // A shell script's new version fenced as `python`: it runs in the
+    // shell, so it is saved as the shell script it fixes.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("count.sh"),
+        "n=$(ls *.txt | wc -l\necho $n\n",
+    )
+    .unwrap();
+    fs_err::write(env.cwd.path().join("a.txt"), "").unwrap();
+    env.server
+        .push(Reply::text(
+            "Fixed:\n```python\nn=$(ls *.txt | wc -l)\necho $n\n```",
+        ))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "count.sh should print how many .txt files are in this folder, but it fails. Fix it.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("count.sh")).unwrap(),
+        "n=$(ls *.txt | wc -l)\necho $n\n"
+    );
 }
 
 #[tokio::test]

@@ -214,6 +214,17 @@ impl Session {
             // The line a note told the model how to change, sent again
             // unchanged, gets that change (shown and approved as it runs).
             let line_fixed = coach.apply_line_fix(&mut actions);
+            resample.saw_outputs(coach.outputs_key());
+            if self.config.small_model
+                && let Some(t) =
+                    resample.again(&actions, held, &self.guard, self.config.temperature)
+            {
+                // Not run, not kept: the same request goes again (said
+                // when it is built, with what it leaves out).
+                temperature = Some((t, Again::NoStep));
+                continue;
+            }
+            // Said once the change runs (a reply asked again runs nothing).
             if let Some(fix) = &line_fixed {
                 let (code, fixed) = (&fix.code, &fix.fixed);
                 self.emit(Event::Warning {
@@ -227,16 +238,6 @@ impl Session {
                         )
                     },
                 });
-            }
-            resample.saw_outputs(coach.outputs_key());
-            if self.config.small_model
-                && let Some(t) =
-                    resample.again(&actions, held, &self.guard, self.config.temperature)
-            {
-                // Not run, not kept: the same request goes again (said
-                // when it is built, with what it leaves out).
-                temperature = Some((t, Again::NoStep));
-                continue;
             }
             let mut spliced = None;
             if self.config.small_model {
@@ -252,6 +253,15 @@ impl Session {
                 }
                 let commands = quoted_commands(&task);
                 if coach.may_rewrite() {
+                    // A new version is judged by the language it runs in:
+                    // a shell script fenced as `python` runs in the shell.
+                    for action in &mut actions {
+                        if let Action::Run(run) = action
+                            && let Some(language) = self.runs_as(run)
+                        {
+                            run.language = Some(language);
+                        }
+                    }
                     (actions, saved) = save_rewritten_scripts(
                         actions,
                         &named_files(&task),
