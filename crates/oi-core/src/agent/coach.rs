@@ -910,15 +910,12 @@ impl Coach {
         if let Some(note) = self.unwritten_note(reports, cwd) {
             previews.push(note);
         }
-        for name in self.expected.clone() {
-            self.know_write_fix(&name, &cwd.join(&name));
-        }
-        let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
         // An empty result left by a run that failed says only that it
         // failed, which its error already says: told "it exists but is
         // empty" beside the error, a small model wrote an empty file on
         // purpose.
         let failed = self.batch_failed;
+        let mut changed = Vec::new();
         for name in &self.expected {
             let path = cwd.join(name);
             let Ok(meta) = fs_err::metadata(&path) else {
@@ -932,10 +929,17 @@ impl Coach {
                 continue;
             }
             self.shown.insert(name.clone(), stamp);
+            changed.push((name.clone(), path, meta.len()));
+        }
+        for (name, path, _) in &changed {
+            self.know_write_fix(name, path);
+        }
+        let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
+        for (name, path, len) in &changed {
             previews.extend(file_preview(
                 name,
-                &path,
-                meta.len(),
+                path,
+                *len,
                 &inputs,
                 self.asked(name),
                 &self.python,
