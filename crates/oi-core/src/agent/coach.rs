@@ -1049,9 +1049,12 @@ impl Coach {
         let change = |text: &str, code: &str, fixed: &str| {
             let mut changed: Vec<String> = text
                 .lines()
-                .map(|l| match l.strip_suffix(l.trim_start()) {
-                    Some(indent) if l.trim() == code => format!("{indent}{fixed}"),
-                    _ => l.to_owned(),
+                .map(|l| {
+                    if l.trim() == code {
+                        format!("{}{fixed}", super::splice::indent(l))
+                    } else {
+                        l.to_owned()
+                    }
                 })
                 .collect();
             if text.ends_with('\n') {
@@ -1996,19 +1999,20 @@ fn written_names(code: &str) -> Vec<(String, String)> {
     code.lines()
         .map(str::trim)
         .filter_map(|line| {
-            let name = ["open(", ".to_csv(", ".to_json(", ".savefig(", ".to_excel("]
-                .iter()
-                .find_map(|call| {
-                    let at = line.find(call)? + call.len();
-                    let name = quoted(&line[at..])?;
-                    let rest = &line[at + name.len() + 2..];
-                    let writes = *call != "open("
-                        || ["'w'", "\"w\"", "'a'", "\"a\"", "'wb'", "\"wb\"", "'w+'"]
-                            .iter()
-                            .any(|mode| rest.contains(mode));
-                    (writes && !name.is_empty()).then_some(name)
-                })?;
-            Some((line.to_owned(), name.to_owned()))
+            let opened = line.find("open(").and_then(|at| {
+                let close = at + line[at..].find(')')?;
+                typed::opened_for_writing(&line[at..=close])
+            });
+            let name = opened.or_else(|| {
+                [".to_csv(", ".to_json(", ".savefig(", ".to_excel("]
+                    .iter()
+                    .find_map(|call| {
+                        let at = line.find(call)? + call.len();
+                        quoted(&line[at..]).filter(|name| !name.is_empty())
+                    })
+                    .map(str::to_owned)
+            })?;
+            Some((line.to_owned(), name))
         })
         .collect()
 }

@@ -383,7 +383,8 @@ pub(super) fn is_significant(line: &str) -> bool {
     !line.is_empty() && !line.starts_with('#')
 }
 
-fn indent(line: &str) -> &str {
+/// The whitespace `line` begins with.
+pub(super) fn indent(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
 }
 

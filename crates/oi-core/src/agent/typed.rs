@@ -104,7 +104,7 @@ fn with_open(line: &str) -> Option<(String, String)> {
 }
 
 /// `open('n.txt', 'w')` (or `'a'`): the file.
-fn opened_for_writing(call: &str) -> Option<String> {
+pub(super) fn opened_for_writing(call: &str) -> Option<String> {
     let inner = call.strip_prefix("open(")?.strip_suffix(')')?;
     let args = split_args(inner)?;
     let [name, mode, ..] = args.as_slice() else {
