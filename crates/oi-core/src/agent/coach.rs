@@ -578,9 +578,9 @@ impl Coach {
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
-                    "`{name}` has words around its value (`{line}`) where the task likely asks for the value alone (`{value}`, as `{}` writes it{})",
-                    write_only(name, value),
-                    own_write_fix(&self.python, line)
+                    "`{name}` has words around its value (`{line}`) where the task likely asks for {}{}",
+                    alone(name, value, &shown),
+                    own_write_fix(&self.python, line, value)
                 ));
             }
         }
@@ -1019,7 +1019,7 @@ impl Coach {
         };
         let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
         let Some((code, fixed)) =
-            labelled(name, &shown).and_then(|(line, _)| write_fix(&self.python, line))
+            labelled(name, &shown).and_then(|(line, value)| write_fix(&self.python, line, value))
         else {
             return;
         };
@@ -1487,9 +1487,9 @@ fn file_preview(
     let lines = if count == 1 { "line" } else { "lines" };
     let check = match labelled(name, &shown) {
         Some((line, value)) => format!(
-            "It puts words before the value (`{line}`): if the task asks for the value, write only the value (`{value}`), as `{}` does{}.",
-            write_only(name, value),
-            own_write_fix(python, line)
+            "It puts words before the value (`{line}`): if the task asks for the value, write {}{}.",
+            alone(name, value, &shown),
+            own_write_fix(python, line, value)
         ),
         None if is_zero(text) => "It holds 0: unless that is the real answer, your code matched or read nothing. Print a few of the lines or rows it should have counted, then fix it.".to_owned(),
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
@@ -1950,46 +1950,90 @@ fn write_only(name: &str, value: &str) -> String {
     )
 }
 
+/// What a labelled result file `name` (its first lines `shown`) should
+/// hold instead, its first value being `value`: the value alone, as a
+/// line of Python writes it; or, where several lines are labelled, each
+/// line's value alone.
+fn alone(name: &str, value: &str, shown: &[String]) -> String {
+    if shown.iter().filter(|line| !line.trim().is_empty()).count() > 1 {
+        format!("each line's value alone (`{value}` for the first)")
+    } else {
+        format!(
+            "the value alone (`{value}`, as `{}` writes it)",
+            write_only(name, value)
+        )
+    }
+}
+
 /// Where the model's `python` wrote a result `line` with an f-string of
 /// one value and words around it (`f"The average is: {avg}"`): that code
 /// line and the same line writing the value alone, as a clause to add to
 /// a note (a small model rewrites its own line more readily than it
 /// takes up a new one); or nothing.
-fn own_write_fix(python: &str, line: &str) -> String {
-    write_fix(python, line)
+fn own_write_fix(python: &str, line: &str, value: &str) -> String {
+    write_fix(python, line, value)
         .map(|(code, fixed)| format!(" (in your code, `{code}` becomes `{fixed}`)"))
         .unwrap_or_default()
 }
 
 /// The line of the model's Python code `python` that wrote the result
-/// line `line` with words around its value (an f-string), and that line
-/// writing the value alone.
-fn write_fix(python: &str, line: &str) -> Option<(String, String)> {
+/// line `line` with words around its value `value` (an f-string whose
+/// last field wrote the value: `f"The average is: {avg}"`,
+/// `f"{i}^2 = {i**2}"`), and that line writing that field alone.
+fn write_fix(python: &str, line: &str, value: &str) -> Option<(String, String)> {
     let line = line.trim();
     python.lines().map(str::trim).find_map(|code| {
         let (start, end, content) = f_string(code)?;
-        let (open, close) = (content.find('{')?, content.rfind('}')?);
-        let placeholder = &content[open..=close];
-        if placeholder[1..].contains('{') {
+        let (literals, fields) = f_string_parts(content)?;
+        let (first, last) = (literals.first()?, literals.last()?);
+        let placeholder = *fields.last()?;
+        let newline = last.ends_with("\\n");
+        let suffix = last.trim_end_matches("\\n");
+        let words = literals.len() > 2 || !first.trim().is_empty() || !suffix.trim().is_empty();
+        // The line read through the f-string's words, in order: what its
+        // last field wrote lies between the words before it and the end's.
+        let mut at = line
+            .strip_prefix(first.trim_start())
+            .map(|_| first.trim_start().len())?;
+        for middle in &literals[1..literals.len() - 1] {
+            at += line[at..].find(middle)? + middle.len();
+        }
+        let written = line.get(at..line.len().checked_sub(suffix.trim_end().len())?)?;
+        (words && line.ends_with(suffix.trim_end()) && written.contains(value)).then(|| {
+            let quote = &code[start + 1..start + 2];
+            let fixed = format!(
+                "{}f{quote}{placeholder}{}{quote}{}",
+                &code[..start],
+                if newline { "\\n" } else { "" },
+                &code[end..]
+            );
+            (code.to_owned(), fixed)
+        })
+    })
+}
+
+/// An f-string's content cut into its words and its fields: the words
+/// before, between and after the fields (one more than the fields), and
+/// each field with its braces. Nothing when it has no field, escaped
+/// braces or a field inside a field.
+fn f_string_parts(content: &str) -> Option<(Vec<&str>, Vec<&str>)> {
+    let (mut literals, mut fields) = (Vec::new(), Vec::new());
+    let mut rest = content;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest[open..].starts_with('}') {
             return None;
         }
-        let (prefix, suffix) = (&content[..open], &content[close + 1..]);
-        let newline = suffix.ends_with("\\n");
-        let suffix = suffix.trim_end_matches("\\n");
-        let words = !prefix.trim().is_empty() || !suffix.trim().is_empty();
-        (words && line.starts_with(prefix.trim_start()) && line.ends_with(suffix.trim_end())).then(
-            || {
-                let quote = &code[start + 1..start + 2];
-                let fixed = format!(
-                    "{}f{quote}{placeholder}{}{quote}{}",
-                    &code[..start],
-                    if newline { "\\n" } else { "" },
-                    &code[end..]
-                );
-                (code.to_owned(), fixed)
-            },
-        )
-    })
+        let close = open + rest[open..].find('}')?;
+        let field = &rest[open..=close];
+        if field[1..].contains('{') || field.len() < 3 {
+            return None;
+        }
+        literals.push(&rest[..open]);
+        fields.push(field);
+        rest = &rest[close + 1..];
+    }
+    literals.push(rest);
+    (!fields.is_empty()).then_some((literals, fields))
 }
 
 /// The files lines of Python `code` write, named by a string literal:
@@ -3426,23 +3470,39 @@ mod tests {
     fn a_labelled_result_gets_the_models_own_line_fixed() {
         let python = "import json\navg = 35.25\nwith open('average.txt', 'w') as file:\n    file.write(f\"The average age of the users is: {avg}\")\n";
         assert_eq!(
-            own_write_fix(python, "The average age of the users is: 35.25"),
+            own_write_fix(python, "The average age of the users is: 35.25", "35.25"),
             " (in your code, `file.write(f\"The average age of the users is: {avg}\")` becomes `file.write(f\"{avg}\")`)"
         );
         assert_eq!(
-            own_write_fix("print(f'Mean: {m:.2f}\\n', file=out)", "Mean: 25.50"),
+            own_write_fix(
+                "print(f'Mean: {m:.2f}\\n', file=out)",
+                "Mean: 25.50",
+                "25.50"
+            ),
             " (in your code, `print(f'Mean: {m:.2f}\\n', file=out)` becomes `print(f'{m:.2f}\\n', file=out)`)"
         );
-        // Words other than the result's, two values, no words, no f-string.
+        // Fields before the value's: its field alone is kept.
+        assert_eq!(
+            own_write_fix("    f.write(f\"{i}^2 = {i**2}\\n\")", "1^2 = 1", "1"),
+            " (in your code, `f.write(f\"{i}^2 = {i**2}\\n\")` becomes `f.write(f\"{i**2}\\n\")`)"
+        );
+        assert_eq!(
+            own_write_fix("f.write(f'{a}: {b}')", "Mean age: 35.25", "35.25"),
+            " (in your code, `f.write(f'{a}: {b}')` becomes `f.write(f'{b}')`)"
+        );
+        // Words other than the result's (before or after its field), no
+        // words, no f-string, escaped or nested braces.
         for python in [
             "f.write(f'Total: {t}')",
-            "f.write(f'{a}: {b}')",
+            "f.write(f'{b} is: {a} years')",
             "f.write(f'{avg}')",
             "f.write('The average age of the users is: ' + str(avg))",
             "elif'x{a}'",
+            "f.write(f'{{x}} is: {avg}')",
+            "f.write(f'is: {avg:{w}}')",
         ] {
             assert_eq!(
-                own_write_fix(python, "The average age of the users is: 35.25"),
+                own_write_fix(python, "The average age of the users is: 35.25", "35.25"),
                 "",
                 "{python}"
             );
@@ -3460,7 +3520,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            preview.contains("as `open('mean.txt', 'w').write('25.5\\n')` does (in your code, `open('mean.txt', 'w').write(f'Mean: {mean}\\n')` becomes `open('mean.txt', 'w').write(f'{mean}\\n')`).]"),
+            preview.contains("as `open('mean.txt', 'w').write('25.5\\n')` writes it) (in your code, `open('mean.txt', 'w').write(f'Mean: {mean}\\n')` becomes `open('mean.txt', 'w').write(f'{mean}\\n')`).]"),
             "{preview}"
         );
     }
@@ -4559,27 +4619,37 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cases = [
             ("mean.txt", "Mean: 25.5\n", Some("(`Mean: 25.5`)")),
-            ("sum", "Sum of squares = 55", Some("(`55`)")),
-            ("sq.txt", "1^2 = 1\n2^2 = 4\n", Some("(`1^2 = 1`)")),
+            ("sum", "Sum of squares = 55", Some("(`55`, as")),
+            (
+                "sq.txt",
+                "1^2 = 1\n2^2 = 4\n",
+                Some(
+                    "(`1^2 = 1`): if the task asks for the value, write each line's value alone (`1` for the first).",
+                ),
+            ),
             ("mean.txt", "25.5\n", None),
             ("time.txt", "12:30\n", None),
             ("cfg.ini", "port = 9090\n", None),
             ("notes.txt", "Mean: high\n", None),
             // A short unit after the number; not a sentence.
-            ("avg.txt", "Average temperature: 21.0°C", Some("(`21.0`)")),
+            (
+                "avg.txt",
+                "Average temperature: 21.0°C",
+                Some("(`21.0`, as"),
+            ),
             (
                 "value.txt",
                 "Total stock value: $77.00\n",
-                Some("(`77.00`)"),
+                Some("(`77.00`, as"),
             ),
             ("n.txt", "Total: 5 apples and pears\n", None),
             // A sentence around the value.
             (
                 "avg_temp.txt",
                 "The average temperature is 21.0°C.",
-                Some("(`21.0`), as `open('avg_temp.txt', 'w').write('21.0\\n')` does."),
+                Some("(`21.0`, as `open('avg_temp.txt', 'w').write('21.0\\n')` writes it)."),
             ),
-            ("n.txt", "The count was 42.\n", Some("(`42`)")),
+            ("n.txt", "The count was 42.\n", Some("(`42`, as")),
             ("n.txt", "The answer is yes\n", None),
             ("n.txt", "Bob is 7 years old\n", None),
         ];
