@@ -292,7 +292,12 @@ async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
     let broken = BROKEN_ADD_UP;
     fs_err::write(env.cwd.path().join("script.py"), broken).unwrap();
     let fixed = broken.replace("totl", "total");
+    // A first new version that still fails.
+    let still_broken = broken.replace("totl", "tota");
     env.server
+        .push(Reply::text(&format!(
+            "Fixed:\n```python\n{still_broken}```"
+        )))
         .push(Reply::text(&format!("Fixed:\n```python\n{fixed}```")))
         .push(Reply::text("It prints 55."));
     let out = env
@@ -313,10 +318,27 @@ async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
         "{}",
         out.stderr
     );
-    // The model sees the file run.
-    let seen = last_message(&env.server.chat_requests()[1]);
+    let requests = env.server.chat_requests();
+    // Told with the script how to change it.
+    let first = last_message(&requests[0]);
     assert!(
-        seen.contains("saved script.py") && seen.contains("55"),
+        first.contains("To change `script.py`, send all of it, changed, in one ```python block (every line, not only the ones you change, and no `+`/`-` marks): oi saves it as `script.py` and runs it."),
+        "{first}"
+    );
+    // The version that failed: the error, and no diff to copy marks from.
+    let failed = last_message(&requests[1]);
+    assert!(
+        failed.contains("NameError")
+            && failed.contains("[oi: `script.py` now holds your new version, which failed as shown. Send all of it again, fixed, in one block.]")
+            && !failed.contains("```diff"),
+        "{failed}"
+    );
+    // The model sees the file run, and what its fix changed.
+    let seen = last_message(&requests[2]);
+    assert!(
+        seen.contains("saved script.py")
+            && seen.contains("55")
+            && seen.contains("-    return tota\n+    return total"),
         "{seen}"
     );
 }

@@ -102,6 +102,9 @@ pub(super) struct Coach {
     /// Whether the task asks why something happens, or for an explanation,
     /// without asking for a change.
     asks_why: bool,
+    /// The scripts the task names and asks to change (`Fix average.py.`,
+    /// `Add an option to csv2md.py`), which exist.
+    rewrites: Vec<String>,
     /// Whether the model was told the column names of the input tables
     /// after it asked for one they lack.
     told_columns: bool,
@@ -241,6 +244,18 @@ impl Coach {
         let wants_code =
             small_model && (!question && asks_for_action(task) || !expected.is_empty());
         let writes_expected = expected.iter().any(|name| says_to_write(task, name));
+        let rewrites = if !question
+            && !asks_why(task)
+            && (asks_for_change(task) || clause_starts_with(task, &["add", "extend"]))
+        {
+            inputs_seen
+                .keys()
+                .filter(|name| super::save_as::is_script(name))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
         Self {
             small_model,
             question,
@@ -272,6 +287,7 @@ impl Coach {
             inputs,
             told_header: false,
             asks_why: asks_why(task),
+            rewrites,
             told_columns: false,
             told_lost: false,
             told_content: false,
@@ -379,6 +395,12 @@ impl Coach {
     /// script answers without asking for the file to change.
     pub(super) fn may_rewrite(&self) -> bool {
         !self.question && !self.asks_why
+    }
+
+    /// The scripts the task asks to change, which a new version given as
+    /// a block is saved over (see [`Self::may_rewrite`]).
+    pub(super) fn rewrites(&self) -> &[String] {
+        &self.rewrites
     }
 
     /// Reads a reply: a model that repeats one of oi's notes back instead
@@ -856,7 +878,19 @@ impl Coach {
                 continue;
             };
             if now != *seen {
-                let mut note = change_note(name, seen, &now);
+                // A script's new version that failed: the error says what
+                // to fix; a diff beside it is copied, marks and all, into
+                // the next version by a small model.
+                let mut note = if self.small_model
+                    && self.batch_failed
+                    && super::save_as::is_script(name)
+                {
+                    format!(
+                        "[oi: `{name}` now holds your new version, which failed as shown. Send all of it again, fixed, in one block.]"
+                    )
+                } else {
+                    change_note(name, seen, &now)
+                };
                 match dropped_entry(name, seen, &now) {
                     Some((function, line)) => {
                         note.pop();
@@ -1316,13 +1350,19 @@ fn asks_for_change(text: &str) -> bool {
         "uncomment",
         "patch",
     ];
+    clause_starts_with(text, VERBS)
+}
+
+/// Whether a clause of `text` (its start, or after a sentence's end, a
+/// comma, "then", "and", "please" or "also") starts with one of `verbs`.
+fn clause_starts_with(text: &str, verbs: &[&str]) -> bool {
     const BEFORE: &[&str] = &["then", "and", "please", "also"];
     let mut starts_clause = true;
     for token in text.split_whitespace() {
         let word = token
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
-        if starts_clause && VERBS.contains(&word.as_str()) {
+        if starts_clause && verbs.contains(&word.as_str()) {
             return true;
         }
         starts_clause =
@@ -3464,6 +3504,61 @@ mod tests {
         asked.heard("a.txt");
         let note = asked.note_before_ending("a.txt", md, cwd, None).unwrap();
         assert!(!note.contains("the task asks you to write `"), "{note}");
+    }
+
+    #[test]
+    fn the_scripts_a_task_asks_to_change_are_known() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("average.py"), "print(1)\n").unwrap();
+        fs_err::write(cwd.join("numbers.txt"), "1\n").unwrap();
+        let rewrites = |task: &str| Coach::new(true, task, cwd).rewrites().to_vec();
+        let average = vec!["average.py".to_owned()];
+        assert_eq!(
+            rewrites("average.py crashes on numbers.txt. Fix average.py."),
+            average
+        );
+        assert_eq!(
+            rewrites("Add an option --sort to average.py, then run it."),
+            average
+        );
+        for task in [
+            "Run average.py on numbers.txt and write what it prints to out.txt.",
+            "Why does average.py crash on numbers.txt?",
+            "Fix average.py? Which line is wrong?",
+            "Fix sum.py.",
+        ] {
+            assert!(rewrites(task).is_empty(), "{task}");
+        }
+    }
+
+    #[test]
+    fn a_new_version_of_a_script_that_failed_gets_no_diff_to_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("average.py"), "print(totl)\n").unwrap();
+        let mut coach = Coach::new(true, "Fix average.py.", cwd);
+        let report = |text: &str| Report {
+            call_id: None,
+            language: "shell".to_owned(),
+            text: text.to_owned(),
+            images: Vec::new(),
+        };
+        fs_err::write(cwd.join("average.py"), "print(tota)\n").unwrap();
+        coach.saw_failure(true);
+        let notes = coach.after_runs(&[report("NameError: name 'tota' is not defined")], cwd);
+        assert!(
+            notes.contains(&"[oi: `average.py` now holds your new version, which failed as shown. Send all of it again, fixed, in one block.]".to_owned()),
+            "{notes:?}"
+        );
+        // One that ran: what it changed.
+        fs_err::write(cwd.join("average.py"), "print(1)\n").unwrap();
+        coach.saw_failure(false);
+        let notes = coach.after_runs(&[report("1")], cwd);
+        assert!(
+            notes.iter().any(|n| n.contains("-print(tota)\n+print(1)")),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -39,8 +39,14 @@ const READ: u64 = 256 * 1024;
 const SAMPLE: usize = 24;
 
 /// The look to give with a task that names `named` files and `folders`, in
-/// `cwd`; `None` when none of them is there.
-pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Option<String> {
+/// `cwd`, and asks to change the scripts `rewrites`; `None` when none of
+/// them is there.
+pub(super) fn first_look(
+    cwd: &Path,
+    named: &[String],
+    folders: &[String],
+    rewrites: &[String],
+) -> Option<String> {
     // A task about a script works on the tables through the script: code
     // the model copies from a pandas line would make the script need a
     // library it did without.
@@ -54,7 +60,17 @@ pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Op
                 .iter()
                 .filter(|name| cwd.join(name.as_str()).is_file())
                 .take(MAX_FILES)
-                .filter_map(|name| preview(name, &cwd.join(name.as_str()), pandas)),
+                .filter_map(|name| {
+                    let preview = preview(name, &cwd.join(name.as_str()), pandas)?;
+                    // Only a script shown whole can be sent whole.
+                    let whole = preview.contains(", all of it:");
+                    Some(
+                        match rewrite_hint(name).filter(|_| whole && rewrites.contains(name)) {
+                            Some(hint) => format!("{preview}\n{hint}"),
+                            None => preview,
+                        },
+                    )
+                }),
         )
         .collect();
     if previews.is_empty() {
@@ -83,6 +99,18 @@ pub(super) fn first_look(cwd: &Path, named: &[String], folders: &[String]) -> Op
     }
     look.push(']');
     Some(look)
+}
+
+/// How to change the script `name` the task asks to change: a small
+/// model asked to fix a script answers with the lines it changes, run on
+/// their own (`average = total / count` fails for lack of `total`), or
+/// with a diff; its whole new version given as a block is saved over the
+/// script and run (see `save_as::save_rewritten_scripts`).
+fn rewrite_hint(name: &str) -> Option<String> {
+    let language = super::save_as::language_of(name)?;
+    Some(format!(
+        "To change `{name}`, send all of it, changed, in one ```{language} block (every line, not only the ones you change, and no `+`/`-` marks): oi saves it as `{name}` and runs it."
+    ))
 }
 
 /// Folders a task names as such (`photos/`, `logs/2026/`) that exist in
@@ -607,7 +635,7 @@ mod tests {
             r#"{"data": {"orders": [{"customer": {"name": "A"}, "id": 1, "items": [{"ok": true, "qty": 2}]}, {"id": 2}]}, "note": null}"#,
         )
         .unwrap();
-        let look = first_look(dir.path(), &["orders.json".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["orders.json".to_owned()], &[], &[]).unwrap();
         assert_eq!(
             look,
             "[oi: how the files the task names begin, so you need not guess:\n\
@@ -626,7 +654,7 @@ mod tests {
             r#"{"users": [{"id": 1, "profile": {"email": "a@x.io"}}, {"id": 2, "profile": {"email": null}}, {"id": null, "profile": {"email": "c@x.io"}}, {"id": 4, "profile": {"email": null}}]}"#,
         )
         .unwrap();
-        let look = first_look(dir.path(), &["users.json".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["users.json".to_owned()], &[], &[]).unwrap();
         assert!(
             look.contains("(4 items; `['id']` is null (`None`) in 1 of 4: leave those out before sorting or joining; `['profile']['email']` is null (`None`) in 2 of 4: leave those out before sorting or joining)"),
             "{look}"
@@ -637,7 +665,7 @@ mod tests {
             r#"{"users": [{"id": 1, "note": null}, {"id": 2, "note": null}]}"#,
         )
         .unwrap();
-        let look = first_look(dir.path(), &["users.json".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["users.json".to_owned()], &[], &[]).unwrap();
         assert!(!look.contains("is null"), "{look}");
     }
 
@@ -654,7 +682,7 @@ mod tests {
             ),
         )
         .unwrap();
-        let look = first_look(dir.path(), &["events.jsonl".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["events.jsonl".to_owned()], &[], &[]).unwrap();
         assert_eq!(
             look,
             "[oi: how the files the task names begin, so you need not guess:\n\
@@ -668,7 +696,7 @@ mod tests {
             "{\"entries\": [{\"sku\": \"a\"}], \"user\": 1}\n{\"entries\": [], \"user\": 2}\n",
         )
         .unwrap();
-        let look = first_look(dir.path(), &["carts.jsonl".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["carts.jsonl".to_owned()], &[], &[]).unwrap();
         assert!(
             look.contains("(not `json.load`), then loop with `for row in rows:` and, inside it, `for entry in row['entries']:`."),
             "{look}"
@@ -680,7 +708,7 @@ mod tests {
             r#"[{"status": "shipped"}, {"status": "Shipped"}, {"status": "CANCELLED"}]"#,
         )
         .unwrap();
-        let look = first_look(dir.path(), &["orders.json".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["orders.json".to_owned()], &[], &[]).unwrap();
         assert!(
             look.contains(r#"(3 items; `status` is one of "shipped", "Shipped", "CANCELLED" (one value in different case or spacing: compare them normalised))"#),
             "{look}"
@@ -695,14 +723,14 @@ mod tests {
             r#"{"orders": [{"id": 1, "state": "open"}, {"id": 2}, {"id": 3, "state": "Open "}]}"#,
         )
         .unwrap();
-        let look = first_look(dir.path(), &["orders.json".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["orders.json".to_owned()], &[], &[]).unwrap();
         assert!(
             look.contains("then loop with `for order in data['orders']:`; compare `state` as `order.get('state', '').strip().lower()`"),
             "{look}"
         );
         // Lines that are not all objects are text.
         fs_err::write(dir.path().join("mixed.log"), "{\"a\": 1}\nplain text\n").unwrap();
-        let look = first_look(dir.path(), &["mixed.log".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["mixed.log".to_owned()], &[], &[]).unwrap();
         assert!(
             look.contains("`mixed.log` (2 lines), all of it:\n{\"a\": 1}\nplain text"),
             "{look}"
@@ -714,7 +742,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let checklist = "# Release\n\n- [x] Freeze\n- [ ] Fix parser\n\n```\n- [ ] an example\n```\n\n## Docs\n  - [ ] Changelog\n";
         fs_err::write(dir.path().join("TODO.md"), checklist).unwrap();
-        let look = first_look(dir.path(), &["TODO.md".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["TODO.md".to_owned()], &[], &[]).unwrap();
         assert_eq!(
             look,
             format!(
@@ -727,14 +755,49 @@ mod tests {
             .map(|i| format!("line {i}\n"))
             .collect();
         fs_err::write(dir.path().join("notes.txt"), &long).unwrap();
-        let look = first_look(dir.path(), &["notes.txt".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["notes.txt".to_owned()], &[], &[]).unwrap();
         assert!(look.contains("(31 lines) begins:\nline 0\n"), "{look}");
         assert!(look.contains("line 5\n…"), "{look}");
         assert!(!look.contains("line 6"), "{look}");
         let wide = format!("{}\n", "word ".repeat(WHOLE_CHARS / 5 + 1));
         fs_err::write(dir.path().join("wide.txt"), wide.repeat(2)).unwrap();
-        let look = first_look(dir.path(), &["wide.txt".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["wide.txt".to_owned()], &[], &[]).unwrap();
         assert!(look.contains("(2 lines) begins:"), "{look}");
+    }
+
+    #[test]
+    fn a_script_to_change_shown_whole_comes_with_how_to_send_its_new_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "import sys\nprint(sum(int(l) for l in open(sys.argv[1])))\n";
+        fs_err::write(dir.path().join("add.py"), script).unwrap();
+        fs_err::write(dir.path().join("run.sh"), "echo hi\n").unwrap();
+        let named = ["add.py".to_owned(), "run.sh".to_owned()];
+        let look = first_look(dir.path(), &named, &[], &["add.py".to_owned()]).unwrap();
+        assert!(
+            look.contains(&format!("{}\nTo change `add.py`, send all of it, changed, in one ```python block (every line, not only the ones you change, and no `+`/`-` marks): oi saves it as `add.py` and runs it.", script.trim_end())),
+            "{look}"
+        );
+        // Only the scripts the task asks to change; a shell script so.
+        assert!(!look.contains("To change `run.sh`"), "{look}");
+        let look = first_look(dir.path(), &named, &[], &["run.sh".to_owned()]).unwrap();
+        assert!(
+            look.contains("To change `run.sh`, send all of it, changed, in one ```shell block"),
+            "{look}"
+        );
+        assert!(!look.contains("To change `add.py`"), "{look}");
+        // A script too long to be shown whole cannot be sent whole from it.
+        let long: String = (0..WHOLE_LINES + 1)
+            .map(|i| format!("print({i})\n"))
+            .collect();
+        fs_err::write(dir.path().join("long.py"), long).unwrap();
+        let look = first_look(
+            dir.path(),
+            &["long.py".to_owned()],
+            &[],
+            &["long.py".to_owned()],
+        )
+        .unwrap();
+        assert!(!look.contains("To change"), "{look}");
     }
 
     #[test]
@@ -750,6 +813,7 @@ mod tests {
         let look = first_look(
             dir.path(),
             &["data.csv".to_owned(), "result.txt".to_owned()],
+            &[],
             &[],
         )
         .unwrap();
@@ -799,7 +863,7 @@ mod tests {
     /// the code its look gives followed by `tail`; the output.
     fn read_as_told(python: &str, dir: &Path, name: &str, text: &str, tail: &str) -> String {
         fs_err::write(dir.join(name), text).unwrap();
-        let look = first_look(dir, &[name.to_owned()], &[]).unwrap();
+        let look = first_look(dir, &[name.to_owned()], &[], &[]).unwrap();
         let script = format!("{}\n{tail}", read_code(&look).join("\n"));
         run_python(python, dir, &script)
     }
@@ -865,7 +929,7 @@ mod tests {
         )
         .unwrap();
         for (name, total) in [("orders.json", "9"), ("carts.jsonl", "6")] {
-            let look = first_look(dir.path(), &[name.to_owned()], &[]).unwrap();
+            let look = first_look(dir.path(), &[name.to_owned()], &[], &[]).unwrap();
             let code = read_code(&look);
             let [import, read, outer, inner] = code.as_slice() else {
                 panic!("{look}");
@@ -883,7 +947,7 @@ mod tests {
         // A configuration's key set by the function the look gives, in
         // one section only, everything else kept.
         fs_err::write(dir.path().join("settings.ini"), SETTINGS).unwrap();
-        let look = first_look(dir.path(), &["settings.ini".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["settings.ini".to_owned()], &[], &[]).unwrap();
         let function = look
             .split("```python\n")
             .nth(1)
@@ -906,7 +970,7 @@ mod tests {
              10.0.0.3 - - [02/Nov/2026:10:02:00 +0000] \"POST /c HTTP/1.1\" 404 7\n",
         )
         .unwrap();
-        let look = first_look(dir.path(), &["access.log".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["access.log".to_owned()], &[], &[]).unwrap();
         assert!(
             look.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`"),
             "{look}"
@@ -937,7 +1001,7 @@ mod tests {
     fn a_configuration_gets_the_function_that_sets_one_key() {
         let dir = tempfile::tempdir().unwrap();
         fs_err::write(dir.path().join("app.ini"), SETTINGS).unwrap();
-        let look = first_look(dir.path(), &["app.ini".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["app.ini".to_owned()], &[], &[]).unwrap();
         assert!(
             look.contains("run this block whole, its last line set to the section, key and value the task names:\n```python\ndef set_key(path, section, key, value):\n"),
             "{look}"
@@ -949,11 +1013,11 @@ mod tests {
         assert!(look.contains("+ key + ' = ' + str(value)"), "{look}");
         // Its own spacing; not for other text.
         fs_err::write(dir.path().join("tight.ini"), "[a]\nx=1\ny=2\n").unwrap();
-        let look = first_look(dir.path(), &["tight.ini".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["tight.ini".to_owned()], &[], &[]).unwrap();
         assert!(look.contains("+ key + '=' + str(value)"), "{look}");
         for text in ["x = 1\ny = 2\n", "[a]\nx = 1\nsome prose here\ny = 2\n"] {
             fs_err::write(dir.path().join("other.txt"), text).unwrap();
-            let look = first_look(dir.path(), &["other.txt".to_owned()], &[]).unwrap();
+            let look = first_look(dir.path(), &["other.txt".to_owned()], &[], &[]).unwrap();
             assert!(!look.contains("set_key"), "{look}");
         }
     }
@@ -963,7 +1027,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs_err::write(dir.path().join("data.csv"), "a;b\n1;x\n2;y\n").unwrap();
         fs_err::write(dir.path().join("report.PY"), "import csv\n").unwrap();
-        let alone = first_look(dir.path(), &["data.csv".to_owned()], &[]).unwrap();
+        let alone = first_look(dir.path(), &["data.csv".to_owned()], &[], &[]).unwrap();
         assert!(
             alone.contains(
                 "Read it with `import pandas as pd`, `df = pd.read_csv('data.csv', sep=';')`."
@@ -971,7 +1035,7 @@ mod tests {
             "{alone}"
         );
         let named = ["report.PY".to_owned(), "data.csv".to_owned()];
-        let with_script = first_look(dir.path(), &named, &[]).unwrap();
+        let with_script = first_look(dir.path(), &named, &[], &[]).unwrap();
         assert!(with_script.contains("As a table: 2 rows"), "{with_script}");
         assert!(!with_script.contains("pandas"), "{with_script}");
     }
@@ -1001,7 +1065,7 @@ mod tests {
         let task = "Rename the files in `photos/`, then empty/ and missing/ and ../up/.";
         let folders = named_folders(task, dir.path());
         assert_eq!(folders, ["photos/", "empty/"]);
-        let look = first_look(dir.path(), &[], &folders).unwrap();
+        let look = first_look(dir.path(), &[], &folders, &[]).unwrap();
         assert_eq!(
             look,
             "[oi: how the files the task names begin, so you need not guess:\n\
@@ -1014,10 +1078,13 @@ mod tests {
     fn a_task_naming_no_file_here_gets_no_look() {
         let dir = tempfile::tempdir().unwrap();
         fs_err::write(dir.path().join("other.txt"), "x").unwrap();
-        assert_eq!(first_look(dir.path(), &["out.txt".to_owned()], &[]), None);
-        assert_eq!(first_look(dir.path(), &[], &[]), None);
+        assert_eq!(
+            first_look(dir.path(), &["out.txt".to_owned()], &[], &[]),
+            None
+        );
+        assert_eq!(first_look(dir.path(), &[], &[], &[]), None);
         fs_err::write(dir.path().join("shop.db"), b"SQLite format 3\0\x10\0").unwrap();
-        let look = first_look(dir.path(), &["shop.db".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["shop.db".to_owned()], &[], &[]).unwrap();
         assert!(
             look.contains("`shop.db` is a SQLite database (18 bytes)"),
             "{look}"
@@ -1032,7 +1099,7 @@ mod tests {
             fs_err::write(dir.path().join(name), format!("{wide}\n{wide}\n")).unwrap();
         }
         let named = ["a.txt", "b.txt", "c.txt", "d.txt"].map(str::to_owned);
-        let look = first_look(dir.path(), &named, &[]).unwrap();
+        let look = first_look(dir.path(), &named, &[], &[]).unwrap();
         assert!(look.chars().count() <= MAX_CHARS + 2, "{}", look.len());
         assert!(look.contains(&format!("{}…", "y".repeat(WIDTH))), "{look}");
         assert!(!look.contains("`d.txt`"), "{look}");
@@ -1041,7 +1108,7 @@ mod tests {
             .map(|i| format!("\"k{i}\": {{\"x\": 1}}, "))
             .collect();
         fs_err::write(dir.path().join("big.json"), format!("{{{json}\"end\": 1}}")).unwrap();
-        let look = first_look(dir.path(), &["big.json".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["big.json".to_owned()], &[], &[]).unwrap();
         assert!(look.contains("`big.json` is a JSON document"), "{look}");
         assert!(look.chars().count() <= MAX_CHARS + 2, "{}", look.len());
         // A look too long is cut at a line's end: no half line of code.
@@ -1058,7 +1125,7 @@ mod tests {
             ),
         )
         .unwrap();
-        let look = first_look(dir.path(), &["wide.csv".to_owned()], &[]).unwrap();
+        let look = first_look(dir.path(), &["wide.csv".to_owned()], &[], &[]).unwrap();
         assert!(look.chars().count() <= MAX_CHARS + 2, "{}", look.len());
         assert!(look.ends_with("\n…]"), "{look}");
         assert!(!look.contains("Read it with"), "{look}");

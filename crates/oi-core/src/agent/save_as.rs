@@ -287,6 +287,12 @@ pub(super) fn is_script(name: &str) -> bool {
     script(name).is_some()
 }
 
+/// The language a block of the script `name` is fenced with
+/// (`python` for `x.py`), by its extension.
+pub(super) fn language_of(name: &str) -> Option<&'static str> {
+    script(name).and_then(|s| s.languages.first().copied())
+}
+
 /// What a script named `name` is, by its extension.
 fn script(name: &str) -> Option<&'static Script> {
     let (_, ext) = name.rsplit_once('.')?;

@@ -106,7 +106,7 @@ impl Session {
         let task = text_of_task(&self.history, self.task_index);
         let mut coach = Coach::new(self.config.small_model, &task, self.kernels.cwd());
         if self.config.small_model {
-            self.add_first_look(&task);
+            self.add_first_look(&task, coach.rewrites());
         }
         let mut turn = 0;
         let mut retried_overflow = false;
@@ -412,9 +412,10 @@ impl Session {
 
     /// Gives a small model a first look at the files the task names, with
     /// the task's message.
-    fn add_first_look(&mut self, task: &str) {
+    fn add_first_look(&mut self, task: &str, rewrites: &[String]) {
         let cwd = self.kernels.cwd();
-        let Some(look) = first_look(cwd, &named_files(task), &named_folders(task, cwd)) else {
+        let Some(look) = first_look(cwd, &named_files(task), &named_folders(task, cwd), rewrites)
+        else {
             return;
         };
         if let Some(Message::User { content }) =
