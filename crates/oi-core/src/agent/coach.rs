@@ -2101,6 +2101,76 @@ fn written_names(code: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// In a file of `KEY=value` lines (no `[section]`, at least two): a key
+/// set on two lines, read as a shell or dotenv reader would (spaces around
+/// `=` and an `export ` before it do not change the key), with both lines.
+fn repeated_key(text: &str) -> Option<(String, String, String)> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    let keys: Vec<&str> = lines
+        .iter()
+        .map(|line| {
+            let (key, _) = line.split_once('=')?;
+            let key = key.trim();
+            let key = key.strip_prefix("export ").unwrap_or(key).trim();
+            let word = !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+            word.then_some(key)
+        })
+        .collect::<Option<_>>()?;
+    if keys.len() < 2 {
+        return None;
+    }
+    keys.iter().enumerate().find_map(|(i, key)| {
+        let j = i + 1 + keys[i + 1..].iter().position(|other| other == key)?;
+        Some(((*key).to_owned(), lines[i].to_owned(), lines[j].to_owned()))
+    })
+}
+
+/// Whether Python `code` writes the file `name` by a literal name.
+fn writes(code: &str, name: &str) -> bool {
+    written_names(code)
+        .iter()
+        .any(|(_, written)| written == name)
+}
+
+/// Whether Python `code` computes no average: no `/` outside strings and
+/// comments, and no mean function (`statistics.mean`, pandas `.mean()`
+/// or `'mean'`, numpy's `average`, SQL's `AVG`).
+fn divides_nothing(code: &str) -> bool {
+    let lower = code.to_lowercase();
+    if ["mean", "average(", "avg("]
+        .iter()
+        .any(|f| lower.contains(f))
+    {
+        return false;
+    }
+    // A `/` in an f-string counts (`f"{total / n}"`, or a path).
+    !code.lines().any(|line| {
+        let (mut quote, mut f_quote, mut before) = (None, false, ' ');
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '#') => return false,
+                (None, '\'' | '"') => {
+                    quote = Some(c);
+                    f_quote = matches!(before, 'f' | 'F');
+                }
+                (Some(q), _) if c == q => quote = None,
+                (None, '/') => return true,
+                (Some(_), '/') if f_quote => return true,
+                _ => {}
+            }
+            before = c;
+        }
+        false
+    })
+}
+
 /// The first f-string of a code line: where it starts (its `f`), where it
 /// ends (after its closing quote), and what is between the quotes.
 fn f_string(code: &str) -> Option<(usize, usize, &str)> {
@@ -2228,6 +2298,26 @@ fn content_problems(
         problems.push(format!(
             "`{name}` holds `{line}`: write the value alone in that form (`{value}`, as `{}` writes it)",
             write_only(name, &value)
+        ));
+    }
+    if asked.average && writes(python, name) && divides_nothing(python) {
+        problems.push(format!(
+            "the task asks for an average, but the code that wrote `{name}` divides nothing (no `/`, no `mean`): it added values up; an average is their sum divided by their count (per key: count each one too, `counts[key] += 1`, then `totals[key] / counts[key]`)"
+        ));
+    }
+    if let Some((key, first, second)) = repeated_key(text) {
+        problems.push(format!(
+            "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: strip those before comparing)"
+        ));
+    }
+    if asked.no_quotes
+        && let Some(line) = text
+            .lines()
+            .map(str::trim)
+            .find(|line| line.contains(['"', '\'']))
+    {
+        problems.push(format!(
+            "`{name}` has quotes in it (`{line}`) where the task says without quotes: strip them from the values (`value.strip().strip('\"\\'')`)"
         ));
     }
     // Numbers one per line not in the order the task asks.
@@ -2376,7 +2466,6 @@ fn content_problems(
     problems
 }
 
-/// What a task asks of the form of its one result file.
 /// What the task asks of the result file `name`, one of `expected` (the
 /// files it names that do not exist yet): the whole task says it when it
 /// names one such file; else the sentence naming `name` does, when it
@@ -2461,6 +2550,10 @@ struct Asked {
     /// Rows with the same number in alphabetical order ("ties in
     /// alphabetical order", "ties broken by name").
     ties_alphabetical: bool,
+    /// An average ("the average response time", "mean score").
+    average: bool,
+    /// Values without quotes ("without comments, quotes or `export`").
+    no_quotes: bool,
 }
 
 impl Asked {
@@ -2476,6 +2569,13 @@ impl Asked {
             alphabetical: asks_alphabetical(&lower),
             ties_alphabetical: task_words(&lower).any(|w| matches!(w, "tie" | "ties" | "tied"))
                 && (lower.contains("alphabetic") || lower.contains("by name")),
+            average: task_words(&lower).any(|w| matches!(w, "average" | "averages" | "mean")),
+            no_quotes: lower.split("without ").skip(1).any(|clause| {
+                clause
+                    .split(['.', ';'])
+                    .next()
+                    .is_some_and(|clause| clause.contains("quote"))
+            }),
             counts_lines: task_words(&lower).any(|w| w == "lines")
                 && ["count", "how many", "number of"]
                     .iter()
@@ -3810,6 +3910,80 @@ mod tests {
         );
         // A negative number is not a line unlike the others.
         assert_eq!(odd_line("-4\n100\n15\n"), None);
+    }
+
+    #[test]
+    fn an_average_asked_for_and_computed_without_dividing_is_named() {
+        let asked = Asked::of(
+            "Which path has the highest average response time? Write just that path to slowest.txt.",
+        );
+        assert!(asked.average);
+        let summed = "times = {}\nfor line in open('access.log'):\n    path = line.split()[6]  # e.g. /api/users\n    times[path] = times.get(path, 0) + int(line.split()[-1])\nopen('slowest.txt', 'w').write(max(times, key=times.get))\n";
+        assert_eq!(
+            content_problems("slowest.txt", "/api/orders\n", &[], &asked, summed),
+            [
+                "the task asks for an average, but the code that wrote `slowest.txt` divides nothing (no `/`, no `mean`): it added values up; an average is their sum divided by their count (per key: count each one too, `counts[key] += 1`, then `totals[key] / counts[key]`)"
+            ]
+        );
+        // A division (also in an f-string), a mean, code that does not
+        // write the file, a task that asks for no average.
+        for code in [
+            summed.replace(
+                "max(times, key=times.get)",
+                "max(times, key=lambda p: times[p] / counts[p])",
+            ),
+            summed.replace(
+                "max(times, key=times.get)",
+                "f'{max(t / n for t, n in pairs)}'",
+            ),
+            summed.replace(
+                "max(times, key=times.get)",
+                "df.groupby('path')['ms'].mean().idxmax()",
+            ),
+            summed.replace("slowest.txt", "other.txt"),
+        ] {
+            assert!(
+                content_problems("slowest.txt", "/api/orders\n", &[], &asked, &code).is_empty(),
+                "{code}"
+            );
+        }
+        let total = Asked::of("Write the total response time to total.txt.");
+        assert!(content_problems("slowest.txt", "5\n", &[], &total, summed).is_empty());
+    }
+
+    #[test]
+    fn a_key_set_twice_and_quotes_the_task_leaves_out_are_named() {
+        let merged = "APP_HOST=0.0.0.0\nAPP_PORT=8080\nAPP_PORT = 9090\nDB_URL=\"postgres://localhost/app\"\n";
+        let asked = Asked::of(
+            "Merge a.env and b.env into merged.env, one KEY=value line per key, without comments, quotes or `export`.",
+        );
+        assert_eq!(
+            content_problems("merged.env", merged, &[], &asked, ""),
+            [
+                "`merged.env` sets `APP_PORT` on two lines (`APP_PORT=8080` and `APP_PORT = 9090`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: strip those before comparing)",
+                "`merged.env` has quotes in it (`DB_URL=\"postgres://localhost/app\"`) where the task says without quotes: strip them from the values (`value.strip().strip('\"\\'')`)",
+            ]
+        );
+        assert_eq!(
+            repeated_key("LOG_LEVEL=info\nexport LOG_LEVEL=debug\n"),
+            Some((
+                "LOG_LEVEL".to_owned(),
+                "LOG_LEVEL=info".to_owned(),
+                "export LOG_LEVEL=debug".to_owned()
+            ))
+        );
+        // Sections may set one key each; lines that are not settings; one
+        // setting; every key once.
+        for text in [
+            "[a]\nport = 1\n[b]\nport = 2\n",
+            "1^2 = 1\n1^2 = 1\n",
+            "A=1\n",
+            "A=1\nB=2\n# A=3\n",
+        ] {
+            assert_eq!(repeated_key(text), None, "{text}");
+        }
+        // Quotes are fine where the task does not leave them out.
+        assert!(!Asked::of("Write KEY=value lines to merged.env.").no_quotes);
     }
 
     #[test]
