@@ -1000,6 +1000,46 @@ async fn a_small_model_is_told_its_result_has_words_around_the_form_the_task_giv
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_an_average_it_never_divided_and_a_field_the_task_names() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("times.json"),
+        r#"[{"path": "/a", "ms": 10, "cached": false}, {"path": "/a", "ms": 30, "cached": true}, {"path": "/b", "ms": 25, "cached": false}]"#,
+    )
+    .unwrap();
+    let summed = "import json\ntotals = {}\nfor r in json.load(open('times.json')):\n    totals[r['path']] = totals.get(r['path'], 0) + r['ms']\n_ = open('slowest.txt', 'w').write(max(totals, key=totals.get))";
+    let averaged = "import json\ntotals, counts = {}, {}\nfor r in json.load(open('times.json')):\n    if not r['cached']:\n        totals[r['path']] = totals.get(r['path'], 0) + r['ms']\n        counts[r['path']] = counts.get(r['path'], 0) + 1\n_ = open('slowest.txt', 'w').write(max(totals, key=lambda p: totals[p] / counts[p]))";
+    env.server
+        .push(Reply::text(&format!("```python\n{summed}\n```")))
+        .push(Reply::text(&format!("```python\n{averaged}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "In times.json, which path has the highest average time over the requests that were not cached? Write just that path to slowest.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("slowest.txt")).unwrap(),
+        "/b"
+    );
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("the task asks for an average, but the code that wrote `slowest.txt` divides nothing")
+            && told.contains("the task speaks of `cached`, a field of `times.json`, which the code that wrote `slowest.txt` never reads"),
+        "{told}"
+    );
+    let after = requests[2].last_message_text();
+    assert!(
+        !after.contains("divides nothing") && !after.contains("never reads"),
+        "{after}"
+    );
+}
+
+#[tokio::test]
 async fn a_script_a_small_models_reply_runs_but_never_wrote_is_saved_first() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

@@ -2132,6 +2132,59 @@ fn repeated_key(text: &str) -> Option<(String, String, String)> {
     })
 }
 
+/// A field of a JSON input (a key at any depth; of JSON lines too) that
+/// the task names as a word (`active` in "the active users") and the
+/// Python `code` never mentions: small models leave out the filter or the
+/// key a task gives in passing. The field and its input; `result` is the
+/// file the code wrote.
+fn unread_field(
+    words: &[String],
+    inputs: &[(&String, &String)],
+    result: &str,
+    code: &str,
+) -> Option<(String, String)> {
+    // The result's name is no reading (`active` in `active_emails.txt`).
+    let code = code.to_lowercase().replace(&result.to_lowercase(), "");
+    inputs.iter().find_map(|(input, text)| {
+        // JSON only: its fields are read by name, where a table's columns
+        // may be read by position (`row[2]`).
+        let mut fields = Vec::new();
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            json_keys(&value, &mut fields);
+        } else {
+            for line in text.lines().filter(|l| !l.trim().is_empty()).take(3) {
+                let value = serde_json::from_str::<serde_json::Value>(line).ok()?;
+                json_keys(&value, &mut fields);
+            }
+        }
+        fields.into_iter().find_map(|field| {
+            let lower = field.trim().to_lowercase();
+            let named = lower.len() >= 3
+                && lower.chars().all(|c| c.is_alphabetic() || c == '_')
+                && words.contains(&lower)
+                && !input.to_lowercase().contains(&lower);
+            (named && !code.contains(&lower)).then(|| (field.trim().to_owned(), (*input).clone()))
+        })
+    })
+}
+
+/// The keys of the objects in a JSON value, at every depth, each once
+/// (the first element of each array stands for the rest).
+fn json_keys(value: &serde_json::Value, keys: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, inner) in map {
+                if !keys.contains(key) {
+                    keys.push(key.clone());
+                }
+                json_keys(inner, keys);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().take(3).for_each(|v| json_keys(v, keys)),
+        _ => {}
+    }
+}
+
 /// Whether Python `code` writes the file `name` by a literal name.
 fn writes(code: &str, name: &str) -> bool {
     written_names(code)
@@ -2303,6 +2356,13 @@ fn content_problems(
     if asked.average && writes(python, name) && divides_nothing(python) {
         problems.push(format!(
             "the task asks for an average, but the code that wrote `{name}` divides nothing (no `/`, no `mean`): it added values up; an average is their sum divided by their count (per key: count each one too, `counts[key] += 1`, then `totals[key] / counts[key]`)"
+        ));
+    }
+    if writes(python, name)
+        && let Some((field, input)) = unread_field(&asked.words, inputs, name, python)
+    {
+        problems.push(format!(
+            "the task speaks of `{field}`, a field of `{input}`, which the code that wrote `{name}` never reads: if the task means that field (which rows to keep, or what to sort or group by), use it"
         ));
     }
     if let Some((key, first, second)) = repeated_key(text) {
@@ -2554,6 +2614,8 @@ struct Asked {
     average: bool,
     /// Values without quotes ("without comments, quotes or `export`").
     no_quotes: bool,
+    /// Its words, lowercase.
+    words: Vec<String>,
 }
 
 impl Asked {
@@ -2570,6 +2632,9 @@ impl Asked {
             ties_alphabetical: task_words(&lower).any(|w| matches!(w, "tie" | "ties" | "tied"))
                 && (lower.contains("alphabetic") || lower.contains("by name")),
             average: task_words(&lower).any(|w| matches!(w, "average" | "averages" | "mean")),
+            words: task_words(&lower)
+                .map(|word| word.trim_end_matches(['?', '!']).to_owned())
+                .collect(),
             no_quotes: lower.split("without ").skip(1).any(|clause| {
                 clause
                     .split(['.', ';'])
@@ -3949,6 +4014,41 @@ mod tests {
         }
         let total = Asked::of("Write the total response time to total.txt.");
         assert!(content_problems("slowest.txt", "5\n", &[], &total, summed).is_empty());
+    }
+
+    #[test]
+    fn a_json_field_the_task_names_and_the_code_never_reads_is_named() {
+        let asked = Asked::of(
+            "Write the email addresses of the active users that have one, sorted, to active_emails.txt.",
+        );
+        let users = r#"{"data": {"users": [{"profile": {"email": "a@x.org"}, "status": {"active": true}}]}}"#.to_owned();
+        let name = "users.json".to_owned();
+        let inputs = [(&name, &users)];
+        let code = "import json\ndata = json.load(open('users.json'))\nemails = sorted(u['profile']['email'] for u in data['data']['users'] if u['profile']['email'])\nopen('active_emails.txt', 'w').write('\\n'.join(emails))\n";
+        assert_eq!(
+            content_problems("active_emails.txt", "a@x.org\n", &inputs, &asked, code),
+            [
+                "the task speaks of `active`, a field of `users.json`, which the code that wrote `active_emails.txt` never reads: if the task means that field (which rows to keep, or what to sort or group by), use it"
+            ]
+        );
+        // Read; JSON lines too; code that does not write the result.
+        let reads = code.replace("if u['profile']['email']", "if u['status']['active']");
+        assert!(
+            content_problems("active_emails.txt", "a@x.org\n", &inputs, &asked, &reads).is_empty()
+        );
+        let lines = "{\"email\": \"a@x.org\", \"active\": true}\n{\"email\": \"b@x.org\", \"active\": false}\n".to_owned();
+        assert_eq!(
+            unread_field(&asked.words, &[(&name, &lines)], "active_emails.txt", code)
+                .map(|(field, _)| field),
+            Some("active".to_owned())
+        );
+        assert!(content_problems("other.txt", "a@x.org\n", &inputs, &asked, code).is_empty());
+        // A table's columns may be read by position: not judged.
+        let table = "email,active\na@x.org,yes\n".to_owned();
+        assert_eq!(
+            unread_field(&asked.words, &[(&name, &table)], "active_emails.txt", code),
+            None
+        );
     }
 
     #[test]
