@@ -2145,7 +2145,12 @@ fn unread_field(
 ) -> Option<(String, String)> {
     // The result's name is no reading (`active` in `active_emails.txt`).
     let code = code.to_lowercase().replace(&result.to_lowercase(), "");
+    // Only inputs the code reads (by name): code that read none is told
+    // otherwise that it typed its result.
     inputs.iter().find_map(|(input, text)| {
+        if !code.contains(&input.to_lowercase()) {
+            return None;
+        }
         // JSON only: its fields are read by name, where a table's columns
         // may be read by position (`row[2]`).
         let mut fields = Vec::new();
@@ -4043,6 +4048,16 @@ mod tests {
             Some("active".to_owned())
         );
         assert!(content_problems("other.txt", "a@x.org\n", &inputs, &asked, code).is_empty());
+        // Code that reads no input is told it typed its result instead.
+        assert_eq!(
+            unread_field(
+                &asked.words,
+                &inputs,
+                "active_emails.txt",
+                "open('active_emails.txt', 'w').write('a@x.org')"
+            ),
+            None
+        );
         // A table's columns may be read by position: not judged.
         let table = "email,active\na@x.org,yes\n".to_owned();
         assert_eq!(
