@@ -99,6 +99,9 @@ pub(super) struct Coach {
     /// Whether the model was told a value it failed to convert is a
     /// header.
     told_header: bool,
+    /// Whether the model was told its code typed an input's rows in
+    /// instead of reading the file.
+    told_copied: bool,
     /// Whether the task asks why something happens, or for an explanation,
     /// without asking for a change.
     asks_why: bool,
@@ -287,6 +290,7 @@ impl Coach {
             inputs,
             told_header: false,
             asks_why: asks_why(task),
+            told_copied: false,
             rewrites,
             told_columns: false,
             told_lost: false,
@@ -824,6 +828,25 @@ impl Coach {
             };
             previews.push(format!(
                 "[oi: that code only {does}, a value typed into it: nothing was looked up, so it is a guess. Find the value with code that reads the files or asks the system (a shell command, or Python), print what it finds, then use that.]"
+            ));
+        }
+        if self.small_model
+            && !self.told_copied
+            && ran
+            && let Some((input, values)) = self
+                .inputs_seen
+                .iter()
+                .find_map(|(name, text)| copied_rows(&self.python, name, text).map(|v| (name, v)))
+        {
+            self.told_copied = true;
+            let read = if input.ends_with(".csv") {
+                format!(" (`pd.read_csv('{input}')`, with what the first look says)")
+            } else {
+                String::new()
+            };
+            previews.push(format!(
+                "[oi: that code typed values of `{input}` into itself ({}) instead of reading the file: the first look shows only some of its lines, and a copy misses the rest. Read `{input}` in the code{read} so that every line counts.]",
+                values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
             ));
         }
         if self.small_model {
@@ -2188,6 +2211,44 @@ fn json_keys(value: &serde_json::Value, keys: &mut Vec<String>) {
         serde_json::Value::Array(items) => items.iter().take(3).for_each(|v| json_keys(v, keys)),
         _ => {}
     }
+}
+
+/// Values of the input `name` (whose text is `text`) that Python `code`,
+/// which never names that file, holds as string literals: at least three
+/// of the fields or lines after its first line (a header's names are
+/// code's own words), the first three. A small model given a first look
+/// copies the rows shown into a literal table and works on that.
+fn copied_rows(code: &str, name: &str, text: &str) -> Option<Vec<String>> {
+    if code.is_empty() || code.contains(name) {
+        return None;
+    }
+    let mut values: Vec<&str> = Vec::new();
+    for line in text.lines().skip(1).take(200) {
+        let line = line.trim();
+        for value in std::iter::once(line).chain(line.split([',', ';', '\t', '|'])) {
+            let value = value.trim().trim_matches('"');
+            let worded = value.chars().filter(|c| c.is_alphabetic()).count() >= 3;
+            if worded && !values.contains(&value) {
+                values.push(value);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find(['\'', '"']) {
+        let quote = rest[at..].chars().next()?;
+        let after = &rest[at + 1..];
+        let Some(end) = after.find(quote) else { break };
+        let literal = &after[..end];
+        if values.contains(&literal) && !found.iter().any(|f: &String| f == literal) {
+            found.push(literal.to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    (found.len() >= 3).then(|| {
+        found.truncate(3);
+        found
+    })
 }
 
 /// Whether Python `code` writes the file `name` by a literal name.
@@ -4019,6 +4080,66 @@ mod tests {
         }
         let total = Asked::of("Write the total response time to total.txt.");
         assert!(content_problems("slowest.txt", "5\n", &[], &total, summed).is_empty());
+    }
+
+    #[test]
+    fn code_that_typed_an_inputs_rows_in_instead_of_reading_it_is_told_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let grades = "Student, Score ,Class\nana ruiz, 78 ,A\nBen Okafor,55,B\nchen li, 91,A\n";
+        fs_err::write(cwd.join("grades.csv"), grades).unwrap();
+        let typed = "import pandas as pd\ndf = pd.DataFrame({'Student': ['ana ruiz', 'Ben Okafor', \"chen li\"], 'Score': [78, 55, 91]})\ndf.to_csv('passed.csv', index=False)\n";
+        assert_eq!(
+            copied_rows(typed, "grades.csv", grades),
+            Some(vec![
+                "ana ruiz".to_owned(),
+                "Ben Okafor".to_owned(),
+                "chen li".to_owned()
+            ])
+        );
+        // Code that reads the file, fewer than three values, a header's
+        // names only.
+        let reads = format!("df = pd.read_csv('grades.csv')\n{typed}");
+        assert_eq!(copied_rows(&reads, "grades.csv", grades), None);
+        assert_eq!(
+            copied_rows("names = ['ana ruiz', 'chen li']", "grades.csv", grades),
+            None
+        );
+        assert_eq!(
+            copied_rows("cols = ['Student', 'Score', 'Class']", "grades.csv", grades),
+            None
+        );
+        let mut coach = Coach::new(
+            true,
+            "Save the students of grades.csv who passed to passed.csv.",
+            cwd,
+        );
+        let run = |code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some("python".to_owned()),
+                code: code.to_owned(),
+            })
+        };
+        let report = Report {
+            call_id: None,
+            language: "python".to_owned(),
+            text: String::new(),
+            images: Vec::new(),
+        };
+        coach.saw_runs(&[run(typed)]);
+        let told = |notes: &[String]| {
+            notes
+                .iter()
+                .any(|n| n.contains("typed values of `grades.csv`"))
+        };
+        let notes = coach.after_runs(std::slice::from_ref(&report), cwd);
+        assert!(
+            notes.contains(&"[oi: that code typed values of `grades.csv` into itself (`ana ruiz`, `Ben Okafor`, `chen li`) instead of reading the file: the first look shows only some of its lines, and a copy misses the rest. Read `grades.csv` in the code (`pd.read_csv('grades.csv')`, with what the first look says) so that every line counts.]".to_owned()),
+            "{notes:?}"
+        );
+        coach.saw_runs(&[run(typed)]);
+        assert!(!told(&coach.after_runs(std::slice::from_ref(&report), cwd)));
     }
 
     #[test]
