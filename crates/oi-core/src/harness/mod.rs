@@ -173,7 +173,8 @@ fn only_comments(code: &str) -> bool {
 }
 
 /// Whether the prose before a block (`before`: the reply up to it) says
-/// the block is what a run prints ("The output should be:"), not code.
+/// the block is what a run prints ("The output should be:", "The output
+/// is as follows:"), not code.
 fn shows_output(before: &str) -> bool {
     let Some(line) = before.lines().map(str::trim).rfind(|l| !l.is_empty()) else {
         return false;
@@ -187,6 +188,10 @@ fn shows_output(before: &str) -> bool {
                 "would be:",
                 "will look like:",
                 "should look like:",
+                "output is:",
+                "output is as follows:",
+                "here is the output:",
+                "here's the output:",
             ]
             .iter()
             .any(|end| line.ends_with(end))
@@ -1217,6 +1222,8 @@ mod tests {
             "Done.\n```python\nThe average is 21.5 degrees.\n\nIt is written to avg.txt now.\n```",
             "The code has been updated. The output should be:\n```perl\napple\nfig\n```",
             "Expected output:\n\n```python\n3\n12\n```",
+            "The task is done. The output is as follows:\n```python\nTotal stock value: $62.50\n```",
+            "Here is the output:\n```bash\nTotal: 4\n```",
             "```python\n# The task cannot be completed as is.\n```",
             "```javascript\n// done\n\n// nothing else to do\n```",
             "```bash\nDone. All files are now lowercase and have .jpg extension. The files in photos/ are:\nHoliday_Pic.jpg\nMap_of_Town.png\nsunset.jpg\n```",
@@ -1229,6 +1236,10 @@ mod tests {
             (
                 "```bash\necho All files have been renamed.\n```",
                 "echo All files have been renamed.",
+            ),
+            (
+                "Here is the code that writes the output:\n```python\nprint(4)\n```",
+                "print(4)",
             ),
             (
                 "```python\nprint('All files are renamed.')\n```",
