@@ -2431,6 +2431,20 @@ fn content_problems(
             "the task speaks of `{field}`, a field of `{input}`, which the code that wrote `{name}` never reads: if the task means that field (which rows to keep, or what to sort or group by), use it"
         ));
     }
+    if let Some(latest) = asked.latest
+        && let Some((input, (key, value, date, kept, best))) = inputs
+            .iter()
+            .find_map(|(input, body)| table::not_latest(text, body, latest).map(|n| (input, n)))
+    {
+        let (other, which, keep) = if latest {
+            ("a later", "latest", "last")
+        } else {
+            ("an earlier", "earliest", "first")
+        };
+        problems.push(format!(
+            "`{name}` keeps the row of `{key}` {value} with `{date}` {kept}, but `{input}` has {other} one ({best}) and the task asks for the {which}: sort by `{date}` and keep the {keep} of each (`df.sort_values('{date}').drop_duplicates('{key}', keep='{keep}')`)"
+        ));
+    }
     if let Some((key, first, second)) = repeated_key(text) {
         problems.push(format!(
             "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: strip those before comparing)"
@@ -2680,6 +2694,9 @@ struct Asked {
     average: bool,
     /// Values without quotes ("without comments, quotes or `export`").
     no_quotes: bool,
+    /// Each key's latest row ("the most recently updated row of each
+    /// customer": `Some(true)`) or earliest (`Some(false)`).
+    latest: Option<bool>,
     /// Its words, lowercase.
     words: Vec<String>,
 }
@@ -2701,6 +2718,19 @@ impl Asked {
             words: task_words(&lower)
                 .map(|word| word.trim_end_matches(['?', '!']).to_owned())
                 .collect(),
+            latest: if ["most recent", "latest", "newest", "last updated"]
+                .iter()
+                .any(|w| lower.contains(w))
+            {
+                Some(true)
+            } else if ["oldest", "earliest", "least recent"]
+                .iter()
+                .any(|w| lower.contains(w))
+            {
+                Some(false)
+            } else {
+                None
+            },
             no_quotes: lower.split("without ").skip(1).any(|clause| {
                 clause
                     .split(['.', ';'])
@@ -4185,6 +4215,40 @@ mod tests {
             unread_field(&asked.words, &[(&name, &table)], "active_emails.txt", code),
             None
         );
+    }
+
+    #[test]
+    fn a_row_kept_per_key_that_is_not_the_latest_asked_is_named() {
+        let input = "customer_id,name,updated\nC3,Cara,2026-03-01\nC1,Al,2026-01-10\nC2,Bea,2026-02-11\nC3,Cara,2026-06-15\nC1,Al,2026-05-02\n".to_owned();
+        let name = "customers.csv".to_owned();
+        let inputs = [(&name, &input)];
+        let asked = Asked::of(
+            "Keep only the most recently updated row of each customer and write them to clean.csv, sorted by customer_id.",
+        );
+        assert_eq!(asked.latest, Some(true));
+        let oldest =
+            "customer_id,name,updated\nC1,Al,2026-01-10\nC2,Bea,2026-02-11\nC3,Cara,2026-06-15\n";
+        assert_eq!(
+            content_problems("clean.csv", oldest, &inputs, &asked, ""),
+            [
+                "`clean.csv` keeps the row of `customer_id` C1 with `updated` 2026-01-10, but `customers.csv` has a later one (2026-05-02) and the task asks for the latest: sort by `updated` and keep the last of each (`df.sort_values('updated').drop_duplicates('customer_id', keep='last')`)"
+            ]
+        );
+        let newest =
+            "customer_id,name,updated\nC1,Al,2026-05-02\nC2,Bea,2026-02-11\nC3,Cara,2026-06-15\n";
+        assert!(content_problems("clean.csv", newest, &inputs, &asked, "").is_empty());
+        // The earliest asked; no date column; no key repeated.
+        let earliest = Asked::of("Keep the oldest row of each customer in clean.csv.");
+        assert!(
+            content_problems("clean.csv", newest, &inputs, &earliest, "")[0]
+                .contains("has an earlier one (2026-01-10) and the task asks for the earliest")
+        );
+        assert_eq!(
+            table::not_latest("id,n\nC1,1\nC2,2\n", "id,n\nC1,1\nC1,3\nC2,2\n", true),
+            None
+        );
+        assert_eq!(table::not_latest(newest, newest, true), None);
+        assert_eq!(Asked::of("Write the names to names.txt.").latest, None);
     }
 
     #[test]

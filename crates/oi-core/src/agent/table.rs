@@ -257,6 +257,81 @@ pub(super) fn lost_values(result: &str, input: &str) -> Vec<(String, usize, usiz
     lost
 }
 
+/// Where the table `result` keeps one row per key of the table `input`
+/// and the task asks for each key's latest row (`latest`; its earliest
+/// otherwise), by an ISO date column both have: the first key whose kept
+/// row is not that one, as (key column, key, date column, date kept,
+/// date it should be). The key column is the first of `result` whose
+/// values are all different there and repeat in `input`.
+pub(super) fn not_latest(
+    result: &str,
+    input: &str,
+    latest: bool,
+) -> Option<(String, String, String, String, String)> {
+    let ((_, out), (_, inp)) = (split(result)?, split(input)?);
+    let position = |header: &[String], name: &str| {
+        header
+            .iter()
+            .position(|n| n.trim().eq_ignore_ascii_case(name.trim()))
+    };
+    let iso = |value: &str| {
+        let b = value.trim().as_bytes();
+        b.len() >= 10
+            && b[..4].iter().all(u8::is_ascii_digit)
+            && b[4] == b'-'
+            && b[5..7].iter().all(u8::is_ascii_digit)
+            && b[7] == b'-'
+            && b[8..10].iter().all(u8::is_ascii_digit)
+    };
+    let column = |rows: &[Vec<String>], i: usize| -> Vec<String> {
+        rows[1..]
+            .iter()
+            .map(|row| row.get(i).map_or(String::new(), |v| v.trim().to_owned()))
+            .collect()
+    };
+    let date = out[0].iter().enumerate().find_map(|(i, name)| {
+        let j = position(&inp[0], name)?;
+        (column(&out, i).iter().all(|v| iso(v)) && column(&inp, j).iter().all(|v| iso(v)))
+            .then_some((i, j))
+    })?;
+    let key = out[0].iter().enumerate().find_map(|(i, name)| {
+        if i == date.0 {
+            return None;
+        }
+        let j = position(&inp[0], name)?;
+        let (kept, all) = (column(&out, i), column(&inp, j));
+        let distinct = |values: &[String]| {
+            values
+                .iter()
+                .enumerate()
+                .all(|(n, v)| !values[..n].contains(v))
+        };
+        (distinct(&kept) && !distinct(&all) && kept.iter().all(|v| !v.is_empty())).then_some((i, j))
+    })?;
+    let (kept_keys, kept_dates) = (column(&out, key.0), column(&out, date.0));
+    let (all_keys, all_dates) = (column(&inp, key.1), column(&inp, date.1));
+    kept_keys.iter().zip(&kept_dates).find_map(|(k, d)| {
+        let dates = all_keys
+            .iter()
+            .zip(&all_dates)
+            .filter(|(other, _)| *other == k);
+        let best = if latest {
+            dates.map(|(_, d)| d).max()?
+        } else {
+            dates.map(|(_, d)| d).min()?
+        };
+        (best != d).then(|| {
+            (
+                out[0][key.0].trim().to_owned(),
+                k.clone(),
+                out[0][date.0].trim().to_owned(),
+                d.clone(),
+                best.clone(),
+            )
+        })
+    })
+}
+
 /// Columns of the table `text` (two rows or more) with no value in any row,
 /// and how many rows it has: a column made but never filled (pandas: a
 /// grouped result assigned back as a column lines up with no row).
