@@ -2447,7 +2447,7 @@ fn content_problems(
     }
     if let Some((key, first, second)) = repeated_key(text) {
         problems.push(format!(
-            "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: strip those before comparing)"
+            "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: read it as `key = key.replace('export ', '').strip()`)"
         ));
     }
     if asked.no_quotes
@@ -2457,7 +2457,7 @@ fn content_problems(
             .find(|line| line.contains(['"', '\'']))
     {
         problems.push(format!(
-            "`{name}` has quotes in it (`{line}`) where the task says without quotes: strip them from the values (`value.strip().strip('\"\\'')`)"
+            "`{name}` has quotes in it (`{line}`) where the task says without quotes: strip them from each value as you read it (`value = value.strip().strip('\"')`)"
         ));
     }
     // Numbers one per line not in the order the task asks.
@@ -4260,8 +4260,8 @@ mod tests {
         assert_eq!(
             content_problems("merged.env", merged, &[], &asked, ""),
             [
-                "`merged.env` sets `APP_PORT` on two lines (`APP_PORT=8080` and `APP_PORT = 9090`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: strip those before comparing)",
-                "`merged.env` has quotes in it (`DB_URL=\"postgres://localhost/app\"`) where the task says without quotes: strip them from the values (`value.strip().strip('\"\\'')`)",
+                "`merged.env` sets `APP_PORT` on two lines (`APP_PORT=8080` and `APP_PORT = 9090`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: read it as `key = key.replace('export ', '').strip()`)",
+                "`merged.env` has quotes in it (`DB_URL=\"postgres://localhost/app\"`) where the task says without quotes: strip them from each value as you read it (`value = value.strip().strip('\"')`)",
             ]
         );
         assert_eq!(
