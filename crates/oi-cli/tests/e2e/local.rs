@@ -298,6 +298,10 @@ async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
         .push(Reply::text(&format!(
             "Fixed:\n```python\n{still_broken}```"
         )))
+        // The same version again: not saved and run again, but asked again.
+        .push(Reply::text(&format!(
+            "Fixed:\n```python\n{still_broken}```"
+        )))
         .push(Reply::text(&format!("Fixed:\n```python\n{fixed}```")))
         .push(Reply::text("It prints 55."));
     let out = env
@@ -333,8 +337,11 @@ async fn a_fixed_script_a_small_model_only_runs_is_saved_as_the_script() {
             && !failed.contains("```diff"),
         "{failed}"
     );
+    assert_eq!(requests.len(), 4, "{requests:?}");
+    assert_eq!(last_message(&requests[2]), failed);
+    assert_eq!(requests[2].body["temperature"], 0.7);
     // The model sees the file run, and what its fix changed.
-    let seen = last_message(&requests[2]);
+    let seen = last_message(&requests[3]);
     assert!(
         seen.contains("saved script.py")
             && seen.contains("55")

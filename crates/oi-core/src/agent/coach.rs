@@ -407,6 +407,22 @@ impl Coach {
         &self.rewrites
     }
 
+    /// Whether a reply's block is the script the task asks to change as
+    /// it stands, after the batch that saved and ran it failed: the same
+    /// new version again, which would be saved and fail the same way (the
+    /// loop guard sees the saving command, not the block, so does not
+    /// know it ran).
+    pub(super) fn resends_failed_version(&self, actions: &[Action], cwd: &Path) -> bool {
+        self.small_model
+            && self.batch_failed
+            && actions.iter().filter_map(Action::run).any(|run| {
+                self.rewrites.iter().any(|name| {
+                    fs_err::read_to_string(cwd.join(name.as_str()))
+                        .is_ok_and(|now| now.trim() == run.code.trim())
+                })
+            })
+    }
+
     /// Reads a reply: a model that repeats one of oi's notes back instead
     /// of acting on it gets no more (they only cost turns).
     pub(super) fn heard(&mut self, reply: &str) {

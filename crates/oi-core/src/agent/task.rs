@@ -216,8 +216,11 @@ impl Session {
             let line_fixed = coach.apply_line_fix(&mut actions);
             resample.saw_outputs(coach.outputs_key());
             if self.config.small_model
-                && let Some(t) =
+                && let Some(t) = if coach.resends_failed_version(&actions, self.kernels.cwd()) {
+                    resample.no_step(self.config.temperature)
+                } else {
                     resample.again(&actions, held, &self.guard, self.config.temperature)
+                }
             {
                 // Not run, not kept: the same request goes again (said
                 // when it is built, with what it leaves out).
