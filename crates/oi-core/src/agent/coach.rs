@@ -102,6 +102,8 @@ pub(super) struct Coach {
     /// Whether the model was told its code typed an input's rows in
     /// instead of reading the file.
     told_copied: bool,
+    /// Whether it was told its code wrote a copy of a result beside it.
+    told_copy: bool,
     /// Whether the task asks why something happens, or for an explanation,
     /// without asking for a change.
     asks_why: bool,
@@ -291,6 +293,7 @@ impl Coach {
             told_header: false,
             asks_why: asks_why(task),
             told_copied: false,
+            told_copy: false,
             rewrites,
             told_columns: false,
             told_lost: false,
@@ -980,6 +983,9 @@ impl Coach {
         if let Some(note) = self.pattern_note(reports, cwd) {
             previews.push(note);
         }
+        if let Some(note) = self.copy_note(cwd) {
+            previews.push(note);
+        }
         if let Some(note) = self.unwritten_note(reports, cwd) {
             previews.push(note);
         }
@@ -1027,6 +1033,39 @@ impl Coach {
     /// (kept for small models only).
     pub(super) fn outputs_key(&self) -> &str {
         &self.outputs_key
+    }
+
+    /// After a batch whose code wrote a file the task does not name,
+    /// named after a result it does name and of its kind
+    /// (`ext_counts_sorted.csv` beside `ext_counts.csv`), which exists: a
+    /// small model fixing its result writes the fixed one beside it and
+    /// leaves the result as it was. That line, with the result's name
+    /// (also kept as a line fix). Once a task.
+    fn copy_note(&mut self, cwd: &Path) -> Option<String> {
+        if !self.small_model || self.told_copy || self.batch_failed {
+            return None;
+        }
+        let (line, other, name) =
+            written_names(&self.python)
+                .into_iter()
+                .find_map(|(line, other)| {
+                    let name = self
+                        .expected
+                        .iter()
+                        .find(|name| beside(&other, name) && cwd.join(name.as_str()).is_file())?;
+                    (!self.inputs.contains(&other) && cwd.join(&other).is_file())
+                        .then(|| (line, other.clone(), name.clone()))
+                })?;
+        self.told_copy = true;
+        let fixed = line.replace(other.as_str(), &name);
+        self.line_fixes.push(KnownFix {
+            code: line.clone(),
+            fixed: fixed.clone(),
+            block: self.python.clone(),
+        });
+        Some(format!(
+            "[oi: your code wrote `{other}` (`{line}`), which the task does not ask for, and left `{name}` as it was. Write `{name}` itself (`{fixed}`).]"
+        ))
     }
 
     /// After a run that worked and printed something while the result
@@ -2265,6 +2304,23 @@ fn copied_rows(code: &str, name: &str, text: &str) -> Option<Vec<String>> {
         found.truncate(3);
         found
     })
+}
+
+/// Whether the file `other` is named after the file `name` and of its
+/// kind: its name with more after it (`ext_counts_sorted.csv`,
+/// `totals2.csv` for `ext_counts.csv`, `totals.csv`).
+fn beside(other: &str, name: &str) -> bool {
+    let (other, name) = (Path::new(other), Path::new(name));
+    let stems = other
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .zip(name.file_stem().and_then(|s| s.to_str()));
+    other.extension() == name.extension()
+        && stems.is_some_and(|(other, name)| {
+            other.strip_prefix(name).is_some_and(|more| {
+                more.starts_with(|c: char| c.is_ascii_digit() || "_-. ".contains(c))
+            })
+        })
 }
 
 /// Whether Python `code` writes the file `name` by a literal name.
@@ -3569,6 +3625,58 @@ mod tests {
                 .after_runs(&printed, dir.path())
                 .iter()
                 .all(|n| !n.contains("does not exist yet"))
+        );
+    }
+
+    #[test]
+    fn a_result_copied_beside_itself_is_named_and_its_line_changed_when_sent_again() {
+        assert!(beside("ext_counts_sorted.csv", "ext_counts.csv"));
+        assert!(beside("totals2.csv", "totals.csv"));
+        assert!(!beside("ext_counts.txt", "ext_counts.csv"));
+        assert!(!beside("extra.csv", "ext.csv"));
+        assert!(!beside("ext.csv", "ext.csv"));
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Count the files by extension into ext_counts.csv, most files first.";
+        let mut coach = Coach::new(true, task, cwd);
+        fs_err::write(cwd.join("ext_counts.csv"), "extension,count\nmd,2\npy,3\n").unwrap();
+        let code = "df = pd.read_csv('ext_counts.csv').sort_values('count', ascending=False)\ndf.to_csv('ext_counts_sorted.csv', index=False)\n";
+        let ran = Some(ProposedRun {
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+            call_id: None,
+        });
+        coach.saw_runs(std::slice::from_ref(&ran));
+        fs_err::write(
+            cwd.join("ext_counts_sorted.csv"),
+            "extension,count\npy,3\nmd,2\n",
+        )
+        .unwrap();
+        let notes = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert!(
+            notes.contains(&"[oi: your code wrote `ext_counts_sorted.csv` (`df.to_csv('ext_counts_sorted.csv', index=False)`), which the task does not ask for, and left `ext_counts.csv` as it was. Write `ext_counts.csv` itself (`df.to_csv('ext_counts.csv', index=False)`).]".to_owned()),
+            "{notes:?}"
+        );
+        let mut actions = vec![Action::Run(ran.clone().unwrap())];
+        assert!(coach.apply_line_fix(&mut actions).is_some());
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            changed
+                .code
+                .ends_with("df.to_csv('ext_counts.csv', index=False)\n"),
+            "{}",
+            changed.code
+        );
+        // Once a task.
+        coach.saw_runs(std::slice::from_ref(&ran));
+        let notes = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert!(
+            !notes
+                .iter()
+                .any(|n| n.contains("which the task does not ask for")),
+            "{notes:?}"
         );
     }
 
