@@ -2246,9 +2246,21 @@ fn unread_field(
                 && lower.chars().all(|c| c.is_alphabetic() || c == '_')
                 && words.contains(&lower)
                 && !input.to_lowercase().contains(&lower);
-            (named && !code.contains(&lower)).then(|| (field.trim().to_owned(), (*input).clone()))
+            (named && !reads_key(&code, &lower))
+                .then(|| (field.trim().to_owned(), (*input).clone()))
         })
     })
+}
+
+/// Whether (lowercase) code reads the key `key`: in quotes (`['active']`,
+/// `.get("active")`) or as an attribute (`user.active`, a pandas
+/// `'status.active'`); a name that holds it (`active_emails`) is not.
+fn reads_key(code: &str, key: &str) -> bool {
+    code.contains(&format!("'{key}'"))
+        || code.contains(&format!("\"{key}\""))
+        || code.match_indices(&format!(".{key}")).any(|(at, found)| {
+            !code[at + found.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        })
 }
 
 /// The keys of the objects in a JSON value, at every depth, each once
@@ -4311,6 +4323,16 @@ mod tests {
                 "the task speaks of `active`, a field of `users.json`, which the code that wrote `active_emails.txt` never reads: if the task means that field (which rows to keep, or what to sort or group by), use it"
             ]
         );
+        // A name holding the field's word is no reading of it.
+        let named_so = code
+            .replace("emails = sorted", "active_emails = sorted")
+            .replace("join(emails)", "join(active_emails)");
+        assert_eq!(
+            content_problems("active_emails.txt", "a@x.org\n", &inputs, &asked, &named_so).len(),
+            1
+        );
+        assert!(reads_key("df['status.active']", "active") && reads_key("u.active == 1", "active"));
+        assert!(!reads_key("active_emails = []\nu.active_since", "active"));
         // Read; JSON lines too; code that does not write the result.
         let reads = code.replace("if u['profile']['email']", "if u['status']['active']");
         assert!(
