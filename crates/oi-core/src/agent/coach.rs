@@ -2534,15 +2534,10 @@ fn content_problems(
             "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: read it as `key = key.replace('export ', '').strip()`)"
         ));
     }
-    if asked.no_quotes
-        && let Some(line) = text
-            .lines()
-            .map(str::trim)
-            .find(|line| line.contains(['"', '\'']))
-    {
-        problems.push(format!(
-            "`{name}` has quotes in it (`{line}`) where the task says without quotes: strip them from each value as you read it (`value = value.strip().strip('\"')`)"
-        ));
+    for without in &asked.without {
+        if let Some(line) = text.lines().map(str::trim).find(|line| without.found(line)) {
+            problems.push(format!("`{name}` {}", without.note(line)));
+        }
     }
     // Numbers one per line not in the order the task asks.
     if let Some((order, words)) = asked.order
@@ -2690,6 +2685,68 @@ fn content_problems(
     problems
 }
 
+/// Something a task says its result's values go without.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Without {
+    /// Quotes around values.
+    Quotes,
+    /// The query string of a path or URL (`/api/search?q=x`).
+    Query,
+    /// The dot before an extension (`.py`).
+    Dot,
+}
+
+impl Without {
+    /// What the (lowercase) task says values go without.
+    fn asked(lower: &str) -> Vec<Self> {
+        let mut found = Vec::new();
+        for clause in lower.split("without ").skip(1) {
+            let clause = clause.split(['.', ';', '(']).next().unwrap_or_default();
+            for (word, without) in [
+                ("quote", Self::Quotes),
+                ("query", Self::Query),
+                ("dot", Self::Dot),
+            ] {
+                if clause.contains(word) && !found.contains(&without) {
+                    found.push(without);
+                }
+            }
+        }
+        found
+    }
+
+    /// Whether a (trimmed) result line has what the task leaves out.
+    fn found(self, line: &str) -> bool {
+        match self {
+            Self::Quotes => line.contains(['"', '\'']),
+            Self::Query => line
+                .split_once('?')
+                .is_some_and(|(_, query)| query.contains('=')),
+            Self::Dot => line.split([',', ';', '\t']).any(|field| {
+                let field = field.trim();
+                field.len() > 1
+                    && field.starts_with('.')
+                    && field[1..].chars().all(|c| c.is_ascii_alphanumeric())
+            }),
+        }
+    }
+
+    /// What to say of the result line `line` that has it.
+    fn note(self, line: &str) -> String {
+        match self {
+            Self::Quotes => format!(
+                "has quotes in it (`{line}`) where the task says without quotes: strip them from each value as you read it (`value = value.strip().strip('\"')`)"
+            ),
+            Self::Query => format!(
+                "has a query string in it (`{line}`) where the task says without it: cut it off where you read the path (`path = path.split('?')[0]`)"
+            ),
+            Self::Dot => format!(
+                "has a dot before a value (`{line}`) where the task says without the dot: drop it (`ext = ext.lstrip('.')`)"
+            ),
+        }
+    }
+}
+
 /// What the task asks of the result file `name`, one of `expected` (the
 /// files it names that do not exist yet): the whole task says it when it
 /// names one such file; else the sentence naming `name` does, when it
@@ -2776,8 +2833,9 @@ struct Asked {
     ties_alphabetical: bool,
     /// An average ("the average response time", "mean score").
     average: bool,
-    /// Values without quotes ("without comments, quotes or `export`").
-    no_quotes: bool,
+    /// What its values go without ("without comments, quotes or
+    /// `export`", "without its query string", "without the dot").
+    without: Vec<Without>,
     /// Each key's latest row ("the most recently updated row of each
     /// customer": `Some(true)`) or earliest (`Some(false)`).
     latest: Option<bool>,
@@ -2815,12 +2873,7 @@ impl Asked {
             } else {
                 None
             },
-            no_quotes: lower.split("without ").skip(1).any(|clause| {
-                clause
-                    .split(['.', ';'])
-                    .next()
-                    .is_some_and(|clause| clause.contains("quote"))
-            }),
+            without: Without::asked(&lower),
             counts_lines: task_words(&lower).any(|w| w == "lines")
                 && ["count", "how many", "number of"]
                     .iter()
@@ -4429,7 +4482,36 @@ mod tests {
             assert_eq!(repeated_key(text), None, "{text}");
         }
         // Quotes are fine where the task does not leave them out.
-        assert!(!Asked::of("Write KEY=value lines to merged.env.").no_quotes);
+        assert!(
+            Asked::of("Write KEY=value lines to merged.env.")
+                .without
+                .is_empty()
+        );
+        // A query string, a dot before an extension.
+        let asked =
+            Asked::of("Which path (without its query string) is slowest? Write it to slowest.txt.");
+        assert_eq!(asked.without, [Without::Query]);
+        assert_eq!(
+            content_problems("slowest.txt", "/api/search?q=slow\n", &[], &asked, ""),
+            [
+                "`slowest.txt` has a query string in it (`/api/search?q=slow`) where the task says without it: cut it off where you read the path (`path = path.split('?')[0]`)"
+            ]
+        );
+        assert!(content_problems("slowest.txt", "/api/search\n", &[], &asked, "").is_empty());
+        let asked = Asked::of(
+            "Write ext.csv with the header extension,count (extension without the dot, lowercase).",
+        );
+        assert_eq!(asked.without, [Without::Dot]);
+        assert_eq!(
+            content_problems("ext.csv", "extension,count\n.py,3\nmd,2\n", &[], &asked, ""),
+            [
+                "`ext.csv` has a dot before a value (`.py,3`) where the task says without the dot: drop it (`ext = ext.lstrip('.')`)"
+            ]
+        );
+        assert!(
+            content_problems("ext.csv", "extension,count\npy,3\nmd,2\n", &[], &asked, "")
+                .is_empty()
+        );
     }
 
     #[test]
