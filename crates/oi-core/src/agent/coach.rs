@@ -1803,7 +1803,7 @@ pub(super) fn dropped_entry(name: &str, old: &str, new: &str) -> Option<(String,
 /// When the Python file `name` printed its result alone (`print(total)`,
 /// `print(f'{avg:.2f}')`) in `old` and prints it with words around it in
 /// `new` (`print("The average is:", avg)`), and no longer alone: the first
-/// such print of each. Whatever reads a script's output (another program,
+/// such print of `old` and the last of `new`. Whatever reads a script's output (another program,
 /// a test) expects the value as it was.
 fn labelled_print(name: &str, old: &str, new: &str) -> Option<(String, String)> {
     if !name.to_ascii_lowercase().ends_with(".py") {
@@ -1817,10 +1817,13 @@ fn labelled_print(name: &str, old: &str, new: &str) -> Option<(String, String)> 
     if first(old, PrintShape::Labelled).is_some() || first(new, PrintShape::Bare).is_some() {
         return None;
     }
-    Some((
-        first(old, PrintShape::Bare)?,
-        first(new, PrintShape::Labelled)?,
-    ))
+    // The result is printed last; an earlier labelled print is more
+    // likely a message (`print(f"Invalid number: {line}")`).
+    let last = print_calls(new)
+        .filter(|args| print_shape(args) == PrintShape::Labelled)
+        .last()
+        .map(|args| format!("print({args})"));
+    Some((first(old, PrintShape::Bare)?, last?))
 }
 
 /// The arguments of each `print(…)` call of Python `text` (one per line,
@@ -4852,6 +4855,15 @@ mod tests {
                 "print(total // 3)".to_owned(),
                 "print(\"The average is: {:.2f}\".format(sum(nums) / len(nums)))".to_owned()
             ))
+        );
+        // The last labelled print is the result's; one before it, a message.
+        let warned = labelled.replace(
+            "    if not nums:",
+            "    for bad in skipped:\n        print(f\"Invalid number: {bad}\")\n    if not nums:",
+        );
+        assert_eq!(
+            labelled_print("average.py", old, &warned).map(|(_, new)| new),
+            Some("print(\"The average is: {:.2f}\".format(sum(nums) / len(nums)))".to_owned())
         );
         let alone = labelled.replace("\"The average is: {:.2f}\".format(", "round(");
         assert_eq!(labelled_print("average.py", old, &alone), None);
