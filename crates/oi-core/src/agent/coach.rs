@@ -104,6 +104,8 @@ pub(super) struct Coach {
     told_copied: bool,
     /// Whether it was told its code wrote a copy of a result beside it.
     told_copy: bool,
+    /// Whether it was told a piece of the script to change ran alone.
+    told_piece: bool,
     /// Whether the task asks why something happens, or for an explanation,
     /// without asking for a change.
     asks_why: bool,
@@ -294,6 +296,7 @@ impl Coach {
             asks_why: asks_why(task),
             told_copied: false,
             told_copy: false,
+            told_piece: false,
             rewrites,
             told_columns: false,
             told_lost: false,
@@ -982,6 +985,19 @@ impl Coach {
         }
         if let Some(note) = self.pattern_note(reports, cwd) {
             previews.push(note);
+        }
+        // A line of the script to change, run on its own: it fails for
+        // what the script around it defines.
+        if self.small_model
+            && !self.told_piece
+            && let [name, ..] = self.rewrites.as_slice()
+            && (1..=3).contains(&self.python.lines().filter(|l| !l.trim().is_empty()).count())
+            && reports.iter().any(|r| r.text.contains("NameError"))
+        {
+            self.told_piece = true;
+            previews.push(format!(
+                "[oi: that code ran on its own, not inside `{name}`, so the names the script defines do not exist there. To change `{name}`, send all of it, changed, in one block.]"
+            ));
         }
         if let Some(note) = self.copy_note(cwd) {
             previews.push(note);
@@ -3983,6 +3999,36 @@ mod tests {
         ] {
             assert!(rewrites(task).is_empty(), "{task}");
         }
+    }
+
+    #[test]
+    fn a_line_of_the_script_to_change_run_alone_is_told_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("average.py"), "total = 1\nprint(total)\n").unwrap();
+        let mut coach = Coach::new(true, "Fix average.py.", cwd);
+        let python = |code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some("python".to_owned()),
+                code: code.to_owned(),
+            })
+        };
+        let failed = python_report("NameError: name 'total' is not defined");
+        let told = |notes: &[String]| {
+            notes.contains(&"[oi: that code ran on its own, not inside `average.py`, so the names the script defines do not exist there. To change `average.py`, send all of it, changed, in one block.]".to_owned())
+        };
+        // A script's new version run as a file is not a piece of it.
+        coach.saw_runs(&[None]);
+        assert!(!told(&coach.after_runs(std::slice::from_ref(&failed), cwd)));
+        coach.saw_runs(&[python("print(total // count)")]);
+        assert!(told(&coach.after_runs(std::slice::from_ref(&failed), cwd)));
+        coach.saw_runs(&[python("print(total // count)")]);
+        assert!(!told(&coach.after_runs(std::slice::from_ref(&failed), cwd)));
+        // Not when the task asks for no change to a script.
+        let mut other = Coach::new(true, "Write the average of numbers.txt to avg.txt.", cwd);
+        other.saw_runs(&[python("print(total // count)")]);
+        assert!(!told(&other.after_runs(&[failed], cwd)));
     }
 
     #[test]
