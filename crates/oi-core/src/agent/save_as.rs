@@ -170,10 +170,15 @@ pub(super) fn save_rewritten_scripts(
         let runs = if quoted.is_empty() {
             // A script that reads its arguments runs on the input the task
             // names (`… the file given as its argument … crashes on
-            // numbers.txt`); run bare it only fails for the missing argument.
-            let input = named.iter().find(|other| {
-                !is_script(other) && *other != &name && cwd.join(other.as_str()).is_file()
-            });
+            // numbers.txt`), else on the one data file beside it; run bare
+            // it only fails for the missing argument.
+            let input = named
+                .iter()
+                .find(|other| {
+                    !is_script(other) && *other != &name && cwd.join(other.as_str()).is_file()
+                })
+                .cloned()
+                .or_else(|| sole_data_file(cwd));
             match input.filter(|_| reads_arguments(&code)) {
                 Some(input) => format!("{runner} '{name}' '{input}'\n"),
                 None => format!("{runner} '{name}'\n"),
@@ -291,6 +296,21 @@ pub(super) fn is_script(name: &str) -> bool {
 /// (`python` for `x.py`), by its extension.
 pub(super) fn language_of(name: &str) -> Option<&'static str> {
     script(name).and_then(|s| s.languages.first().copied())
+}
+
+/// The one file in `cwd` that is neither a script nor hidden (`sample.txt`
+/// beside `wordfreq.py`), if there is exactly one.
+fn sole_data_file(cwd: &Path) -> Option<String> {
+    let mut found = fs_err::read_dir(cwd).ok()?.filter_map(|entry| {
+        let entry = entry.ok()?;
+        let name = entry.file_name().into_string().ok()?;
+        let data = !name.starts_with('.')
+            && !is_script(&name)
+            && entry.file_type().is_ok_and(|t| t.is_file());
+        data.then_some(name)
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// What a script named `name` is, by its extension.
@@ -681,6 +701,32 @@ mod tests {
         fs_err::write(dir.path().join("tool.py"), fixed.replace("title", "upper")).unwrap();
         let (actions, _) =
             save_rewritten_scripts(vec![run("python", fixed)], &named, &[], dir.path());
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            saving.code.ends_with("python3 'tool.py'\n"),
+            "{}",
+            saving.code
+        );
+        // The task names no input: the one data file beside the script.
+        fs_err::write(dir.path().join("tool.py"), script).unwrap();
+        let only_script = ["tool.py".to_owned()];
+        let (actions, _) =
+            save_rewritten_scripts(vec![run("python", &new)], &only_script, &[], dir.path());
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            saving.code.ends_with("python3 'tool.py' 'data.txt'\n"),
+            "{}",
+            saving.code
+        );
+        // Two of them: which one is not known, so bare.
+        fs_err::write(dir.path().join("tool.py"), script).unwrap();
+        fs_err::write(dir.path().join("more.txt"), "c\n").unwrap();
+        let (actions, _) =
+            save_rewritten_scripts(vec![run("python", &new)], &only_script, &[], dir.path());
         let Action::Run(saving) = &actions[0] else {
             panic!("{actions:?}")
         };
