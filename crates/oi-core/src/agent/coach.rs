@@ -1128,8 +1128,17 @@ impl Coach {
         }
         self.told_unwritten = true;
         let names: Vec<String> = missing.iter().map(|name| format!("`{name}`")).collect();
+        // How, in the language that printed it: typed back, the values
+        // would be a guess (and `echo "a\nb"` writes no line breaks).
+        let shell = reports
+            .iter()
+            .any(|r| super::save_as::is_shell(Some(r.language.as_str())));
+        let how = match missing.as_slice() {
+            [name] if shell => format!(" (add `> {name}` to the command that printed it)"),
+            _ => String::new(),
+        };
         Some(format!(
-            "[oi: the task asks you to write {}, which does not exist yet. If what that run printed is what it should hold, change the code to write it there and run it.]",
+            "[oi: the task asks you to write {}, which does not exist yet. If what that run printed is what it should hold, change the code that printed it to write it there{how} and run it; do not type the values in.]",
             names.join(" and ")
         ))
     }
@@ -3676,7 +3685,7 @@ mod tests {
         let printed = [python_report("  name  age\n0  ann   31\n")];
         let told = |notes: &[String]| {
             notes.iter().any(|n| {
-                n == "[oi: the task asks you to write `older.csv`, which does not exist yet. If what that run printed is what it should hold, change the code to write it there and run it.]"
+                n == "[oi: the task asks you to write `older.csv`, which does not exist yet. If what that run printed is what it should hold, change the code that printed it to write it there and run it; do not type the values in.]"
             })
         };
         // A failed run, or one that printed nothing: not yet.
@@ -3692,6 +3701,15 @@ mod tests {
         assert!(told(&notes), "{notes:?}");
         // Once a task.
         assert!(!told(&coach.after_runs(&printed, dir.path())));
+        // Printed by a shell command: how to send it to the file.
+        let mut coach = Coach::new(true, task, dir.path());
+        let shell = Report {
+            language: "shell".into(),
+            ..python_report("ann,31\n")
+        };
+        assert!(
+            coach.after_runs(&[shell], dir.path()).contains(&"[oi: the task asks you to write `older.csv`, which does not exist yet. If what that run printed is what it should hold, change the code that printed it to write it there (add `> older.csv` to the command that printed it) and run it; do not type the values in.]".to_owned())
+        );
         // Written already, a large model, or a task that writes nothing.
         fs_err::write(dir.path().join("older.csv"), "name,age\nann,31\n").unwrap();
         let mut coach = Coach::new(true, task, dir.path());
