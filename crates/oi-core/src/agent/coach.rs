@@ -616,6 +616,11 @@ impl Coach {
                     "`{name}` holds 0, which usually means the code matched or read nothing"
                 ));
             }
+            if literal_breaks(name, &text) {
+                problems.push(format!(
+                    "`{name}` holds `\\n` as two characters, not as line breaks (write it with `printf` or from Python)"
+                ));
+            }
             problems.extend(content_problems(
                 name,
                 &text,
@@ -5563,6 +5568,26 @@ mod tests {
         assert_eq!(
             coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
             None
+        );
+    }
+
+    #[test]
+    fn ending_with_line_breaks_written_as_two_characters_is_questioned() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let mut coach = Coach::new(
+            true,
+            "Write the failed IDs, one per line, to failed.txt.",
+            cwd,
+        );
+        coach.after_runs(&[python_report("")], cwd);
+        fs_err::write(cwd.join("failed.txt"), "J-102\\nJ-104\n").unwrap();
+        let note = coach
+            .note_before_ending("The task is done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("`failed.txt` holds `\\n` as two characters, not as line breaks (write it with `printf` or from Python)"),
+            "{note}"
         );
     }
 
