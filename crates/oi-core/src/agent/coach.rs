@@ -1033,6 +1033,16 @@ impl Coach {
         }
         for (name, path, _) in &changed {
             self.know_write_fix(name, path);
+            if let Some(latest) = self.asked(name).latest
+                && let Some((code, fixed)) = keep_fix(&self.python, latest)
+                && !self.line_fixes.iter().any(|fix| fix.code == code)
+            {
+                self.line_fixes.push(KnownFix {
+                    code,
+                    fixed,
+                    block: self.python.clone(),
+                });
+            }
         }
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
         for (name, path, len) in &changed {
@@ -2368,6 +2378,43 @@ fn beside(other: &str, name: &str) -> bool {
         })
 }
 
+/// For pandas code that sorts and then keeps one row per key with
+/// `drop_duplicates(…, keep=…)`: when the row kept is not the one the
+/// task asks for (`latest`, else the earliest) given the sort's direction
+/// (`keep='last'` after a descending sort keeps the oldest), that line and
+/// the line keeping the other end.
+fn keep_fix(code: &str, latest: bool) -> Option<(String, String)> {
+    let sorts: Vec<&str> = code
+        .lines()
+        .filter(|line| line.contains(".sort_values(") || line.contains(".sort_index("))
+        .collect();
+    if sorts.is_empty() {
+        return None;
+    }
+    let descending = sorts
+        .iter()
+        .any(|line| line.replace(' ', "").contains("ascending=False") || line.contains("False]"));
+    let line = code
+        .lines()
+        .map(str::trim)
+        .find(|line| line.contains(".drop_duplicates("))?;
+    let keeps = |end: &str| {
+        [format!("keep='{end}'"), format!("keep=\"{end}\"")]
+            .into_iter()
+            .find(|keep| line.contains(keep.as_str()))
+    };
+    let (wrong, right) = if latest == descending {
+        ("last", "first")
+    } else {
+        ("first", "last")
+    };
+    let found = keeps(wrong)?;
+    Some((
+        line.to_owned(),
+        line.replace(&found, &found.replace(wrong, right)),
+    ))
+}
+
 /// Whether Python `code` writes the file `name` by a literal name.
 fn writes(code: &str, name: &str) -> bool {
     written_names(code)
@@ -2558,8 +2605,14 @@ fn content_problems(
         } else {
             ("an earlier", "earliest", "first")
         };
+        let how = match keep_fix(python, latest) {
+            Some((code, fixed)) => format!("in your code, `{code}` becomes `{fixed}`"),
+            None => format!(
+                "sort by `{date}` and keep the {keep} of each (`df.sort_values('{date}').drop_duplicates('{key}', keep='{keep}')`)"
+            ),
+        };
         problems.push(format!(
-            "`{name}` keeps the row of `{key}` {value} with `{date}` {kept}, but `{input}` has {other} one ({best}) and the task asks for the {which}: sort by `{date}` and keep the {keep} of each (`df.sort_values('{date}').drop_duplicates('{key}', keep='{keep}')`)"
+            "`{name}` keeps the row of `{key}` {value} with `{date}` {kept}, but `{input}` has {other} one ({best}) and the task asks for the {which}: {how}"
         ));
     }
     if let Some((key, first, second)) = repeated_key(text) {
@@ -4504,6 +4557,23 @@ mod tests {
             [
                 "`clean.csv` keeps the row of `customer_id` C1 with `updated` 2026-01-10, but `customers.csv` has a later one (2026-05-02) and the task asks for the latest: sort by `updated` and keep the last of each (`df.sort_values('updated').drop_duplicates('customer_id', keep='last')`)"
             ]
+        );
+        // The model's own line, where it kept the wrong end after its sort.
+        let code = "df = df.sort_values(by='updated', ascending=False)\ndf = df.drop_duplicates(subset='customer_id', keep='last')\n";
+        assert!(
+            content_problems("clean.csv", oldest, &inputs, &asked, code)[0].ends_with(
+                "the task asks for the latest: in your code, `df = df.drop_duplicates(subset='customer_id', keep='last')` becomes `df = df.drop_duplicates(subset='customer_id', keep='first')`"
+            )
+        );
+        assert_eq!(keep_fix(code, false), None);
+        assert_eq!(
+            keep_fix(&code.replace("ascending=False", "ascending=True"), false)
+                .map(|(_, fixed)| fixed),
+            Some("df = df.drop_duplicates(subset='customer_id', keep='first')".to_owned())
+        );
+        assert_eq!(
+            keep_fix("df = df.drop_duplicates('id', keep='last')", true),
+            None
         );
         let newest =
             "customer_id,name,updated\nC1,Al,2026-05-02\nC2,Bea,2026-02-11\nC3,Cara,2026-06-15\n";
