@@ -322,6 +322,12 @@ fn type_hint(message: &str) -> Option<(&'static str, String)> {
             "some values are text (numbers written in quotes, like \"7.5\"): convert each with `float(…)` before doing arithmetic with it.".to_owned(),
         ));
     }
+    if message.starts_with("sequence item ") && message.contains(": expected str instance, ") {
+        return Some((
+            "join-text",
+            "`join` takes text only, and a value is a number: convert each when joining (`' | '.join(str(v) for v in row)`), or keep the numbers as text and convert only where you compare or sort (`key=lambda row: float(row[i])`).".to_owned(),
+        ));
+    }
     if message.starts_with("unsupported format string passed to Series.__format__") {
         return Some((
             "series-format",
@@ -713,6 +719,10 @@ mod tests {
         let series = "TypeError: unsupported format string passed to Series.__format__";
         assert_eq!(kind(series), Some("series-format"));
         assert!(note(series).contains("`(df['qty'] * df['price']).sum()`"));
+        // A number among the values joined.
+        let join = "TypeError: sequence item 1: expected str instance, float found";
+        assert_eq!(kind(join), Some("join-text"));
+        assert!(note(join).contains("`' | '.join(str(v) for v in row)`"));
         let decimal = "ValueError: invalid literal for int() with base 10: '7.5'";
         assert_eq!(kind(decimal), Some("decimal"));
         assert!(note(decimal).contains("`7.5`"));
