@@ -954,9 +954,34 @@ impl Coach {
                     }
                 }
                 if let Some((before, after)) = labelled_print(name, seen, &now) {
+                    // The script's own line printing the value alone, kept
+                    // as a line fix for the version sent next.
+                    let own = now
+                        .lines()
+                        .map(str::trim)
+                        .find(|line| line.contains(after.as_str()))
+                        .and_then(|line| Some((line.to_owned(), bare_print(line)?)));
+                    let how = match own {
+                        Some((code, fixed)) => {
+                            let how = format!("in your script, `{code}` becomes `{fixed}`");
+                            if self.small_model
+                                && !self.line_fixes.iter().any(|fix| fix.code == code)
+                            {
+                                self.line_fixes.push(KnownFix {
+                                    code,
+                                    fixed,
+                                    block: now.clone(),
+                                });
+                            }
+                            how
+                        }
+                        None => {
+                            "`print(value)`, or `print(f'{value:.2f}')` for 2 decimals".to_owned()
+                        }
+                    };
                     note.pop();
                     note.push_str(&format!(
-                        " It is not right yet: `{name}` printed its result alone (`{before}`); the new version prints words around it (`{after}`), which whatever reads the script's output does not expect. Print the value alone, as before (`print(value)`, or `print(f'{{value:.2f}}')` for 2 decimals).]"
+                        " It is not right yet: `{name}` printed its result alone (`{before}`); the new version prints words around it (`{after}`), which whatever reads the script's output does not expect. Print the value alone, as before ({how}).]"
                     ));
                     self.labelled_output.insert(name.clone(), (before, after));
                 } else if print_calls(&now).any(|args| print_shape(args) == PrintShape::Bare) {
@@ -1864,6 +1889,41 @@ fn labelled_print(name: &str, old: &str, new: &str) -> Option<(String, String)> 
         .last()
         .map(|args| format!("print({args})"));
     Some((first(old, PrintShape::Bare)?, last?))
+}
+
+/// A line printing a value with words around it (`print(f"Average:
+/// {avg:.2f}")`, `print("Average:", avg)`) changed to print the value
+/// alone: an f-string's last field, or the last of two arguments after a
+/// string.
+fn bare_print(line: &str) -> Option<String> {
+    let at = line.find("print(")?;
+    if let Some((start, end, content)) = f_string(line).filter(|(start, _, _)| *start > at) {
+        let (_, fields) = f_string_parts(content)?;
+        let quote = &line[start + 1..start + 2];
+        return Some(format!(
+            "{}f{quote}{}{quote}{}",
+            &line[..start],
+            fields.last()?,
+            &line[end..]
+        ));
+    }
+    let args = &line[at + "print(".len()..line.rfind(')')?];
+    let (label, value) = args.split_once(',')?;
+    let label = label.trim();
+    let quoted = (label.starts_with('"') && label.ends_with('"'))
+        || (label.starts_with('\'') && label.ends_with('\''));
+    (quoted
+        && label.len() >= 2
+        && !value.contains(',')
+        && !label[1..label.len() - 1].contains(['"', '\'']))
+    .then(|| {
+        format!(
+            "{}print({}){}",
+            &line[..at],
+            value.trim(),
+            &line[at + "print(".len() + args.len() + 1..]
+        )
+    })
 }
 
 /// The arguments of each `print(…)` call of Python `text` (one per line,
@@ -5034,6 +5094,43 @@ mod tests {
         fs_err::write(&path, &alone).unwrap();
         coach.after_runs(&[], dir.path());
         assert!(coach.ending_problems(dir.path(), None, "").is_empty());
+        // An f-string or a label and a value: the script's own line, which
+        // changes when the version is sent again.
+        assert_eq!(
+            bare_print("    print(f\"Average: {total / count:.2f}\")").as_deref(),
+            Some("    print(f\"{total / count:.2f}\")")
+        );
+        assert_eq!(
+            bare_print("print('Average:', avg)").as_deref(),
+            Some("print(avg)")
+        );
+        assert_eq!(bare_print("print(\"a, b\", x, y)"), None);
+        let worded = alone.replace(
+            "print(round(sum(nums) / len(nums)))",
+            "print(f\"Average: {sum(nums) / len(nums):.2f}\")",
+        );
+        fs_err::write(&path, &worded).unwrap();
+        let notes = coach.after_runs(&[], dir.path());
+        assert!(
+            notes.iter().any(|n| n.contains("Print the value alone, as before (in your script, `print(f\"Average: {sum(nums) / len(nums):.2f}\")` becomes `print(f\"{sum(nums) / len(nums):.2f}\")`).]")),
+            "{notes:?}"
+        );
+        let mut actions = vec![Action::Run(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: worded.clone(),
+        })];
+        assert!(coach.apply_line_fix(&mut actions).is_some());
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            changed
+                .code
+                .contains("\n    print(f\"{sum(nums) / len(nums):.2f}\")\n"),
+            "{}",
+            changed.code
+        );
     }
 
     #[test]
