@@ -2609,7 +2609,9 @@ fn content_problems(
             "the lines of `{name}` are not in alphabetical order (`{first}` comes before `{second}`), which the task asks: sort them before writing (`sorted(…)`)"
         ));
     }
+    // Lines of several values each are one fault, not lines unlike others.
     if asked.one_per_line
+        && several_per_line(text).is_none()
         && let Some((odd, like)) = odd_line(text)
     {
         // Where it came from: the input line that holds it, which the
@@ -5140,8 +5142,13 @@ mod tests {
         assert!(!Asked::of("Write the 3 largest cities to top3.txt.").one_per_line);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("top3.txt");
-        fs_err::write(&path, "Hill Valley,2301005\nRiverton,1204331\n").unwrap();
-        let preview = file_preview("top3.txt", &path, 40, &[], &Asked::of(task), "").unwrap();
+        // Not also "a line unlike the others" for the space in one name.
+        fs_err::write(
+            &path,
+            "Hill Valley,2301005\nRiverton,1204331\nOgdenville,310250\n",
+        )
+        .unwrap();
+        let preview = file_preview("top3.txt", &path, 58, &[], &Asked::of(task), "").unwrap();
         assert!(
             preview.ends_with("It is not right yet: each line of `top3.txt` holds more than one value (`Hill Valley,2301005`) where the task asks for one per line. Fix the code and run it again.]"),
             "{preview}"
