@@ -2475,6 +2475,21 @@ fn keep_fix(code: &str, latest: bool) -> Option<(String, String)> {
     ))
 }
 
+/// Whether `text` is an email address and nothing else: a local part of
+/// letters, digits and `.+-_`, `@`, and a domain of two or more parts.
+fn is_email(text: &str) -> bool {
+    let Some((local, domain)) = text.split_once('@') else {
+        return false;
+    };
+    let part =
+        |p: &str| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || "._+-".contains(c));
+    part(local)
+        && domain.split('.').count() >= 2
+        && domain
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '-'))
+}
+
 /// Whether Python `code` writes the file `name` by a literal name.
 fn writes(code: &str, name: &str) -> bool {
     written_names(code)
@@ -2680,6 +2695,16 @@ fn content_problems(
     if let Some((key, first, second)) = repeated_key(text) {
         problems.push(format!(
             "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: read it as `key = key.replace('export ', '').strip()`)"
+        ));
+    }
+    if asked.emails
+        && let Some(line) = text
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty() && !is_email(line))
+    {
+        problems.push(format!(
+            "`{name}` has a line that is not an email address alone (`{line}`): match the addresses themselves, not the words around them (`re.findall(r'[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)+', text)`)"
         ));
     }
     for without in &asked.without {
@@ -2984,6 +3009,9 @@ struct Asked {
     /// What its values go without ("without comments, quotes or
     /// `export`", "without its query string", "without the dot").
     without: Vec<Without>,
+    /// Email addresses, one per line ("the email addresses …, one per
+    /// line").
+    emails: bool,
     /// Each key's latest row ("the most recently updated row of each
     /// customer": `Some(true)`) or earliest (`Some(false)`).
     latest: Option<bool>,
@@ -3022,6 +3050,12 @@ impl Asked {
                 None
             },
             without: Without::asked(&lower),
+            emails: ["email address", "e-mail address", "emails"]
+                .iter()
+                .any(|w| lower.contains(w))
+                && ["one per line", "one on each line", "each on its own line"]
+                    .iter()
+                    .any(|phrase| lower.contains(phrase)),
             counts_lines: task_words(&lower).any(|w| w == "lines")
                 && ["count", "how many", "number of"]
                     .iter()
@@ -4652,6 +4686,38 @@ mod tests {
         );
         assert_eq!(table::not_latest(newest, newest, true), None);
         assert_eq!(Asked::of("Write the names to names.txt.").latest, None);
+    }
+
+    #[test]
+    fn a_line_that_is_not_an_email_address_alone_is_named_where_addresses_are_asked() {
+        let asked = Asked::of(
+            "Extract all the email addresses from contacts.txt and write them, one per line, to emails.txt.",
+        );
+        assert!(asked.emails);
+        assert_eq!(
+            content_problems(
+                "emails.txt",
+                "<ann@example.org>,\nSmith:\n",
+                &[],
+                &asked,
+                ""
+            ),
+            [
+                "`emails.txt` has a line that is not an email address alone (`<ann@example.org>,`): match the addresses themselves, not the words around them (`re.findall(r'[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)+', text)`)"
+            ]
+        );
+        assert!(
+            content_problems(
+                "emails.txt",
+                "ann@example.org\nbob.smith@mail.example.com\ncid+news@example.net\n",
+                &[],
+                &asked,
+                ""
+            )
+            .is_empty()
+        );
+        assert!(!is_email("a@localhost") && !is_email("a b@x.org") && is_email("a_b@x-y.co.uk"));
+        assert!(!Asked::of("Count the emails in inbox.txt and write the count to n.txt.").emails);
     }
 
     #[test]
