@@ -668,6 +668,9 @@ async fn a_small_model_sees_what_its_code_wrote_to_the_file_the_task_names() {
         .push(Reply::text(
             "```python\n_ = open('emails.txt', 'w').write(open('contacts.txt').read())\n```",
         ))
+        .push(Reply::text(
+            "```python\nimport re\n_ = open('emails.txt', 'w').write('\\n'.join(re.findall(r'[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)+', open('contacts.txt').read())) + '\\n')\n```",
+        ))
         .push(Reply::text("Done."));
     let out = env
         .exec(&[
@@ -676,10 +679,20 @@ async fn a_small_model_sees_what_its_code_wrote_to_the_file_the_task_names() {
         ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
+    // Lines that are not addresses alone are named as the file is shown.
     let told = env.server.chat_requests()[1].last_message_text();
     assert!(
-        told.contains("[oi: `emails.txt` now has 2 lines:\nAnn Lee <ann@example.org>\nBob <bob@example.org>\nCheck that it holds exactly what the task asks for.]"),
+        told.contains("[oi: `emails.txt` now has 2 lines:\nAnn Lee <ann@example.org>\nBob <bob@example.org>\nIt is not right yet: `emails.txt` has a line that is not an email address alone (`Ann Lee <ann@example.org>`)"),
         "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("emails.txt")).unwrap(),
+        "ann@example.org\nbob@example.org\n"
+    );
+    let shown = env.server.chat_requests()[2].last_message_text();
+    assert!(
+        shown.contains("[oi: `emails.txt` now has 2 lines:\nann@example.org\nbob@example.org\nCheck that it holds exactly what the task asks for.]"),
+        "{shown}"
     );
     assert!(
         told.contains("(the code ran without errors and printed nothing)"),
