@@ -61,14 +61,11 @@ pub(super) fn first_look(
                 .filter(|name| cwd.join(name.as_str()).is_file())
                 .take(MAX_FILES)
                 .filter_map(|name| {
-                    let preview = preview(name, &cwd.join(name.as_str()), pandas)?;
-                    // Only a script shown whole can be sent whole.
-                    let whole = preview.contains(", all of it:");
-                    Some(
-                        match rewrite_hint(name).filter(|_| whole && rewrites.contains(name)) {
-                            Some(hint) => format!("{preview}\n{hint}"),
-                            None => preview,
-                        },
+                    preview(
+                        name,
+                        &cwd.join(name.as_str()),
+                        pandas,
+                        rewrites.contains(name),
                     )
                 }),
         )
@@ -181,8 +178,10 @@ fn size(bytes: u64) -> String {
 
 /// How the named file `name` at `path` begins: a JSON document's shape, a
 /// text file's first lines, or what kind of binary file it is; each JSON
-/// file and (when `pandas`) each table with the code that reads it.
-fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
+/// file and (when `pandas`) each table with the code that reads it; a
+/// script the task asks to change (`rewrite`), shown whole, with how to
+/// send its new version.
+fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<String> {
     let len = fs_err::metadata(path).ok()?.len();
     let head = read_head(path, READ)?;
     if head.starts_with(b"SQLite format 3\0") {
@@ -257,8 +256,13 @@ fn preview(name: &str, path: &Path, pandas: bool) -> Option<String> {
         .map(|code| format!("\nRead it with `import pandas as pd`, {code}."))
         .or_else(|| ini_edit(name, text))
         .unwrap_or_default();
+    // Only a script shown whole can be sent whole.
+    let hint = rewrite_hint(name)
+        .filter(|_| whole && rewrite)
+        .map(|hint| format!("\n{hint}"))
+        .unwrap_or_default();
     Some(format!(
-        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{read}",
+        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{read}{hint}",
         shown.join("\n")
     ))
 }
