@@ -103,13 +103,6 @@ impl Resample {
         self.freer(configured)
     }
 
-    /// The temperature to ask again with after a reply known to be no new
-    /// step by what it would change (a script's new version the same as
-    /// the one that just failed), while tries remain.
-    pub(super) fn no_step(&mut self, configured: Option<f64>) -> Option<f64> {
-        self.freer(configured)
-    }
-
     /// The temperature to ask again with after a reply that fell into
     /// repeating itself (cut, not kept), while tries remain: greedy
     /// sampling of the same conversation falls into the same repetition,
@@ -119,8 +112,10 @@ impl Resample {
         self.freer(configured)
     }
 
-    /// The next temperature of the current repeat, if tries remain.
-    fn freer(&mut self, configured: Option<f64>) -> Option<f64> {
+    /// The next temperature of the current repeat, if tries remain: also
+    /// after a reply known to be no new step by what it would change (a
+    /// script's new version the same as the one that just failed).
+    pub(super) fn freer(&mut self, configured: Option<f64>) -> Option<f64> {
         let temperature = *TEMPERATURES.get(self.tries)?;
         self.tries += 1;
         Some(temperature.max(configured.unwrap_or(0.0)))

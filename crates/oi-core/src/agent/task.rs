@@ -217,7 +217,7 @@ impl Session {
             resample.saw_outputs(coach.outputs_key());
             if self.config.small_model
                 && let Some(t) = if coach.resends_failed_version(&actions, self.kernels.cwd()) {
-                    resample.no_step(self.config.temperature)
+                    resample.freer(self.config.temperature)
                 } else {
                     resample.again(&actions, held, &self.guard, self.config.temperature)
                 }
