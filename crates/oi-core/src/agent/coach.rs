@@ -101,7 +101,7 @@ pub(super) struct Coach {
     told_header: bool,
     /// Whether the model was told its code typed an input's rows in
     /// instead of reading the file.
-    told_copied: bool,
+    told_typed_rows: bool,
     /// Whether it was told its code wrote a copy of a result beside it.
     told_copy: bool,
     /// Whether it was told a piece of the script to change ran alone.
@@ -294,7 +294,7 @@ impl Coach {
             inputs,
             told_header: false,
             asks_why: asks_why(task),
-            told_copied: false,
+            told_typed_rows: false,
             told_copy: false,
             told_piece: false,
             rewrites,
@@ -858,14 +858,14 @@ impl Coach {
             ));
         }
         if self.small_model
-            && !self.told_copied
+            && !self.told_typed_rows
             && ran
             && let Some((input, values)) = self
                 .inputs_seen
                 .iter()
                 .find_map(|(name, text)| copied_rows(&self.python, name, text).map(|v| (name, v)))
         {
-            self.told_copied = true;
+            self.told_typed_rows = true;
             let read = if input.ends_with(".csv") {
                 format!(" (`pd.read_csv('{input}')`, with what the first look says)")
             } else {
@@ -964,14 +964,8 @@ impl Coach {
                     let how = match own {
                         Some((code, fixed)) => {
                             let how = format!("in your script, `{code}` becomes `{fixed}`");
-                            if self.small_model
-                                && !self.line_fixes.iter().any(|fix| fix.code == code)
-                            {
-                                self.line_fixes.push(KnownFix {
-                                    code,
-                                    fixed,
-                                    block: now.clone(),
-                                });
+                            if self.small_model {
+                                KnownFix::keep(&mut self.line_fixes, code, fixed, now.clone());
                             }
                             how
                         }
@@ -1060,13 +1054,8 @@ impl Coach {
             self.know_write_fix(name, path);
             if let Some(latest) = self.asked(name).latest
                 && let Some((code, fixed)) = keep_fix(&self.python, latest)
-                && !self.line_fixes.iter().any(|fix| fix.code == code)
             {
-                self.line_fixes.push(KnownFix {
-                    code,
-                    fixed,
-                    block: self.python.clone(),
-                });
+                KnownFix::keep(&mut self.line_fixes, code, fixed, self.python.clone());
             }
         }
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
@@ -1114,11 +1103,12 @@ impl Coach {
                 })?;
         self.told_copy = true;
         let fixed = line.replace(other.as_str(), &name);
-        self.line_fixes.push(KnownFix {
-            code: line.clone(),
-            fixed: fixed.clone(),
-            block: self.python.clone(),
-        });
+        KnownFix::keep(
+            &mut self.line_fixes,
+            line.clone(),
+            fixed.clone(),
+            self.python.clone(),
+        );
         Some(format!(
             "[oi: your code wrote `{other}` (`{line}`), which the task does not ask for, and left `{name}` as it was. Write `{name}` itself (`{fixed}`).]"
         ))
@@ -1154,11 +1144,12 @@ impl Coach {
         {
             self.told_unwritten = true;
             let fixed = line.replace(other.as_str(), name);
-            self.line_fixes.push(KnownFix {
-                code: line.clone(),
-                fixed: fixed.clone(),
-                block: self.python.clone(),
-            });
+            KnownFix::keep(
+                &mut self.line_fixes,
+                line.clone(),
+                fixed.clone(),
+                self.python.clone(),
+            );
             return Some(format!(
                 "[oi: the task asks you to write `{name}`, but your code wrote `{other}` (`{line}`). Write `{name}`, the name the task gives (`{fixed}`).]"
             ));
@@ -1200,13 +1191,7 @@ impl Coach {
         else {
             return;
         };
-        if !self.line_fixes.iter().any(|fix| fix.code == code) {
-            self.line_fixes.push(KnownFix {
-                code,
-                fixed,
-                block: self.python.clone(),
-            });
-        }
+        KnownFix::keep(&mut self.line_fixes, code, fixed, self.python.clone());
     }
 
     /// A small model told which line of its code to change (a value
@@ -1899,31 +1884,20 @@ fn bare_print(line: &str) -> Option<String> {
     let at = line.find("print(")?;
     if let Some((start, end, content)) = f_string(line).filter(|(start, _, _)| *start > at) {
         let (_, fields) = f_string_parts(content)?;
-        let quote = &line[start + 1..start + 2];
-        return Some(format!(
-            "{}f{quote}{}{quote}{}",
-            &line[..start],
-            fields.last()?,
-            &line[end..]
-        ));
+        return Some(with_field_alone(line, start, end, fields.last()?, false));
     }
-    let args = &line[at + "print(".len()..line.rfind(')')?];
-    let (label, value) = args.split_once(',')?;
-    let label = label.trim();
-    let quoted = (label.starts_with('"') && label.ends_with('"'))
-        || (label.starts_with('\'') && label.ends_with('\''));
-    (quoted
-        && label.len() >= 2
-        && !value.contains(',')
-        && !label[1..label.len() - 1].contains(['"', '\'']))
-    .then(|| {
-        format!(
-            "{}print({}){}",
-            &line[..at],
-            value.trim(),
-            &line[at + "print(".len() + args.len() + 1..]
-        )
-    })
+    let open = at + "print(".len();
+    let close = line.rfind(')')?;
+    let [label, value] = typed::split_args(&line[open..close])?[..] else {
+        return None;
+    };
+    typed::literal_text(label.trim())?;
+    Some(format!(
+        "{}print({}){}",
+        &line[..at],
+        value.trim(),
+        &line[close + 1..]
+    ))
 }
 
 /// The arguments of each `print(…)` call of Python `text` (one per line,
@@ -2221,16 +2195,25 @@ fn write_fix(python: &str, line: &str, value: &str) -> Option<(String, String)> 
         }
         let written = line.get(at..line.len().checked_sub(suffix.trim_end().len())?)?;
         (words && line.ends_with(suffix.trim_end()) && written.contains(value)).then(|| {
-            let quote = &code[start + 1..start + 2];
-            let fixed = format!(
-                "{}f{quote}{placeholder}{}{quote}{}",
-                &code[..start],
-                if newline { "\\n" } else { "" },
-                &code[end..]
-            );
-            (code.to_owned(), fixed)
+            (
+                code.to_owned(),
+                with_field_alone(code, start, end, placeholder, newline),
+            )
         })
     })
+}
+
+/// The code line `code` with its f-string (from `start` to `end`, as
+/// [`f_string`] finds it) holding the field `field` alone, and a final
+/// `\n` when `newline`.
+fn with_field_alone(code: &str, start: usize, end: usize, field: &str, newline: bool) -> String {
+    let quote = &code[start + 1..start + 2];
+    format!(
+        "{}f{quote}{field}{}{quote}{}",
+        &code[..start],
+        if newline { "\\n" } else { "" },
+        &code[end..]
+    )
 }
 
 /// An f-string's content cut into its words and its fields: the words
@@ -2660,14 +2643,13 @@ fn content_problems(
             write_only(name, &value)
         ));
     }
-    if asked.average && writes(python, name) && divides_nothing(python) {
+    let wrote = writes(python, name);
+    if asked.average && wrote && divides_nothing(python) {
         problems.push(format!(
             "the task asks for an average, but the code that wrote `{name}` divides nothing (no `/`, no `mean`): it added values up; an average is their sum divided by their count (per key: count each one too, `counts[key] += 1`, then `totals[key] / counts[key]`)"
         ));
     }
-    if writes(python, name)
-        && let Some((field, input)) = unread_field(&asked.words, inputs, name, python)
-    {
+    if wrote && let Some((field, input)) = unread_field(&asked.words, inputs, name, python) {
         problems.push(format!(
             "the task speaks of `{field}`, a field of `{input}`, which the code that wrote `{name}` never reads: if the task means that field (which rows to keep, or what to sort or group by), use it"
         ));
@@ -2954,6 +2936,17 @@ struct KnownFix {
     block: String,
 }
 
+impl KnownFix {
+    /// Keeps in `fixes` a line's change a note gave (`code` becomes
+    /// `fixed`, a line of `block`) for [`Coach::apply_line_fix`], once per
+    /// line.
+    fn keep(fixes: &mut Vec<KnownFix>, code: String, fixed: String, block: String) {
+        if !fixes.iter().any(|fix| fix.code == code) {
+            fixes.push(KnownFix { code, fixed, block });
+        }
+    }
+}
+
 /// A line of the model's code changed as a note said
 /// ([`Coach::apply_line_fix`]).
 #[derive(Debug, PartialEq)]
@@ -3022,20 +3015,23 @@ struct Asked {
 impl Asked {
     fn of(task: &str) -> Self {
         let lower = task.to_lowercase();
+        let one_per_line = ["one per line", "one on each line", "each on its own line"]
+            .iter()
+            .any(|phrase| lower.contains(phrase));
+        let words: Vec<String> = task_words(&lower)
+            .map(|word| word.trim_end_matches(['?', '!']).to_owned())
+            .collect();
         Self {
             header: asked_header(task),
             example: asked_example(task),
-            one_per_line: ["one per line", "one on each line", "each on its own line"]
-                .iter()
-                .any(|phrase| lower.contains(phrase)),
+            one_per_line,
             order: asked_order(&lower),
             alphabetical: asks_alphabetical(&lower),
             ties_alphabetical: task_words(&lower).any(|w| matches!(w, "tie" | "ties" | "tied"))
                 && (lower.contains("alphabetic") || lower.contains("by name")),
-            average: task_words(&lower).any(|w| matches!(w, "average" | "averages" | "mean")),
-            words: task_words(&lower)
-                .map(|word| word.trim_end_matches(['?', '!']).to_owned())
-                .collect(),
+            average: words
+                .iter()
+                .any(|w| matches!(w.as_str(), "average" | "averages" | "mean")),
             latest: if ["most recent", "latest", "newest", "last updated"]
                 .iter()
                 .any(|w| lower.contains(w))
@@ -3050,16 +3046,15 @@ impl Asked {
                 None
             },
             without: Without::asked(&lower),
-            emails: ["email address", "e-mail address", "emails"]
-                .iter()
-                .any(|w| lower.contains(w))
-                && ["one per line", "one on each line", "each on its own line"]
+            emails: one_per_line
+                && ["email address", "e-mail address", "emails"]
                     .iter()
-                    .any(|phrase| lower.contains(phrase)),
+                    .any(|w| lower.contains(w)),
             counts_lines: task_words(&lower).any(|w| w == "lines")
                 && ["count", "how many", "number of"]
                     .iter()
                     .any(|phrase| lower.contains(phrase)),
+            words,
         }
     }
 }
@@ -3820,6 +3815,15 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
+    /// A Python block the model proposed.
+    fn python_run(code: &str) -> Option<ProposedRun> {
+        Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+        })
+    }
+
     /// The report of a Python run that printed `text`.
     fn python_report(text: &str) -> Report {
         Report {
@@ -3897,11 +3901,7 @@ mod tests {
         let mut coach = Coach::new(true, task, cwd);
         fs_err::write(cwd.join("ext_counts.csv"), "extension,count\nmd,2\npy,3\n").unwrap();
         let code = "df = pd.read_csv('ext_counts.csv').sort_values('count', ascending=False)\ndf.to_csv('ext_counts_sorted.csv', index=False)\n";
-        let ran = Some(ProposedRun {
-            language: Some("python".to_owned()),
-            code: code.to_owned(),
-            call_id: None,
-        });
+        let ran = python_run(code);
         coach.saw_runs(std::slice::from_ref(&ran));
         fs_err::write(
             cwd.join("ext_counts_sorted.csv"),
@@ -4179,13 +4179,7 @@ mod tests {
         let cwd = dir.path();
         fs_err::write(cwd.join("average.py"), "total = 1\nprint(total)\n").unwrap();
         let mut coach = Coach::new(true, "Fix average.py.", cwd);
-        let python = |code: &str| {
-            Some(ProposedRun {
-                call_id: None,
-                language: Some("python".to_owned()),
-                code: code.to_owned(),
-            })
-        };
+        let python = python_run;
         let failed = python_report("NameError: name 'total' is not defined");
         let told = |notes: &[String]| {
             notes.contains(&"[oi: that code ran on its own, not inside `average.py`, so the names the script defines do not exist there. To change `average.py`, send all of it, changed, in one block.]".to_owned())
@@ -4209,11 +4203,10 @@ mod tests {
         let cwd = dir.path();
         fs_err::write(cwd.join("average.py"), "print(totl)\n").unwrap();
         let mut coach = Coach::new(true, "Fix average.py.", cwd);
+        // The saved version runs in the shell.
         let report = |text: &str| Report {
-            call_id: None,
             language: "shell".to_owned(),
-            text: text.to_owned(),
-            images: Vec::new(),
+            ..python_report(text)
         };
         fs_err::write(cwd.join("average.py"), "print(tota)\n").unwrap();
         coach.saw_failure(true);
@@ -4554,19 +4547,8 @@ mod tests {
             "Save the students of grades.csv who passed to passed.csv.",
             cwd,
         );
-        let run = |code: &str| {
-            Some(ProposedRun {
-                call_id: None,
-                language: Some("python".to_owned()),
-                code: code.to_owned(),
-            })
-        };
-        let report = Report {
-            call_id: None,
-            language: "python".to_owned(),
-            text: String::new(),
-            images: Vec::new(),
-        };
+        let run = python_run;
+        let report = python_report("");
         coach.saw_runs(&[run(typed)]);
         let told = |notes: &[String]| {
             notes

@@ -709,32 +709,24 @@ mod tests {
             "{}",
             saving.code
         );
-        // The task names no input: the one data file beside the script.
-        fs_err::write(dir.path().join("tool.py"), script).unwrap();
+        // The task names no input: the one data file beside the script;
+        // with two of them, which one is not known, so bare.
         let only_script = ["tool.py".to_owned()];
-        let (actions, _) =
-            save_rewritten_scripts(vec![run("python", &new)], &only_script, &[], dir.path());
-        let Action::Run(saving) = &actions[0] else {
-            panic!("{actions:?}")
-        };
-        assert!(
-            saving.code.ends_with("python3 'tool.py' 'data.txt'\n"),
-            "{}",
-            saving.code
-        );
-        // Two of them: which one is not known, so bare.
-        fs_err::write(dir.path().join("tool.py"), script).unwrap();
-        fs_err::write(dir.path().join("more.txt"), "c\n").unwrap();
-        let (actions, _) =
-            save_rewritten_scripts(vec![run("python", &new)], &only_script, &[], dir.path());
-        let Action::Run(saving) = &actions[0] else {
-            panic!("{actions:?}")
-        };
-        assert!(
-            saving.code.ends_with("python3 'tool.py'\n"),
-            "{}",
-            saving.code
-        );
+        for (more, command) in [
+            (None, "python3 'tool.py' 'data.txt'\n"),
+            (Some("more.txt"), "python3 'tool.py'\n"),
+        ] {
+            fs_err::write(dir.path().join("tool.py"), script).unwrap();
+            if let Some(more) = more {
+                fs_err::write(dir.path().join(more), "c\n").unwrap();
+            }
+            let (actions, _) =
+                save_rewritten_scripts(vec![run("python", &new)], &only_script, &[], dir.path());
+            let Action::Run(saving) = &actions[0] else {
+                panic!("{actions:?}")
+            };
+            assert!(saving.code.ends_with(command), "{}", saving.code);
+        }
     }
 
     #[test]

@@ -154,7 +154,7 @@ fn written_value(text: &str) -> Option<String> {
 }
 
 /// The text of a quoted literal without escapes: `'a.txt'` → `a.txt`.
-fn literal_text(text: &str) -> Option<String> {
+pub(super) fn literal_text(text: &str) -> Option<String> {
     let quote = text.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
     let inner = text.strip_prefix(quote)?.strip_suffix(quote)?;
     (!inner.contains(quote) && !inner.contains('\\')).then(|| inner.to_owned())
@@ -206,7 +206,7 @@ fn printed(line: &str) -> Option<String> {
 
 /// `inner` split at the commas outside quotes; `None` when a quote is left
 /// open.
-fn split_args(inner: &str) -> Option<Vec<&str>> {
+pub(super) fn split_args(inner: &str) -> Option<Vec<&str>> {
     let mut parts = Vec::new();
     let mut quote = None;
     let mut start = 0;
