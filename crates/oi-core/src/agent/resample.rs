@@ -123,15 +123,32 @@ impl Resample {
 }
 
 /// Whether shell `code` only lists file names, one per line (`docs/a.md`,
-/// `notes.txt`): an answer written as a block, whose lines bash runs as
-/// commands (`Permission denied`, `command not found`).
+/// `notes.txt`), or is one name of a data or text file
+/// (`docs/old_setup.md`): an answer written as a block, whose lines bash
+/// runs as commands (`Permission denied`, `command not found`; a small
+/// model then makes the file executable to "fix" it).
 fn names_listed(code: &str) -> bool {
     let lines: Vec<&str> = code
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
-    lines.len() >= 2 && lines.iter().all(|l| crate::harness::listed_name(l))
+    match lines.as_slice() {
+        [] => false,
+        [line] => crate::harness::listed_name(line) && names_data(line),
+        _ => lines.iter().all(|l| crate::harness::listed_name(l)),
+    }
+}
+
+/// Whether the file name `line` ends in the extension of data or text,
+/// which no command has.
+fn names_data(line: &str) -> bool {
+    const DATA: [&str; 18] = [
+        "txt", "md", "csv", "tsv", "json", "jsonl", "log", "ini", "cfg", "yaml", "yml", "xml",
+        "html", "pdf", "png", "jpg", "jpeg", "gif",
+    ];
+    line.rsplit_once('.')
+        .is_some_and(|(_, extension)| DATA.contains(&extension.to_ascii_lowercase().as_str()))
 }
 
 /// Whether `code` is only a value written out (`{'ben': 37.5}`, `[1, 2]`,
@@ -317,6 +334,8 @@ mod tests {
         for code in [
             "docs/intro copy.txt\ndocs/intro.txt\ndocs/notes.txt",
             "# the duplicates\nold_setup.md\nsetup.md\n",
+            "docs/old_setup.md",
+            "Notes.TXT\n",
         ] {
             assert!(names_listed(code), "{code}");
         }
@@ -324,7 +343,10 @@ mod tests {
             "ls docs/\ncat docs/setup.md",
             "python3 dedupe.py\nwc -l out.txt",
             "./run.sh\n./check.sh",
-            "setup.md",
+            "scripts/build.sh",
+            "bin/tool",
+            "make",
+            "# only a comment",
             "cd docs/\nmd5sum *",
             "sort notes.txt > sorted.txt\ncat sorted.txt",
         ] {
