@@ -1430,6 +1430,53 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
 }
 
 #[tokio::test]
+async fn the_line_a_note_said_to_change_left_as_the_model_ends_runs_changed_once() {
+    // Told twice which line writes words around the value, a small model
+    // ends each time without changing it: oi runs its last code once more
+    // with the change, shows it the result, and then lets it end.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    std::fs::write(env.cwd.path().join("ages.txt"), "31\n40\n").unwrap();
+    let code = "ages = [int(l) for l in open('ages.txt')]\naverage = sum(ages) / len(ages)\nwith open('average.txt', 'w') as f:\n    f.write(f\"The average age is: {average}\")";
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("The task is done."))
+        .push(Reply::text("The average age is 35.5, so the task is done."))
+        .push(Reply::text("The task is done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the average of the ages in ages.txt to average.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("average.txt")).unwrap(),
+        "35.5"
+    );
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 4, "{requests:?}");
+    assert!(
+        requests[2]
+            .last_message_text()
+            .contains("[oi: before you finish: `average.txt` has words around its value"),
+        "{:?}",
+        requests[2].last_message_text()
+    );
+    let ran = requests[3].last_message_text();
+    assert!(ran.contains("35.5"), "{ran}");
+    assert!(
+        ran.contains("[oi: you ended with `f.write(f\"The average age is: {average}\")` still in your code; oi ran your last code again with it as `f.write(f\"{average}\")`, as the note said.]"),
+        "{ran}"
+    );
+    assert!(
+        format!("{}{}", out.stdout, out.stderr)
+            .contains("still in its last code; oi runs that code again with the change"),
+        "{out:?}"
+    );
+}
+
+#[tokio::test]
 async fn the_line_a_note_said_to_change_sent_again_runs_changed() {
     // Told which line writes words around the value, a small model sends
     // the same code again: oi runs it with that line changed.

@@ -53,6 +53,9 @@ pub(super) struct Coach {
     typed: Option<(String, Option<String>)>,
     /// Whether the model was told a run only printed a typed value.
     told_typed: bool,
+    /// Files a run wrote a value typed into its code to, with that value:
+    /// a file that still holds it as the task ends holds a guess.
+    guesses: BTreeMap<String, String>,
     /// Whether the model was told a run printed what the task asks it to
     /// write to a file that does not exist yet, or wrote it under another
     /// name.
@@ -60,6 +63,9 @@ pub(super) struct Coach {
     /// Lines of the model's code a note gave changed (a value written with
     /// words around it, a result written under another name).
     line_fixes: Vec<KnownFix>,
+    /// Whether oi ran the model's last code with a known fix it ended
+    /// without making ([`Coach::standing_fix`]).
+    ran_standing_fix: bool,
     /// Whether the last run of the batch whose reports come next failed,
     /// as the loop guard read its status.
     batch_failed: bool,
@@ -271,8 +277,10 @@ impl Coach {
             outputs_key: String::new(),
             typed: None,
             told_typed: false,
+            guesses: BTreeMap::new(),
             told_unwritten: false,
             line_fixes: Vec::new(),
+            ran_standing_fix: false,
             batch_failed: false,
             expected,
             asked,
@@ -374,6 +382,9 @@ impl Coach {
                 )
             })
             .filter(|(value, _)| !self.outputs_key.contains(&typed::key(value)));
+        if let Some((value, Some(file))) = &self.typed {
+            self.guesses.insert(file.clone(), value.clone());
+        }
         // Code that uses a column of numbers written `$1,200.50` without
         // removing the signs compares, sorts or adds them as text.
         for run in runs.iter().flatten() {
@@ -640,6 +651,15 @@ impl Coach {
         if self.ran_any {
             for name in self.folders_seen.keys() {
                 problems.extend(self.names.broken(name, &cwd.join(name.as_str())));
+            }
+        }
+        for (name, value) in &self.guesses {
+            let holds = read_head(&cwd.join(name.as_str()), HEAD)
+                .is_some_and(|head| String::from_utf8_lossy(&head).trim() == value.trim());
+            if holds {
+                problems.push(format!(
+                    "`{name}` holds `{value}`, which your code typed in rather than found: run code that reads the files (or asks the system) for the value and writes what it finds"
+                ));
             }
         }
         for (name, line) in &self.dropped_entry {
@@ -1208,22 +1228,6 @@ impl Coach {
         if !self.small_model {
             return None;
         }
-        let change = |text: &str, code: &str, fixed: &str| {
-            let mut changed: Vec<String> = text
-                .lines()
-                .map(|l| {
-                    if l.trim() == code {
-                        format!("{}{fixed}", super::splice::indent(l))
-                    } else {
-                        l.to_owned()
-                    }
-                })
-                .collect();
-            if text.ends_with('\n') {
-                changed.push(String::new());
-            }
-            changed.join("\n")
-        };
         for action in actions {
             let Action::Run(run) = action else {
                 continue;
@@ -1250,15 +1254,44 @@ impl Coach {
                 } else {
                     continue;
                 };
-                run.code = change(if whole { block } else { &run.code }, code, fixed);
+                run.code = with_line(if whole { block } else { &run.code }, code, fixed);
                 return Some(LineFix {
                     code: code.clone(),
                     fixed: fixed.clone(),
-                    whole,
+                    how: if whole { FixedAs::Block } else { FixedAs::Line },
                 });
             }
         }
         None
+    }
+
+    /// As the model ends the task, told before it finished (the completion
+    /// check) and with nothing more to tell it: its last Python code, when
+    /// it still holds a line a note said how to change (a result written
+    /// with words around its value), with that change, to run for it once.
+    /// A small model told the change again and again answers "The task is
+    /// done" and keeps the wrong result; the change is the note's own,
+    /// shown and approved as any run. Small models only.
+    pub(super) fn standing_fix(&mut self) -> Option<(ProposedRun, LineFix)> {
+        if !self.small_model || self.ran_standing_fix || self.completion_checks == 0 {
+            return None;
+        }
+        let KnownFix { code, fixed, block } = self.line_fixes.iter().find(|fix| {
+            fix.block == self.python && self.python.lines().any(|l| l.trim() == fix.code)
+        })?;
+        self.ran_standing_fix = true;
+        Some((
+            ProposedRun {
+                call_id: None,
+                language: Some("python".to_owned()),
+                code: with_line(block, code, fixed),
+            },
+            LineFix {
+                code: code.clone(),
+                fixed: fixed.clone(),
+                how: FixedAs::Ended,
+            },
+        ))
     }
 
     /// What the task asks of the form of the result file `name`.
@@ -2925,6 +2958,25 @@ fn asked_of(task: &str, name: &str, expected: &[String]) -> Asked {
     }
 }
 
+/// `text` with each line that is `code` (trimmed) replaced by `fixed`, at
+/// its indentation.
+fn with_line(text: &str, code: &str, fixed: &str) -> String {
+    let mut changed: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.trim() == code {
+                format!("{}{fixed}", super::splice::indent(l))
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    if text.ends_with('\n') {
+        changed.push(String::new());
+    }
+    changed.join("\n")
+}
+
 /// A line of the model's code a note said how to change.
 #[derive(Debug)]
 struct KnownFix {
@@ -2955,21 +3007,37 @@ pub(super) struct LineFix {
     pub(super) code: String,
     /// As the note said to write it.
     pub(super) fixed: String,
-    /// Whether the reply was only the changed line, run as the block it
-    /// belongs in.
-    pub(super) whole: bool,
+    /// How oi ran it.
+    pub(super) how: FixedAs,
+}
+
+/// How oi ran a line of the model's code changed as a note said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FixedAs {
+    /// The reply held the line again: it ran changed.
+    Line,
+    /// The reply was only the changed line: the block it belongs in ran
+    /// whole, with it.
+    Block,
+    /// The model ended with the line unchanged: its last code ran again,
+    /// changed ([`Coach::standing_fix`]).
+    Ended,
 }
 
 impl LineFix {
     /// What the model is told.
     pub(super) fn note(&self) -> String {
         let LineFix { code, fixed, .. } = self;
-        if self.whole {
-            format!(
+        match self.how {
+            FixedAs::Block => format!(
                 "[oi: your line `{fixed}` went into the block that had `{code}` in its place, and oi ran that block whole.]"
-            )
-        } else {
-            format!("[oi: your code still had `{code}`; oi ran it as `{fixed}`, as the note said.]")
+            ),
+            FixedAs::Line => format!(
+                "[oi: your code still had `{code}`; oi ran it as `{fixed}`, as the note said.]"
+            ),
+            FixedAs::Ended => format!(
+                "[oi: you ended with `{code}` still in your code; oi ran your last code again with it as `{fixed}`, as the note said.]"
+            ),
         }
     }
 }
@@ -4004,6 +4072,54 @@ mod tests {
     }
 
     #[test]
+    fn a_known_fix_the_model_ends_without_is_run_for_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = "Average the readings in readings.csv and write the average to avg.txt.";
+        let code = "avg = 21.0\nwith open('avg.txt', 'w') as file:\n    file.write(f\"The average is {avg}.\")\n";
+        fs_err::write(dir.path().join("readings.csv"), "t\n21.0\n").unwrap();
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_runs(&[python_run(code)]);
+        fs_err::write(dir.path().join("avg.txt"), "The average is 21.0.").unwrap();
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
+        // Not before the completion check told it.
+        assert_eq!(coach.standing_fix(), None);
+        let note = coach
+            .note_before_ending("The task is done.", HarnessKind::Markdown, dir.path(), None)
+            .unwrap();
+        assert!(note.contains("file.write(f\"{avg}\")"), "{note}");
+        assert_eq!(
+            coach.note_before_ending("The task is done.", HarnessKind::Markdown, dir.path(), None),
+            None
+        );
+        let (run, fix) = coach.standing_fix().unwrap();
+        assert_eq!(
+            run.code,
+            "avg = 21.0\nwith open('avg.txt', 'w') as file:\n    file.write(f\"{avg}\")\n"
+        );
+        assert_eq!(run.language.as_deref(), Some("python"));
+        assert_eq!(fix.how, FixedAs::Ended);
+        assert_eq!(
+            fix.note(),
+            "[oi: you ended with `file.write(f\"The average is {avg}.\")` still in your code; oi ran your last code again with it as `file.write(f\"{avg}\")`, as the note said.]"
+        );
+        // Once a task.
+        assert_eq!(coach.standing_fix(), None);
+
+        // Code that ran since without the line: nothing stands.
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_runs(&[python_run(code)]);
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
+        coach.note_before_ending("Done.", HarnessKind::Markdown, dir.path(), None);
+        coach.saw_runs(&[python_run("print(open('avg.txt').read())\n")]);
+        assert_eq!(coach.standing_fix(), None);
+        // Not for models that need no help.
+        let mut coach = Coach::new(false, task, dir.path());
+        coach.saw_runs(&[python_run(code)]);
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
+        assert_eq!(coach.standing_fix(), None);
+    }
+
+    #[test]
     fn the_line_named_to_change_is_changed_when_sent_again() {
         let dir = tempfile::tempdir().unwrap();
         let task = "Write the average age of the users in users.json to average.txt.";
@@ -4040,7 +4156,7 @@ mod tests {
             Some(LineFix {
                 code: "file.write(f\"The average age is: {avg}\")".to_owned(),
                 fixed: "file.write(f\"{avg}\")".to_owned(),
-                whole: false,
+                how: FixedAs::Line,
             })
         );
         let Action::Run(changed) = &actions[0] else {
@@ -4054,7 +4170,7 @@ mod tests {
         // belongs in runs whole, with the change.
         let mut actions = vec![run("avg = 35.25\nfile.write(f\"{avg}\")\n", "python")];
         let fix = coach.apply_line_fix(&mut actions).unwrap();
-        assert!(fix.whole);
+        assert_eq!(fix.how, FixedAs::Block);
         assert_eq!(
             fix.note(),
             "[oi: your line `file.write(f\"{avg}\")` went into the block that had `file.write(f\"The average age is: {avg}\")` in its place, and oi ran that block whole.]"
@@ -5019,6 +5135,48 @@ mod tests {
         let mut big = Coach::new(false, task, cwd);
         big.saw_runs(&[run("bash", "echo 1.0 GB")]);
         assert!(big.after_runs(&[python_report("1.0 GB\n")], cwd).is_empty());
+    }
+
+    #[test]
+    fn a_result_file_still_holding_a_typed_value_is_named_before_ending() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("TODO.md"), "- [ ] a\n- [x] b\n").unwrap();
+        let task = "How many items of TODO.md are open? Write the number to open.txt.";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(
+            "with open('open.txt', 'w') as f:\n    f.write('13')\n",
+        )]);
+        fs_err::write(cwd.join("open.txt"), "13").unwrap();
+        let notes = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("only writes `13` to `open.txt`")),
+            "{notes:?}"
+        );
+        let note = coach
+            .note_before_ending("The file holds 13.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("`open.txt` holds `13`, which your code typed in rather than found"),
+            "{note}"
+        );
+        // Written again by code that found it: no longer a guess.
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(
+            "with open('open.txt', 'w') as f:\n    f.write('13')\n",
+        )]);
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        coach.saw_runs(&[python_run(
+            "n = sum(l.startswith('- [ ]') for l in open('TODO.md'))\nopen('open.txt', 'w').write(str(n))\n",
+        )]);
+        fs_err::write(cwd.join("open.txt"), "1").unwrap();
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert_eq!(
+            coach.note_before_ending("It is 1.", HarnessKind::Markdown, cwd, None),
+            None
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use oi_protocol::{ContentPart, Event, HarnessKind, Message, StopReason, ToolCall
 use oi_providers::{FinishReason, ModelRequest, ProviderError, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
-use super::coach::{Coach, named_files, quoted_commands};
+use super::coach::{Coach, FixedAs, named_files, quoted_commands};
 use super::execute::Halt;
 use super::first_look::{first_look, named_folders};
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
@@ -213,7 +213,7 @@ impl Session {
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
             // The line a note told the model how to change, sent again
             // unchanged, gets that change (shown and approved as it runs).
-            let line_fixed = coach.apply_line_fix(&mut actions);
+            let mut line_fixed = coach.apply_line_fix(&mut actions);
             resample.saw_outputs(coach.outputs_key());
             if self.config.small_model
                 && let Some(t) = if coach.resends_failed_version(&actions, self.kernels.cwd()) {
@@ -231,14 +231,13 @@ impl Session {
             if let Some(fix) = &line_fixed {
                 let (code, fixed) = (&fix.code, &fix.fixed);
                 self.emit(Event::Warning {
-                    message: if fix.whole {
-                        format!(
+                    message: match fix.how {
+                        FixedAs::Block => format!(
                             "the reply is the line a note said to write (`{fixed}`); oi runs the block it belongs in whole, with it in place of `{code}`"
-                        )
-                    } else {
-                        format!(
+                        ),
+                        FixedAs::Line | FixedAs::Ended => format!(
                             "the reply holds again the line a note said to change (`{code}`); oi runs it changed as the note said (`{fixed}`)"
-                        )
+                        ),
                     },
                 });
             }
@@ -317,7 +316,21 @@ impl Session {
                         self.history.push(Message::user(note));
                         continue;
                     }
-                    None => return TaskEnd::done(answer),
+                    None => {
+                        // Told the change and ending without it: the last
+                        // code runs once more with it (approved as any run).
+                        let Some((run, fix)) = coach.standing_fix() else {
+                            return TaskEnd::done(answer);
+                        };
+                        self.emit(Event::Warning {
+                            message: format!(
+                                "the model ends with the line a note said to change (`{}`) still in its last code; oi runs that code again with the change (`{}`)",
+                                fix.code, fix.fixed
+                            ),
+                        });
+                        actions.push(Action::Run(run));
+                        line_fixed = Some(fix);
+                    }
                 }
             }
             // The code of each action, for the coach to re-run after an
