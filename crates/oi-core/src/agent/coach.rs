@@ -2712,6 +2712,21 @@ fn content_problems(
             "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: read it as `key = key.replace('export ', '').strip()`)"
         ));
     }
+    if asked.single {
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        if let [first, ..] = lines[..]
+            && lines.len() > 1
+        {
+            problems.push(format!(
+                "`{name}` has {} lines (the first is `{first}`) where the task asks for one value alone: write only that value",
+                lines.len()
+            ));
+        }
+    }
     if asked.emails
         && let Some(line) = text
             .lines()
@@ -3076,6 +3091,9 @@ struct Asked {
     /// Each key's latest row ("the most recently updated row of each
     /// customer": `Some(true)`) or earliest (`Some(false)`).
     latest: Option<bool>,
+    /// One value alone ("Write just that path to …", "Write the number
+    /// to …"), not one per key or per line.
+    single: bool,
     /// Its words, lowercase.
     words: Vec<String>,
 }
@@ -3122,9 +3140,44 @@ impl Asked {
                 && ["count", "how many", "number of"]
                     .iter()
                     .any(|phrase| lower.contains(phrase)),
+            single: !one_per_line && asks_single(&words),
             words,
         }
     }
+}
+
+/// Whether a task's `words` (lowercase) ask for one value: "just that
+/// path", "only the region's name", "the number", "its name" after
+/// "write"; not values per key ("per region", "each") nor several ("the
+/// names", "the name and size").
+fn asks_single(words: &[String]) -> bool {
+    const SINGULAR: &[&str] = &[
+        "number", "count", "total", "name", "path", "answer", "value", "result", "average", "sum",
+    ];
+    if words
+        .iter()
+        .any(|w| matches!(w.as_str(), "each" | "every" | "per"))
+    {
+        return false;
+    }
+    let plural = |w: &str| {
+        w.ends_with('s')
+            && !w.ends_with("'s")
+            && !w.ends_with("ss")
+            && !w.ends_with("us")
+            && !w.ends_with("is")
+    };
+    words.windows(3).enumerate().any(|(at, w)| {
+        let determiner = matches!(w[1].as_str(), "that" | "the" | "its" | "this");
+        let just = matches!(w[0].as_str(), "just" | "only") && determiner;
+        let written = w[0] == "write" && determiner && SINGULAR.contains(&w[2].as_str());
+        // The words up to where the file is named, none of them plural.
+        (just || written)
+            && words[at + 2..]
+                .iter()
+                .take_while(|w| w.as_str() != "to")
+                .all(|w| !plural(w) && w != "and")
+    })
 }
 
 /// The order a task (lowercased) asks rows to go in by their numbers, and
@@ -4784,6 +4837,43 @@ mod tests {
         );
         assert_eq!(table::not_latest(newest, newest, true), None);
         assert_eq!(Asked::of("Write the names to names.txt.").latest, None);
+    }
+
+    #[test]
+    fn a_result_of_several_lines_where_one_value_is_asked_is_named() {
+        for task in [
+            "Which path has the highest average response time? Write just that path to slowest.txt.",
+            "Which region sold the most units in total? Write just the region's name to top.txt.",
+            "How many are open? Write the number to open.txt.",
+            "Average the readings, skipping the missing ones, and write the average rounded to 1 decimal to avg.txt.",
+            "Find the largest file. Write its name to largest.txt.",
+        ] {
+            assert!(Asked::of(task).single, "{task}");
+        }
+        for task in [
+            "Write the names of all such files (just the file names, not the folder), sorted, one per line, to dups.txt.",
+            "Write the total amount per region to totals.csv.",
+            "Write the name of each file to names.txt.",
+            "Write the name and size of the largest file to largest.txt.",
+            "Write the ids, one per line, to ids.txt.",
+            "Convert data.csv to data.json.",
+        ] {
+            assert!(!Asked::of(task).single, "{task}");
+        }
+        let asked = Asked::of("Write just that path to slowest.txt.");
+        assert_eq!(
+            content_problems(
+                "slowest.txt",
+                "/api/orders\nThe slowest path is: /api/orders\n",
+                &[],
+                &asked,
+                ""
+            ),
+            [
+                "`slowest.txt` has 2 lines (the first is `/api/orders`) where the task asks for one value alone: write only that value"
+            ]
+        );
+        assert!(content_problems("slowest.txt", "/api/search\n\n", &[], &asked, "").is_empty());
     }
 
     #[test]
