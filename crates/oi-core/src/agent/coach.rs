@@ -12,7 +12,7 @@
 //! models it stays silent.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use oi_protocol::HarnessKind;
@@ -1202,7 +1202,7 @@ impl Coach {
         if !self.small_model {
             return;
         }
-        let Some(head) = read_head(path, 4096) else {
+        let Some(head) = read_head(path, FIX_HEAD) else {
             return;
         };
         let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
@@ -1211,7 +1211,13 @@ impl Coach {
         else {
             return;
         };
-        KnownFix::keep(&mut self.line_fixes, code, fixed, self.python.clone());
+        KnownFix::keep_for(
+            &mut self.line_fixes,
+            code,
+            fixed,
+            self.python.clone(),
+            Some((path.to_path_buf(), head)),
+        );
     }
 
     /// A small model told which line of its code to change (a value
@@ -1235,7 +1241,10 @@ impl Coach {
             if !is_python(run.language.as_deref()) {
                 continue;
             }
-            for KnownFix { code, fixed, block } in &self.line_fixes {
+            for KnownFix {
+                code, fixed, block, ..
+            } in &self.line_fixes
+            {
                 let has = |text: &str, line: &str| text.lines().any(|l| l.trim() == line);
                 let whole = if has(&run.code, code) {
                     false
@@ -1276,9 +1285,13 @@ impl Coach {
         if !self.small_model || self.ran_standing_fix || self.completion_checks == 0 {
             return None;
         }
-        let KnownFix { code, fixed, block } = self.line_fixes.iter().find(|fix| {
-            fix.block == self.python && self.python.lines().any(|l| l.trim() == fix.code)
-        })?;
+        let KnownFix {
+            code, fixed, block, ..
+        } = self
+            .line_fixes
+            .iter()
+            .rev()
+            .find(|fix| fix.stands(&self.python))?;
         self.ran_standing_fix = true;
         Some((
             ProposedRun {
@@ -2992,6 +3005,10 @@ fn with_line(text: &str, code: &str, fixed: &str) -> String {
     changed.join("\n")
 }
 
+/// How much of a result file a line fix reads to judge it, and to tell
+/// whether it changed since.
+const FIX_HEAD: u64 = 4096;
+
 /// A line of the model's code a note said how to change.
 #[derive(Debug)]
 struct KnownFix {
@@ -3001,6 +3018,9 @@ struct KnownFix {
     fixed: String,
     /// The Python code of the batch that held it.
     block: String,
+    /// The result file whose text the change is about, and the start of
+    /// that text as the note saw it.
+    result: Option<(PathBuf, Vec<u8>)>,
 }
 
 impl KnownFix {
@@ -3008,9 +3028,39 @@ impl KnownFix {
     /// `fixed`, a line of `block`) for [`Coach::apply_line_fix`], once per
     /// line.
     fn keep(fixes: &mut Vec<KnownFix>, code: String, fixed: String, block: String) {
+        Self::keep_for(fixes, code, fixed, block, None);
+    }
+
+    /// As [`Self::keep`], for a change about the text of a result file
+    /// (`result`: its path and the start of its text): the fix stands
+    /// while the file holds that text.
+    fn keep_for(
+        fixes: &mut Vec<KnownFix>,
+        code: String,
+        fixed: String,
+        block: String,
+        result: Option<(PathBuf, Vec<u8>)>,
+    ) {
         if !fixes.iter().any(|fix| fix.code == code) {
-            fixes.push(KnownFix { code, fixed, block });
+            fixes.push(KnownFix {
+                code,
+                fixed,
+                block,
+                result,
+            });
         }
+    }
+
+    /// Whether the change is still to make, the last Python code being
+    /// `python`: that code holds the line, or the result file still holds
+    /// the text the note was about.
+    fn stands(&self, python: &str) -> bool {
+        let ran_last = self.block == python && python.lines().any(|l| l.trim() == self.code);
+        ran_last
+            || self
+                .result
+                .as_ref()
+                .is_some_and(|(path, head)| read_head(path, FIX_HEAD).as_ref() == Some(head))
     }
 }
 
@@ -4158,12 +4208,29 @@ mod tests {
         // Once a task.
         assert_eq!(coach.standing_fix(), None);
 
-        // Code that ran since without the line: nothing stands.
-        let mut coach = Coach::new(true, task, dir.path());
-        coach.saw_runs(&[python_run(code)]);
-        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
-        coach.note_before_ending("Done.", HarnessKind::Markdown, dir.path(), None);
-        coach.saw_runs(&[python_run("print(open('avg.txt').read())\n")]);
+        // Code that ran since without the line, the result as it was: the
+        // change still stands.
+        let reran = |later: &str| {
+            fs_err::remove_file(dir.path().join("avg.txt")).unwrap();
+            let mut coach = Coach::new(true, task, dir.path());
+            fs_err::write(dir.path().join("avg.txt"), "The average is 21.0.").unwrap();
+            coach.saw_runs(&[python_run(code)]);
+            coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
+            coach.note_before_ending("Done.", HarnessKind::Markdown, dir.path(), None);
+            coach.saw_runs(&[python_run(later)]);
+            coach
+        };
+        let mut coach = reran("print('Average:', avg)\n");
+        assert_eq!(
+            coach.standing_fix().map(|(run, _)| run.code),
+            Some(
+                "avg = 21.0\nwith open('avg.txt', 'w') as file:\n    file.write(f\"{avg}\")\n"
+                    .to_owned()
+            )
+        );
+        // The result written again since: nothing stands.
+        let mut coach = reran("open('avg.txt', 'w').write('21.0')\n");
+        fs_err::write(dir.path().join("avg.txt"), "21.0").unwrap();
         assert_eq!(coach.standing_fix(), None);
         // Not for models that need no help.
         let mut coach = Coach::new(false, task, dir.path());
