@@ -1072,6 +1072,7 @@ impl Coach {
         }
         for (name, path, _) in &changed {
             self.know_write_fix(name, path);
+            self.know_header_fix(name, path);
             if let Some(latest) = self.asked(name).latest
                 && let Some((code, fixed)) = keep_fix(&self.python, latest)
             {
@@ -1215,6 +1216,49 @@ impl Coach {
             &mut self.line_fixes,
             code,
             fixed,
+            self.python.clone(),
+            Some((path.to_path_buf(), head)),
+        );
+    }
+
+    /// When the table `name` (at `path`) begins with a header other than
+    /// the one the task asks for and the last batch's code wrote it in a
+    /// line of its own (`df.to_csv('passed.csv', index=False)`): that line
+    /// and the call that writes the columns asked, kept for
+    /// [`Self::apply_line_fix`] (the note shown with the table gives the
+    /// same call).
+    fn know_header_fix(&mut self, name: &str, path: &Path) {
+        if !self.small_model {
+            return;
+        }
+        let Some(asked) = self.asked(name).header.clone() else {
+            return;
+        };
+        let Some(head) = read_head(path, FIX_HEAD) else {
+            return;
+        };
+        let text = String::from_utf8_lossy(&head);
+        let first = text
+            .trim_start_matches('\u{feff}')
+            .lines()
+            .next()
+            .unwrap_or("");
+        let (written, asked) = (header_fields(first), header_fields(&asked));
+        if written == asked {
+            return;
+        }
+        let Some((line, call)) = header_call(name, &written, &asked, &self.python) else {
+            return;
+        };
+        // Only a line that is the call alone is replaced by it.
+        let table = call.split("[[").next().unwrap_or_default();
+        if !(line.starts_with(&format!("{table}.to_csv(")) && line.ends_with(')')) {
+            return;
+        }
+        KnownFix::keep_for(
+            &mut self.line_fixes,
+            line,
+            call,
             self.python.clone(),
             Some((path.to_path_buf(), head)),
         );
@@ -2828,16 +2872,11 @@ fn content_problems(
             .lines()
             .next()
             .unwrap_or("");
-        let fields = |line: &str| -> Vec<String> {
-            line.split([',', ';', '\t'])
-                .map(|f| f.trim().trim_matches('"').to_owned())
-                .collect()
-        };
-        if fields(first) != fields(asked) {
+        if header_fields(first) != header_fields(asked) {
             problems.push(format!(
                 "`{name}` begins with `{}` where the task asks for the header `{asked}`{}",
                 first.trim(),
-                header_fix(name, &fields(first), &fields(asked), python)
+                header_fix(name, &header_fields(first), &header_fields(asked), python)
             ));
         }
     }
@@ -3025,8 +3064,8 @@ struct KnownFix {
 
 impl KnownFix {
     /// Keeps in `fixes` a line's change a note gave (`code` becomes
-    /// `fixed`, a line of `block`) for [`Coach::apply_line_fix`], once per
-    /// line.
+    /// `fixed`, a line of `block`) for [`Coach::apply_line_fix`], the
+    /// latest per line.
     fn keep(fixes: &mut Vec<KnownFix>, code: String, fixed: String, block: String) {
         Self::keep_for(fixes, code, fixed, block, None);
     }
@@ -3041,14 +3080,15 @@ impl KnownFix {
         block: String,
         result: Option<(PathBuf, Vec<u8>)>,
     ) {
-        if !fixes.iter().any(|fix| fix.code == code) {
-            fixes.push(KnownFix {
-                code,
-                fixed,
-                block,
-                result,
-            });
-        }
+        // The latest change of a line stands: it was made for the code
+        // and result as they are now.
+        fixes.retain(|fix| fix.code != code);
+        fixes.push(KnownFix {
+            code,
+            fixed,
+            block,
+            result,
+        });
     }
 
     /// Whether the change is still to make, the last Python code being
@@ -3436,7 +3476,31 @@ fn shape(value: &str) -> Vec<String> {
 /// rest in order (` (in your code, write it with `df[['Student',
 /// 'Score']].rename(columns={'Student': 'name', 'Score': 'score'}).to_csv(…)`)`).
 fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) -> String {
-    let table = python.lines().find_map(|line| {
+    header_call(name, written, asked, python)
+        .map(|(_, call)| format!(" (in your code, write it with `{call}`)"))
+        .unwrap_or_default()
+}
+
+/// The column names of a header line (any of the usual separators,
+/// spaces and quotes around each left out).
+fn header_fields(line: &str) -> Vec<String> {
+    line.split([',', ';', '\t'])
+        .map(|f| f.trim().trim_matches('"').to_owned())
+        .collect()
+}
+
+/// The line of Python `python` that writes the table `name` with the
+/// columns `written` (trimmed), and the call that writes it with the
+/// columns `asked` instead (`df[['Student', 'Score']].rename(columns=…)
+/// .to_csv('passed.csv', index=False)`), when the columns asked are among
+/// those written or as many.
+fn header_call(
+    name: &str,
+    written: &[String],
+    asked: &[String],
+    python: &str,
+) -> Option<(String, String)> {
+    let (line, table) = python.lines().find_map(|line| {
         let at = line.find(".to_csv(")?;
         let rest = &line[at + ".to_csv(".len()..];
         let quoted =
@@ -3446,11 +3510,8 @@ fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) ->
             .next()
             .unwrap_or_default();
         (quoted && !variable.is_empty() && !variable.starts_with(char::is_numeric))
-            .then_some(variable)
-    });
-    let Some(table) = table else {
-        return String::new();
-    };
+            .then_some((line.trim(), variable))
+    })?;
     let fold = |s: &str| s.trim().to_lowercase().replace([' ', '_'], "");
     let mut used = vec![false; written.len()];
     let mut chosen: Vec<Option<usize>> = asked
@@ -3469,9 +3530,7 @@ fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) ->
             }
         }
     }
-    let Some(columns) = chosen.into_iter().collect::<Option<Vec<usize>>>() else {
-        return String::new();
-    };
+    let columns = chosen.into_iter().collect::<Option<Vec<usize>>>()?;
     let quote = |s: &str| table::python_string(s);
     let kept: Vec<String> = columns.iter().map(|&i| quote(&written[i])).collect();
     let renamed: Vec<String> = columns
@@ -3485,11 +3544,14 @@ fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) ->
     } else {
         format!(".rename(columns={{{}}})", renamed.join(", "))
     };
-    format!(
-        " (in your code, write it with `{table}[[{}]]{rename}.to_csv({}, index=False)`)",
-        kept.join(", "),
-        quote(name)
-    )
+    Some((
+        line.to_owned(),
+        format!(
+            "{table}[[{}]]{rename}.to_csv({}, index=False)",
+            kept.join(", "),
+            quote(name)
+        ),
+    ))
 }
 
 /// Whether each of the two or more lines of `text` is followed by a blank
@@ -4544,6 +4606,68 @@ mod tests {
                 )]
             );
         }
+    }
+
+    #[test]
+    fn the_line_writing_a_table_with_another_header_is_changed_when_sent_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task =
+            "Save the students of grades.csv who passed to passed.csv with the columns name,score.";
+        let code = "import pandas as pd\npassed = df[df['Score'] >= 60]\npassed.to_csv('passed.csv', index=False)\n";
+        fs_err::write(
+            cwd.join("grades.csv"),
+            "Student,Score,Class\nAna Ruiz,78,A\n",
+        )
+        .unwrap();
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(code)]);
+        fs_err::write(
+            cwd.join("passed.csv"),
+            "Student,Score,Class\nAna Ruiz,78.0,A\n",
+        )
+        .unwrap();
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        let mut actions = vec![Action::Run(python_run(code).unwrap())];
+        let fix = coach.apply_line_fix(&mut actions).unwrap();
+        assert_eq!(fix.code, "passed.to_csv('passed.csv', index=False)");
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            changed.code.ends_with("\npassed[['Student', 'Score']].rename(columns={'Student': 'name', 'Score': 'score'}).to_csv('passed.csv', index=False)\n"),
+            "{}",
+            changed.code
+        );
+        // Renamed in place since: the latest change of the line stands.
+        let renamed = "import pandas as pd\npassed = df[df['Score'] >= 60]\npassed.rename(columns={'Student': 'name', 'Score': 'score'}, inplace=True)\npassed.to_csv('passed.csv', index=False)\n";
+        coach.saw_runs(&[python_run(renamed)]);
+        fs_err::write(
+            cwd.join("passed.csv"),
+            "name,score,Class\nAna Ruiz,78.0,A\n",
+        )
+        .unwrap();
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        let mut actions = vec![Action::Run(python_run(renamed).unwrap())];
+        coach.apply_line_fix(&mut actions).unwrap();
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            changed
+                .code
+                .ends_with("\npassed[['name', 'score']].to_csv('passed.csv', index=False)\n"),
+            "{}",
+            changed.code
+        );
+        // A header as asked: nothing to change.
+        fs_err::remove_file(cwd.join("passed.csv")).unwrap();
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(code)]);
+        fs_err::write(cwd.join("passed.csv"), "name,score\nAna Ruiz,78.0\n").unwrap();
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        let mut actions = vec![Action::Run(python_run(code).unwrap())];
+        assert_eq!(coach.apply_line_fix(&mut actions), None);
     }
 
     #[test]
