@@ -639,6 +639,28 @@ impl Coach {
                 self.asked(name),
                 &self.python,
             ));
+            let missed = answered_not_written(reply, &text, &inputs);
+            if !missed.is_empty() {
+                let quoted = |values: &[&str]| {
+                    values
+                        .iter()
+                        .map(|v| format!("`{v}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let lines: Vec<&str> = text
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .take(5)
+                    .collect();
+                problems.push(format!(
+                    "your answer names {}, which `{name}` does not hold (it holds {}): the code that wrote it missed {}; change that code so that it finds every one, and run it",
+                    quoted(&missed),
+                    quoted(&lines),
+                    if missed.len() == 1 { "it" } else { "them" }
+                ));
+            }
             let shown = first_lines(&text, 3, 100);
             if let Some((line, value)) = labelled(name, &shown) {
                 problems.push(format!(
@@ -3450,6 +3472,41 @@ fn asked_example(task: &str) -> Option<String> {
         })
 }
 
+/// The values a final `reply` names that the result `text` lacks: words
+/// of the shape of one of its lines, with letters and digits (`J-104`
+/// where it holds `J-102`), that an input holds. The model read them; the
+/// code that wrote the result missed them.
+fn answered_not_written<'a>(
+    reply: &'a str,
+    text: &str,
+    inputs: &[(&String, &String)],
+) -> Vec<&'a str> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let shapes: Vec<Vec<String>> = lines
+        .iter()
+        .map(|l| shape(l))
+        .filter(|s| s.iter().any(|c| c == "9") && s.iter().any(|c| c == "a"))
+        .collect();
+    let mut missed: Vec<&str> = Vec::new();
+    for word in reply.split(|c: char| c.is_whitespace() || ",;()[]`\"'*".contains(c)) {
+        let word = word.trim_end_matches(['.', ':', '!', '?']);
+        if word.is_empty()
+            || missed.contains(&word)
+            || lines.contains(&word)
+            || !shapes.contains(&shape(word))
+            || !inputs.iter().any(|(_, body)| body.contains(word))
+        {
+            continue;
+        }
+        missed.push(word);
+    }
+    missed
+}
+
 /// The shape of a value: runs of digits, runs of letters, and each other
 /// character as it is (`3.11.7` and `3.12.1` share one).
 fn shape(value: &str) -> Vec<String> {
@@ -5458,6 +5515,44 @@ mod tests {
             coach.note_before_ending("It is 1.", HarnessKind::Markdown, cwd, None),
             None
         );
+    }
+
+    #[test]
+    fn values_the_answer_names_and_the_result_lacks_are_named_before_ending() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("report.txt"),
+            "ID     Job    Status\nJ-101  build  PASSED\nJ-102  unit tests  FAILED\nJ-104  e2e  FAILED\nNotes: rerun J-102 after 2 days.\n",
+        )
+        .unwrap();
+        let task = "Write the IDs of the jobs in report.txt whose status is FAILED, one per line, to failed.txt.";
+        let ending = |reply: &str| {
+            let mut coach = Coach::new(true, task, cwd);
+            coach.saw_runs(&[Some(ProposedRun {
+                call_id: None,
+                language: Some("shell".to_owned()),
+                code: "awk '$4 == \"FAILED\" {print $1}' report.txt > failed.txt".to_owned(),
+            })]);
+            fs_err::write(cwd.join("failed.txt"), "J-102\nNotes:\n").unwrap();
+            coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+            let note = coach.note_before_ending(reply, HarnessKind::Markdown, cwd, None);
+            fs_err::remove_file(cwd.join("failed.txt")).unwrap();
+            note
+        };
+        let note = ending("The IDs of the FAILED jobs are J-102 and J-104.").unwrap();
+        assert!(
+            note.contains("your answer names `J-104`, which `failed.txt` does not hold (it holds `J-102`, `Notes:`): the code that wrote it missed it"),
+            "{note}"
+        );
+        // Values it holds, values of another shape, values no input holds.
+        for reply in [
+            "The task is done: J-102.",
+            "It took 2 days.",
+            "Done, see J-999 too.",
+        ] {
+            assert_eq!(ending(reply), None, "{reply}");
+        }
     }
 
     #[test]
