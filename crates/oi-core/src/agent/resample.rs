@@ -1,7 +1,8 @@
 //! Asking a small model again when its reply would run, unchanged, the code
 //! that ran last, or code that already failed in this task (going in
 //! circles: A fails, B looks, A again), the output of a run that failed
-//! copied back as code, the prompt's example block copied as a step, or
+//! copied back as code, the prompt's example block copied as a step, a
+//! block that is only a file's path or a note of oi's copied back, or
 //! a block that only prints a value typed into it (a guess); or when a
 //! reply held to a code step runs nothing (its block is prose, comments,
 //! or the output it expects). Sampled greedily (the default for
@@ -87,6 +88,8 @@ impl Resample {
                     || guard.echoes_failed_output(&run.code)
                     || run.code.trim() == EXAMPLE_CODE
                     || bare_value(&run.code)
+                    || bare_path(&run.code)
+                    || run.code.trim_start().starts_with("[oi:")
                     || (super::save_as::is_shell(run.language.as_deref())
                         && names_listed(&run.code))
                     || self.task_key.as_deref().is_some_and(|task| {
@@ -149,6 +152,22 @@ fn names_data(line: &str) -> bool {
     ];
     line.rsplit_once('.')
         .is_some_and(|(_, extension)| DATA.contains(&extension.to_ascii_lowercase().as_str()))
+}
+
+/// Whether `code` is only one file path (`/tmp/work/settings.ini`,
+/// `docs/old_setup.md`): the answer "the file is at", written as a block,
+/// which runs as nothing in any language (a syntax error in Python,
+/// `Permission denied` in bash). A path runs as a program only with no
+/// extension of data or text, or when it names a script: those stay.
+fn bare_path(code: &str) -> bool {
+    let code = code.trim();
+    !code.is_empty()
+        && !code.contains(char::is_whitespace)
+        && code.contains('/')
+        && code
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '~'))
+        && names_data(code)
 }
 
 /// Whether `code` is only a value written out (`{'ben': 37.5}`, `[1, 2]`,
@@ -363,6 +382,44 @@ mod tests {
         assert_eq!(
             resample.again(&[run("a.b\nc.d")], false, &guard, None),
             None
+        );
+    }
+
+    #[test]
+    fn a_block_that_is_only_a_path_or_a_note_of_oi_is_no_step() {
+        for code in [
+            "/tmp/oi-eval-Pn0rVM/settings.ini\n",
+            "docs/old_setup.md",
+            "~/data/report.csv",
+        ] {
+            assert!(bare_path(code), "{code}");
+        }
+        for code in [
+            "./run.sh",
+            "/usr/bin/env",
+            "cat /tmp/settings.ini",
+            "print('a/b.txt')",
+            "settings.ini",
+        ] {
+            assert!(!bare_path(code), "{code}");
+        }
+        let guard = LoopGuard::default();
+        let mut resample = Resample::for_task("Set the port in settings.ini to 5433.");
+        assert_eq!(
+            resample.again(&[run("/tmp/w/settings.ini")], false, &guard, None),
+            Some(0.7)
+        );
+        let mut resample = Resample::for_task("Set the port in settings.ini to 5433.");
+        assert_eq!(
+            resample.again(
+                &[run(
+                    "[oi: before you finish: no run has changed `settings.ini` yet.]"
+                )],
+                false,
+                &guard,
+                None
+            ),
+            Some(0.7)
         );
     }
 
