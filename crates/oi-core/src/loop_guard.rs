@@ -177,6 +177,18 @@ impl LoopGuard {
         })
     }
 
+    /// For a task that starts over (small models): the repeats counted so
+    /// far are forgotten; the steps that ran, and which of them failed,
+    /// are kept, so code that failed is still known and a step of the
+    /// first try run again still counts as going in circles.
+    pub(crate) fn start_over(&mut self) {
+        *self = Self {
+            near: self.near,
+            steps: std::mem::take(&mut self.steps),
+            ..Self::default()
+        };
+    }
+
     /// How the last run failed (its error, shortened), if it did.
     pub(crate) fn last_failure(&self) -> Option<&str> {
         self.last_failure_text.as_deref()
@@ -549,6 +561,24 @@ mod tests {
             guard.ran(&failed(&format!("KeyError: '{column}'")), "");
         }
         assert_eq!(guard.tripped(3), None);
+    }
+
+    #[test]
+    fn a_task_started_over_forgets_its_repeats_but_not_what_failed() {
+        let mut guard = LoopGuard::new(true);
+        for _ in 0..3 {
+            guard.proposed("python", "print(1 + 1)");
+            guard.ran(&failed("NameError: name 'x' is not defined"), "");
+        }
+        assert!(guard.tripped(3).is_some());
+        guard.start_over();
+        assert_eq!(guard.tripped(3), None);
+        assert_eq!(guard.warning(3), None);
+        assert_eq!(guard.last_failure(), None);
+        assert!(!guard.is_last_code("print(1 + 1)"));
+        assert!(guard.failed_before("print(1 + 1)"));
+        // Near repeats are still watched for.
+        assert!(guard.near);
     }
 
     #[test]

@@ -1648,28 +1648,107 @@ async fn the_run_that_lacked_a_module_runs_again_after_each_install() {
 }
 
 #[tokio::test]
-async fn failing_variations_of_one_idea_stop_a_small_models_task() {
+async fn failing_variations_of_one_idea_start_a_small_models_task_over_once_then_stop_it() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
-    for column in ["Amount", "amount", "AMOUNT", "amount_usd", "never"] {
-        env.server.push(Reply::text(&format!(
+    let variation = |column: &str| {
+        format!(
             "```python\nimport csv\nrows = [{{'total': 1, 'region': 'north'}}]\nfor row in rows:\n    print(row['{column}'])\n```"
-        )));
+        )
+    };
+    for column in ["Amount", "amount", "AMOUNT", "amount_usd"] {
+        env.server.push(Reply::text(&variation(column)));
+    }
+    // Started over, the model goes the same way again.
+    for column in ["AmOunt", "amount_eur", "AMOUNT_USD", "Amount_total"] {
+        env.server.push(Reply::text(&variation(column)));
     }
     let out = env.exec(&["-y", "Print the amount."]).await;
     assert_ne!(out.code, 0, "{out:?}");
     assert!(
         out.stderr
-            .contains("4 variations of the same python code failed the same way (KeyError)"),
+            .contains("4 variations of the same python code failed the same way (KeyError); oi starts the task over once from its message"),
         "{}",
         out.stderr
     );
-    let warned = env.server.chat_requests()[3].last_message_text();
+    let requests = env.server.chat_requests();
+    let warned = requests[3].last_message_text();
     assert!(
         warned.contains("3 small variations of the same code failed the same way"),
         "{warned}"
     );
-    assert_eq!(env.server.chat_requests().len(), 4);
+    // The fifth request is the task's message alone, sampled more freely;
+    // the one after is greedy again.
+    let fifth = &requests[4];
+    let users: Vec<_> = fifth
+        .messages()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .collect();
+    assert_eq!(users.len(), 1, "{users:?}");
+    assert!(fifth.last_message_text().contains("Print the amount."));
+    assert_eq!(fifth.body["temperature"], 0.7);
+    assert_eq!(requests[5].body["temperature"], 0.0);
+    // Only once: going in circles again stops the task.
+    assert!(
+        out.stderr.contains("the task was going in circles"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        out.stderr.matches("oi starts the task over").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    assert_eq!(requests.len(), 8, "{requests:?}");
+}
+
+#[tokio::test]
+async fn a_small_model_started_over_finishes_from_the_task_message_alone() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    std::fs::write(
+        env.cwd.path().join("sales.csv"),
+        "region,total\nnorth,3\nsouth,4\n",
+    )
+    .unwrap();
+    for column in ["Amount", "amount", "AMOUNT", "amount_usd"] {
+        env.server.push(Reply::text(&format!(
+            "```python\nimport csv\nrows = list(csv.DictReader(open('sales.csv')))\nprint(sum(int(r['{column}']) for r in rows))\n```"
+        )));
+    }
+    env.server
+        .push(Reply::text("```python\nimport csv\nrows = list(csv.DictReader(open('sales.csv')))\nopen('sum.txt', 'w').write(str(sum(int(r['total']) for r in rows)))\n```"))
+        .push(Reply::text("The sum is in sum.txt."));
+    let out = env
+        .exec(&["-y", "Write the sum of the totals in sales.csv to sum.txt."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("sum.txt")).unwrap(),
+        "7"
+    );
+    let requests = env.server.chat_requests();
+    let restart = &requests[4];
+    assert_eq!(restart.body["temperature"], 0.7);
+    let users: Vec<_> = restart
+        .messages()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .collect();
+    assert_eq!(users.len(), 1, "{users:?}");
+    // The first look is made again, from the files as they are.
+    assert!(
+        restart.last_message_text().contains("region,total"),
+        "{}",
+        restart.last_message_text()
+    );
+    // The code that failed before is not shown, but a failure of the
+    // first try run again is still known as one.
+    assert!(!restart.last_message_text().contains("KeyError"));
+    let last = requests.last().unwrap();
+    assert!(!format!("{:?}", last.messages()).contains("'Amount'"));
 }
 
 #[tokio::test]

@@ -440,6 +440,21 @@ impl Coach {
             })
     }
 
+    /// For a task that starts over from its first message: the checks
+    /// before ending, and the notes about ending, may be given again (the
+    /// new try never saw them), and the first reply must run code as the
+    /// task's first did. What the task asks, its inputs and the line fixes
+    /// known stay.
+    pub(super) fn start_over(&mut self) {
+        self.completion_checks = 0;
+        self.ran_since_check = false;
+        self.checked_outputs = false;
+        self.told_idle = false;
+        self.told_to_run = false;
+        self.fixes = 0;
+        self.wants_code = self.acts;
+    }
+
     /// Reads a reply: a model that repeats one of oi's notes back instead
     /// of acting on it gets no more (they only cost turns).
     pub(super) fn heard(&mut self, reply: &str) {

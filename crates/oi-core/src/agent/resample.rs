@@ -38,6 +38,8 @@ pub(super) enum Again {
     NoStep,
     /// The reply fell into repeating itself.
     Runaway,
+    /// The task started over after going in circles.
+    StartOver,
 }
 
 /// The further requests made for the current repeat.

@@ -20,6 +20,9 @@ use super::{Session, sleep_until};
 use crate::context::estimate_tokens;
 use crate::loop_guard::LoopGuard;
 
+/// How freely a task that starts over is sampled at its first request.
+const START_OVER_TEMPERATURE: f64 = 0.7;
+
 /// A complete reply of the model.
 pub(super) struct Reply {
     pub(super) text: String,
@@ -105,11 +108,11 @@ impl Session {
     async fn turns(&mut self, cancel: &CancellationToken) -> TaskEnd {
         let task = text_of_task(&self.history, self.task_index);
         let mut coach = Coach::new(self.config.small_model, &task, self.kernels.cwd());
-        if self.config.small_model {
-            self.add_first_look(&task, coach.rewrites());
-        }
+        let mut looked = self.config.small_model && self.add_first_look(&task, coach.rewrites());
         let mut turn = 0;
         let mut retried_overflow = false;
+        // Whether the task started over after going in circles (once).
+        let mut started_over = false;
         let mut resample = Resample::for_task(&task);
         let mut splicer = Splicer::default();
         // Set for the next request only, when it asks again (small models).
@@ -125,6 +128,11 @@ impl Session {
             self.drop_stopped_mcp_servers();
             self.emit(Event::ModelRequest { turn });
             let mut request = self.request();
+            if let Some((t, Again::StartOver)) = temperature {
+                // Said as it started over.
+                request.temperature = Some(t);
+                temperature = None;
+            }
             if let Some((t, why)) = temperature.take() {
                 request.temperature = Some(t);
                 let hidden = resample::leave_out_failed_code(&mut request.messages, &self.guard);
@@ -138,6 +146,7 @@ impl Session {
                         "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, a value typed into a print, or no code where a step was asked for)"
                     }
                     Again::Runaway => "the reply fell into repeating itself and was dropped",
+                    Again::StartOver => "the task started over",
                 };
                 self.emit(Event::Warning {
                     message: format!(
@@ -421,24 +430,64 @@ impl Session {
             }
             if let Some((repeats, summary)) = self.guard.tripped(self.config.loop_guard_max_repeats)
             {
+                // A small model going in circles starts over once, from the
+                // task's message, sampled more freely: greedy, the same
+                // start leads the same way, and what it tried fills the
+                // context it reads.
+                if self.config.small_model && !started_over {
+                    started_over = true;
+                    looked = self.start_over(&task, coach.rewrites(), looked);
+                    coach.start_over();
+                    resample = Resample::for_task(&task);
+                    splicer = Splicer::default();
+                    let t = START_OVER_TEMPERATURE.max(self.config.temperature.unwrap_or(0.0));
+                    self.emit(Event::Warning {
+                        message: format!(
+                            "{summary}; oi starts the task over once from its message, without the replies so far, sampling more freely (temperature {t}); the files keep what the runs did"
+                        ),
+                    });
+                    temperature = Some((t, Again::StartOver));
+                    continue;
+                }
                 return TaskEnd::stop(StopReason::LoopGuard { repeats, summary });
             }
         }
     }
 
+    /// Starts the current task over (small models, after going in
+    /// circles): the history goes back to the task's message, whose first
+    /// look is made again from the files as they are now; the loop guard
+    /// forgets its repeats. The transcript is written whole again.
+    /// `looked`: whether the message holds a first look; returns whether
+    /// it does now.
+    fn start_over(&mut self, task: &str, rewrites: &[String], looked: bool) -> bool {
+        self.guard.start_over();
+        let Some(index) = self.task_index else {
+            return looked;
+        };
+        self.history.truncate(index + 1);
+        self.history_epoch += 1;
+        if looked && let Some(Message::User { content }) = self.history.get_mut(index) {
+            content.pop();
+        }
+        self.add_first_look(task, rewrites)
+    }
+
     /// Gives a small model a first look at the files the task names, with
-    /// the task's message.
-    fn add_first_look(&mut self, task: &str, rewrites: &[String]) {
+    /// the task's message; whether there was one to give.
+    fn add_first_look(&mut self, task: &str, rewrites: &[String]) -> bool {
         let cwd = self.kernels.cwd();
         let Some(look) = first_look(cwd, &named_files(task), &named_folders(task, cwd), rewrites)
         else {
-            return;
+            return false;
         };
         if let Some(Message::User { content }) =
             self.task_index.and_then(|i| self.history.get_mut(i))
         {
             content.push(ContentPart::text(look));
+            return true;
         }
+        false
     }
 
     /// The end of the task when a limit is reached before turn `turn + 1`:
