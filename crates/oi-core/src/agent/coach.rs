@@ -1110,6 +1110,7 @@ impl Coach {
         for (name, path, _) in &changed {
             self.know_write_fix(name, path);
             self.know_header_fix(name, path);
+            self.know_one_value_fix(name, path);
             if let Some(latest) = self.asked(name).latest
                 && let Some((code, fixed)) = keep_fix(&self.python, latest)
             {
@@ -1295,6 +1296,35 @@ impl Coach {
         KnownFix::keep_for(
             &mut self.line_fixes,
             line,
+            call,
+            self.python.clone(),
+            Some((path.to_path_buf(), head)),
+        );
+    }
+
+    /// When the result `name` (at `path`), asked one value per line, holds
+    /// rows of a table written whole by a line of the last batch's code
+    /// (`top3.to_csv('top3.txt', index=False, header=False)`): that line
+    /// and the call that writes only the column of the rows' one text
+    /// value (`top3['City'].to_csv(…)`), kept for [`Self::apply_line_fix`]
+    /// (the note shown with the file gives the same call).
+    fn know_one_value_fix(&mut self, name: &str, path: &Path) {
+        if !self.small_model || !self.asked(name).one_per_line {
+            return;
+        }
+        let Some(head) = read_head(path, FIX_HEAD) else {
+            return;
+        };
+        let Some(line) = several_per_line(&String::from_utf8_lossy(&head)) else {
+            return;
+        };
+        let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
+        let Some((code, call)) = one_value_call(name, &line, &inputs, &self.python) else {
+            return;
+        };
+        KnownFix::keep_for(
+            &mut self.line_fixes,
+            code,
             call,
             self.python.clone(),
             Some((path.to_path_buf(), head)),
@@ -2718,8 +2748,11 @@ fn content_problems(
     if asked.one_per_line
         && let Some(line) = several_per_line(text)
     {
+        let fix = one_value_call(name, &line, inputs, python)
+            .map(|(_, call)| format!(" (in your code, write only that column: `{call}`)"))
+            .unwrap_or_default();
         problems.push(format!(
-            "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line"
+            "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line{fix}"
         ));
     }
     if doubled_breaks(text) {
@@ -3572,18 +3605,7 @@ fn header_call(
     asked: &[String],
     python: &str,
 ) -> Option<(String, String)> {
-    let (line, table) = python.lines().find_map(|line| {
-        let at = line.find(".to_csv(")?;
-        let rest = &line[at + ".to_csv(".len()..];
-        let quoted =
-            rest.starts_with(&format!("'{name}'")) || rest.starts_with(&format!("\"{name}\""));
-        let variable = line[..at]
-            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .next()
-            .unwrap_or_default();
-        (quoted && !variable.is_empty() && !variable.starts_with(char::is_numeric))
-            .then_some((line.trim(), variable))
-    })?;
+    let (line, table) = to_csv_line(name, python)?;
     let fold = |s: &str| s.trim().to_lowercase().replace([' ', '_'], "");
     let mut used = vec![false; written.len()];
     let mut chosen: Vec<Option<usize>> = asked
@@ -3624,6 +3646,94 @@ fn header_call(
             quote(name)
         ),
     ))
+}
+
+/// The line of Python `python` that writes the table `name` with pandas
+/// (`df.to_csv('passed.csv', index=False)`, trimmed), and the table's
+/// variable.
+fn to_csv_line<'a>(name: &str, python: &'a str) -> Option<(&'a str, &'a str)> {
+    python.lines().find_map(|line| {
+        let at = line.find(".to_csv(")?;
+        let rest = &line[at + ".to_csv(".len()..];
+        let quoted =
+            rest.starts_with(&format!("'{name}'")) || rest.starts_with(&format!("\"{name}\""));
+        let variable = line[..at]
+            .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or_default();
+        (quoted && !variable.is_empty() && !variable.starts_with(char::is_numeric))
+            .then_some((line.trim(), variable))
+    })
+}
+
+/// For a result `name` asked one value per line whose first line `row`
+/// holds several (`Hill Valley,2301005`), written whole by a line of
+/// `python` that is a pandas call alone (`top3.to_csv('top3.txt',
+/// index=False, header=False)`): that line, and the call writing only
+/// the column of the row's one text value, named as an input table's
+/// header names the column holding it (`top3['City'].to_csv('top3.txt',
+/// index=False, header=False)`).
+fn one_value_call(
+    name: &str,
+    row: &str,
+    inputs: &[(&String, &String)],
+    python: &str,
+) -> Option<(String, String)> {
+    let fields: Vec<&str> = [',', ';', '\t']
+        .into_iter()
+        .map(|sep| row.split(sep).map(str::trim).collect::<Vec<_>>())
+        .find(|fields| fields.len() >= 2)?;
+    let text: Vec<&str> = fields
+        .iter()
+        .copied()
+        .filter(|f| f.parse::<f64>().is_err())
+        .collect();
+    let [value] = text.as_slice() else {
+        return None;
+    };
+    let column = column_holding(value, inputs)?;
+    let (line, table) = to_csv_line(name, python)?;
+    if !(line.starts_with(&format!("{table}.to_csv(")) && line.ends_with(')')) {
+        return None;
+    }
+    Some((
+        line.to_owned(),
+        format!(
+            "{table}[{}].to_csv({}, index=False, header=False)",
+            table::python_string(&column),
+            table::python_string(name)
+        ),
+    ))
+}
+
+/// The name of the column that holds `value` in one of the input tables
+/// (`inputs`: name and text; a header line, then rows of as many fields,
+/// separated by commas, semicolons or tabs).
+fn column_holding(value: &str, inputs: &[(&String, &String)]) -> Option<String> {
+    inputs.iter().find_map(|(_, text)| {
+        let text = text.trim_start_matches('\u{feff}');
+        let header = text.lines().next()?;
+        [',', ';', '\t'].into_iter().find_map(|sep| {
+            let names: Vec<&str> = header
+                .split(sep)
+                .map(|f| f.trim().trim_matches('"'))
+                .collect();
+            if names.len() < 2 || names.iter().any(|n| n.is_empty()) {
+                return None;
+            }
+            text.lines().skip(1).find_map(|line| {
+                let fields: Vec<&str> = line
+                    .split(sep)
+                    .map(|f| f.trim().trim_matches('"'))
+                    .collect();
+                if fields.len() != names.len() {
+                    return None;
+                }
+                let at = fields.iter().position(|f| *f == value)?;
+                Some(names[at].to_owned())
+            })
+        })
+    })
 }
 
 /// Whether each of the two or more lines of `text` is followed by a blank
@@ -4678,6 +4788,75 @@ mod tests {
                 )]
             );
         }
+    }
+
+    #[test]
+    fn rows_written_whole_where_one_value_a_line_is_asked_get_the_column_to_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "cities.tsv lists cities and their populations. Write the names of the 3 most populous cities, largest first, one per line, to top3.txt.";
+        fs_err::write(
+            cwd.join("cities.tsv"),
+            "City\tPopulation\nRiverton\t1,204,331\nHill Valley\t2,301,005\nOgdenville\t310,250\n",
+        )
+        .unwrap();
+        let code = "import pandas as pd\ndf = pd.read_csv('cities.tsv', sep='\\t')\ntop3 = df.head(3)\ntop3.to_csv('top3.txt', index=False, header=False)\n";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(code)]);
+        fs_err::write(
+            cwd.join("top3.txt"),
+            "Hill Valley,2301005\nRiverton,1204331\nOgdenville,310250\n",
+        )
+        .unwrap();
+        let notes = coach
+            .after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd)
+            .join("\n");
+        assert!(
+            notes.contains("holds more than one value (`Hill Valley,2301005`) where the task asks for one per line (in your code, write only that column: `top3['City'].to_csv('top3.txt', index=False, header=False)`)"),
+            "{notes}"
+        );
+        let mut actions = vec![Action::Run(python_run(code).unwrap())];
+        let fix = coach.apply_line_fix(&mut actions).unwrap();
+        assert_eq!(
+            fix.code,
+            "top3.to_csv('top3.txt', index=False, header=False)"
+        );
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            changed
+                .code
+                .ends_with("\ntop3['City'].to_csv('top3.txt', index=False, header=False)\n"),
+            "{}",
+            changed.code
+        );
+        // Two text values a row (which is asked is not known), a value no
+        // input column holds, or a table written another way: no column.
+        let inputs_text = "City\tCountry\tPopulation\nRiverton\tUS\t1\n".to_owned();
+        let name = "cities.tsv".to_owned();
+        let inputs = [(&name, &inputs_text)];
+        assert_eq!(
+            one_value_call("top3.txt", "Riverton,US,1", &inputs, code),
+            None
+        );
+        assert_eq!(one_value_call("top3.txt", "Gotham,1", &inputs, code), None);
+        assert_eq!(
+            one_value_call(
+                "top3.txt",
+                "Riverton,1",
+                &inputs,
+                "open('top3.txt', 'w').write(text)\n"
+            ),
+            None
+        );
+        assert_eq!(
+            one_value_call("top3.txt", "Riverton,1", &inputs, code),
+            Some((
+                "top3.to_csv('top3.txt', index=False, header=False)".to_owned(),
+                "top3['City'].to_csv('top3.txt', index=False, header=False)".to_owned()
+            ))
+        );
     }
 
     #[test]
