@@ -1304,10 +1304,12 @@ impl Coach {
 
     /// When the result `name` (at `path`), asked one value per line, holds
     /// rows of a table written whole by a line of the last batch's code
-    /// (`top3.to_csv('top3.txt', index=False, header=False)`): that line
-    /// and the call that writes only the column of the rows' one text
-    /// value (`top3['City'].to_csv(…)`), kept for [`Self::apply_line_fix`]
-    /// (the note shown with the file gives the same call).
+    /// (`top3.to_csv('top3.txt', index=False, header=False)`), or begins
+    /// with an input column's name written as its header: that line and
+    /// the call that writes only the column of the rows' one text value
+    /// (`top3['City'].to_csv(…)`), or no header (`…, header=False)`), kept
+    /// for [`Self::apply_line_fix`] (the note shown with the file gives
+    /// the same call).
     fn know_one_value_fix(&mut self, name: &str, path: &Path) {
         if !self.small_model || !self.asked(name).one_per_line {
             return;
@@ -1315,11 +1317,18 @@ impl Coach {
         let Some(head) = read_head(path, FIX_HEAD) else {
             return;
         };
-        let Some(line) = several_per_line(&String::from_utf8_lossy(&head)) else {
-            return;
-        };
+        let text = String::from_utf8_lossy(&head);
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-        let Some((code, call)) = one_value_call(name, &line, &inputs, &self.python) else {
+        let found = match several_per_line(&text) {
+            Some(line) => one_value_call(name, &line, &inputs, &self.python),
+            None if self.asked(name).header.is_none()
+                && column_name_line(&text, &inputs).is_some() =>
+            {
+                header_off_call(name, &self.python)
+            }
+            None => None,
+        };
+        let Some((code, call)) = found else {
             return;
         };
         KnownFix::keep_for(
@@ -2767,8 +2776,22 @@ fn content_problems(
             "the lines of `{name}` are not in alphabetical order (`{first}` comes before `{second}`), which the task asks: sort them before writing (`sorted(…)`)"
         ));
     }
+    let header_line = if asked.one_per_line && asked.header.is_none() {
+        column_name_line(text, inputs)
+    } else {
+        None
+    };
+    if let Some((first, input)) = &header_line {
+        let fix = header_off_call(name, python)
+            .map(|(_, call)| format!(" (in your code, `{call}`)"))
+            .unwrap_or_default();
+        problems.push(format!(
+            "the first line of `{name}` is `{first}`, the name of a column of `{input}`, not one of the values the task asks for: write the values without a header line{fix}"
+        ));
+    }
     // Lines of several values each are one fault, not lines unlike others.
     if asked.one_per_line
+        && header_line.is_none()
         && several_per_line(text).is_none()
         && let Some((odd, like)) = odd_line(text)
     {
@@ -3704,6 +3727,50 @@ fn one_value_call(
             table::python_string(name)
         ),
     ))
+}
+
+/// When the first line of `text` (of two or more) is the name of a
+/// column of an input table, and the second is not (`inputs`: name and text; a header line of
+/// two or more names split by commas, semicolons or tabs): that line and
+/// the input's name. A table written with its header where only values
+/// were asked.
+fn column_name_line(text: &str, inputs: &[(&String, &String)]) -> Option<(String, String)> {
+    let mut lines = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .filter(|l| !l.trim().is_empty());
+    let first = lines.next()?.trim();
+    let second = lines.next()?.trim();
+    inputs.iter().find_map(|(input, body)| {
+        let header = body.trim_start_matches('\u{feff}').lines().next()?;
+        [',', ';', '\t'].into_iter().find_map(|sep| {
+            let names: Vec<&str> = header
+                .split(sep)
+                .map(|f| f.trim().trim_matches('"'))
+                .collect();
+            // Column names asked one a line are values.
+            (names.len() >= 2 && names.contains(&first) && !names.contains(&second))
+                .then(|| (first.to_owned(), (*input).clone()))
+        })
+    })
+}
+
+/// The line of `python` that is a pandas call alone writing the table
+/// `name` with its header (`top3.to_csv('top3.txt', index=False)`), and
+/// the call writing it without (`…, header=False)`).
+fn header_off_call(name: &str, python: &str) -> Option<(String, String)> {
+    let (line, table) = to_csv_line(name, python)?;
+    if !(line.starts_with(&format!("{table}.to_csv(")) && line.ends_with(')')) {
+        return None;
+    }
+    let call = if line.contains("header=True") {
+        line.replace("header=True", "header=False")
+    } else if line.contains("header=") {
+        return None;
+    } else {
+        format!("{}, header=False)", &line[..line.len() - 1])
+    };
+    Some((line.to_owned(), call))
 }
 
 /// The name of the column that holds `value` in one of the input tables
@@ -4855,6 +4922,70 @@ mod tests {
             Some((
                 "top3.to_csv('top3.txt', index=False, header=False)".to_owned(),
                 "top3['City'].to_csv('top3.txt', index=False, header=False)".to_owned()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_column_name_heading_values_asked_one_a_line_is_named_with_the_call_without_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "cities.tsv lists cities and their populations. Write the names of the 3 most populous cities, largest first, one per line, to top3.txt.";
+        fs_err::write(
+            cwd.join("cities.tsv"),
+            "City\tPopulation\nRiverton\t1,204,331\nHill Valley\t2,301,005\n",
+        )
+        .unwrap();
+        let code = "import pandas as pd\ndf = pd.read_csv('cities.tsv', sep='\\t')\ntop3 = df['City'].head(3)\ntop3.to_csv('top3.txt', index=False)\n";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(code)]);
+        fs_err::write(cwd.join("top3.txt"), "City\nHill Valley\nRiverton\n").unwrap();
+        let notes = coach
+            .after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd)
+            .join("\n");
+        assert!(
+            notes.contains("the first line of `top3.txt` is `City`, the name of a column of `cities.tsv`, not one of the values the task asks for: write the values without a header line (in your code, `top3.to_csv('top3.txt', index=False, header=False)`)"),
+            "{notes}"
+        );
+        // Not also a line unlike the others.
+        assert!(!notes.contains("is not like its other lines"), "{notes}");
+        let mut actions = vec![Action::Run(python_run(code).unwrap())];
+        coach.apply_line_fix(&mut actions).unwrap();
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            changed
+                .code
+                .ends_with("\ntop3.to_csv('top3.txt', index=False, header=False)\n"),
+            "{}",
+            changed.code
+        );
+        // A header the task asks for, values only, or a single line: no
+        // such problem.
+        let input = "City\tPopulation\nRiverton\t1\n".to_owned();
+        let input_name = "cities.tsv".to_owned();
+        let inputs = [(&input_name, &input)];
+        assert_eq!(column_name_line("Hill Valley\nRiverton\n", &inputs), None);
+        assert_eq!(column_name_line("City\n", &inputs), None);
+        assert_eq!(column_name_line("City\nPopulation\n", &inputs), None);
+        let asked =
+            Asked::of("Write the cities, one per line, with the header City,Country, to top3.txt.");
+        assert!(
+            content_problems("top3.txt", "City\nRiverton\n", &inputs, &asked, code)
+                .iter()
+                .all(|p| !p.contains("the name of a column")),
+        );
+        // A call that sets its header some other way is not changed.
+        assert_eq!(
+            header_off_call("top3.txt", "top3.to_csv('top3.txt', header=cols)\n"),
+            None
+        );
+        assert_eq!(
+            header_off_call("top3.txt", "top3.to_csv('top3.txt', header=True)\n"),
+            Some((
+                "top3.to_csv('top3.txt', header=True)".to_owned(),
+                "top3.to_csv('top3.txt', header=False)".to_owned()
             ))
         );
     }
