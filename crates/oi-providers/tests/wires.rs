@@ -34,7 +34,9 @@ fn config(server: &MockServer, wire: WireApi) -> ProviderConfig {
         base_delay: Duration::from_millis(1),
         max_delay: Duration::from_secs(5),
     };
-    config.stream_idle_timeout = Duration::from_millis(300);
+    // Long enough for a loaded machine to serve a stream in small pieces;
+    // the stalled-stream test sets its own.
+    config.stream_idle_timeout = Duration::from_secs(3);
     config
 }
 
@@ -365,7 +367,9 @@ async fn broken_streams_are_restarted_then_reported() {
 
         let server = MockServer::start().await.unwrap();
         server.repeat(Reply::text("stalls").hang_after_events(2));
-        let (_, error) = collect(config(&server, wire), wire, request()).await;
+        let mut stalling = config(&server, wire);
+        stalling.stream_idle_timeout = Duration::from_millis(300);
+        let (_, error) = collect(stalling, wire, request()).await;
         assert!(
             matches!(error, Some(ProviderError::StreamIdle { .. })),
             "{wire:?}: {error:?}"
