@@ -1108,9 +1108,7 @@ impl Coach {
             changed.push((name.clone(), path, meta.len()));
         }
         for (name, path, _) in &changed {
-            self.know_write_fix(name, path);
-            self.know_header_fix(name, path);
-            self.know_one_value_fix(name, path);
+            self.know_result_fixes(name, path);
             if let Some(latest) = self.asked(name).latest
                 && let Some((code, fixed)) = keep_fix(&self.python, latest)
             {
@@ -1233,111 +1231,81 @@ impl Coach {
         ))
     }
 
-    /// When the result file `name` (at `path`) holds a value with words
-    /// around it written by an f-string of the last batch's code: that
-    /// line and its change, kept for [`Self::apply_line_fix`] (the note
-    /// shown with the file gives the same change).
-    fn know_write_fix(&mut self, name: &str, path: &Path) {
+    /// The line fixes a changed result file `name` (at `path`) calls for,
+    /// kept for [`Self::apply_line_fix`] with the start of its text (each
+    /// stands while the file holds it); the note shown with the file gives
+    /// the same changes. Small models only.
+    fn know_result_fixes(&mut self, name: &str, path: &Path) {
         if !self.small_model {
             return;
         }
-        let Some(head) = read_head(path, FIX_HEAD) else {
-            return;
-        };
-        let shown = first_lines(&String::from_utf8_lossy(&head), 3, 100);
-        let Some((code, fixed)) =
-            labelled(name, &shown).and_then(|(line, value)| write_fix(&self.python, line, value))
-        else {
-            return;
-        };
-        KnownFix::keep_for(
-            &mut self.line_fixes,
-            code,
-            fixed,
-            self.python.clone(),
-            Some((path.to_path_buf(), head)),
-        );
-    }
-
-    /// When the table `name` (at `path`) begins with a header other than
-    /// the one the task asks for and the last batch's code wrote it in a
-    /// line of its own (`df.to_csv('passed.csv', index=False)`): that line
-    /// and the call that writes the columns asked, kept for
-    /// [`Self::apply_line_fix`] (the note shown with the table gives the
-    /// same call).
-    fn know_header_fix(&mut self, name: &str, path: &Path) {
-        if !self.small_model {
-            return;
-        }
-        let Some(asked) = self.asked(name).header.clone() else {
-            return;
-        };
         let Some(head) = read_head(path, FIX_HEAD) else {
             return;
         };
         let text = String::from_utf8_lossy(&head);
+        let fixes = [
+            self.write_fix_for(name, &text),
+            self.header_fix_for(name, &text),
+            self.one_value_fix_for(name, &text),
+        ];
+        for (code, fixed) in fixes.into_iter().flatten() {
+            KnownFix::keep_for(
+                &mut self.line_fixes,
+                code,
+                fixed,
+                self.python.clone(),
+                Some((path.to_path_buf(), head.clone())),
+            );
+        }
+    }
+
+    /// When the result `name` (its start `text`) holds a value with words
+    /// around it written by an f-string of the last batch's code: that
+    /// line and its change.
+    fn write_fix_for(&self, name: &str, text: &str) -> Option<(String, String)> {
+        let shown = first_lines(text, 3, 100);
+        labelled(name, &shown).and_then(|(line, value)| write_fix(&self.python, line, value))
+    }
+
+    /// When the table `name` (its start `text`) begins with a header other
+    /// than the one the task asks for and the last batch's code wrote it
+    /// in a line of its own (`df.to_csv('passed.csv', index=False)`): that
+    /// line and the call that writes the columns asked.
+    fn header_fix_for(&self, name: &str, text: &str) -> Option<(String, String)> {
+        let asked = self.asked(name).header.as_deref()?;
         let first = text
             .trim_start_matches('\u{feff}')
             .lines()
             .next()
             .unwrap_or("");
-        let (written, asked) = (header_fields(first), header_fields(&asked));
+        let (written, asked) = (header_fields(first), header_fields(asked));
         if written == asked {
-            return;
+            return None;
         }
-        let Some((line, call)) = header_call(name, &written, &asked, &self.python) else {
-            return;
-        };
         // Only a line that is the call alone is replaced by it.
-        let table = call.split("[[").next().unwrap_or_default();
-        if !(line.starts_with(&format!("{table}.to_csv(")) && line.ends_with(')')) {
-            return;
-        }
-        KnownFix::keep_for(
-            &mut self.line_fixes,
-            line,
-            call,
-            self.python.clone(),
-            Some((path.to_path_buf(), head)),
-        );
+        lone_to_csv(name, &self.python)?;
+        header_call(name, &written, &asked, &self.python)
     }
 
-    /// When the result `name` (at `path`), asked one value per line, holds
-    /// rows of a table written whole by a line of the last batch's code
-    /// (`top3.to_csv('top3.txt', index=False, header=False)`), or begins
-    /// with an input column's name written as its header: that line and
-    /// the call that writes only the column of the rows' one text value
-    /// (`top3['City'].to_csv(…)`), or no header (`…, header=False)`), kept
-    /// for [`Self::apply_line_fix`] (the note shown with the file gives
-    /// the same call).
-    fn know_one_value_fix(&mut self, name: &str, path: &Path) {
-        if !self.small_model || !self.asked(name).one_per_line {
-            return;
+    /// When the result `name` (its start `text`), asked one value per
+    /// line, holds rows of a table written whole by a line of the last
+    /// batch's code (`top3.to_csv('top3.txt', index=False, header=False)`),
+    /// or begins with an input column's name written as its header: that
+    /// line and the call that writes only the column of the rows' one text
+    /// value (`top3['City'].to_csv(…)`), or no header (`…, header=False)`).
+    fn one_value_fix_for(&self, name: &str, text: &str) -> Option<(String, String)> {
+        let asked = self.asked(name);
+        if !asked.one_per_line {
+            return None;
         }
-        let Some(head) = read_head(path, FIX_HEAD) else {
-            return;
-        };
-        let text = String::from_utf8_lossy(&head);
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-        let found = match several_per_line(&text) {
+        match several_per_line(text) {
             Some(line) => one_value_call(name, &line, &inputs, &self.python),
-            None if self.asked(name).header.is_none()
-                && column_name_line(&text, &inputs).is_some() =>
-            {
+            None if asked.header.is_none() && column_name_line(text, &inputs).is_some() => {
                 header_off_call(name, &self.python)
             }
             None => None,
-        };
-        let Some((code, call)) = found else {
-            return;
-        };
-        KnownFix::keep_for(
-            &mut self.line_fixes,
-            code,
-            call,
-            self.python.clone(),
-            Some((path.to_path_buf(), head)),
-        );
+        }
     }
 
     /// A small model told which line of its code to change (a value
@@ -3689,6 +3657,15 @@ fn to_csv_line<'a>(name: &str, python: &'a str) -> Option<(&'a str, &'a str)> {
     })
 }
 
+/// [`to_csv_line`] when that line is the call alone
+/// (`df.to_csv('passed.csv', index=False)`, not `x = df.to_csv(…)` nor a
+/// call inside another): a line oi may replace with another call.
+fn lone_to_csv<'a>(name: &str, python: &'a str) -> Option<(&'a str, &'a str)> {
+    to_csv_line(name, python).filter(|(line, table)| {
+        line.starts_with(&format!("{table}.to_csv(")) && line.ends_with(')')
+    })
+}
+
 /// For a result `name` asked one value per line whose first line `row`
 /// holds several (`Hill Valley,2301005`), written whole by a line of
 /// `python` that is a pandas call alone (`top3.to_csv('top3.txt',
@@ -3714,11 +3691,10 @@ fn one_value_call(
     let [value] = text.as_slice() else {
         return None;
     };
-    let column = column_holding(value, inputs)?;
-    let (line, table) = to_csv_line(name, python)?;
-    if !(line.starts_with(&format!("{table}.to_csv(")) && line.ends_with(')')) {
-        return None;
-    }
+    let column = inputs
+        .iter()
+        .find_map(|(_, text)| table::column_holding(text, value))?;
+    let (line, table) = lone_to_csv(name, python)?;
     Some((
         line.to_owned(),
         format!(
@@ -3730,9 +3706,9 @@ fn one_value_call(
 }
 
 /// When the first line of `text` (of two or more) is the name of a
-/// column of an input table, and the second is not (`inputs`: name and text; a header line of
-/// two or more names split by commas, semicolons or tabs): that line and
-/// the input's name. A table written with its header where only values
+/// column of an input table, and the second is not (`inputs`: name and
+/// text, read as [`table::columns`] reads a table): that line and the
+/// input's name. A table written with its header where only values
 /// were asked.
 fn column_name_line(text: &str, inputs: &[(&String, &String)]) -> Option<(String, String)> {
     let mut lines = text
@@ -3742,16 +3718,10 @@ fn column_name_line(text: &str, inputs: &[(&String, &String)]) -> Option<(String
     let first = lines.next()?.trim();
     let second = lines.next()?.trim();
     inputs.iter().find_map(|(input, body)| {
-        let header = body.trim_start_matches('\u{feff}').lines().next()?;
-        [',', ';', '\t'].into_iter().find_map(|sep| {
-            let names: Vec<&str> = header
-                .split(sep)
-                .map(|f| f.trim().trim_matches('"'))
-                .collect();
-            // Column names asked one a line are values.
-            (names.len() >= 2 && names.contains(&first) && !names.contains(&second))
-                .then(|| (first.to_owned(), (*input).clone()))
-        })
+        let (_, names) = table::columns(body)?;
+        let named = |line: &str| names.iter().any(|n| n.trim() == line);
+        // Column names asked one a line are values.
+        (named(first) && !named(second)).then(|| (first.to_owned(), (*input).clone()))
     })
 }
 
@@ -3759,10 +3729,7 @@ fn column_name_line(text: &str, inputs: &[(&String, &String)]) -> Option<(String
 /// `name` with its header (`top3.to_csv('top3.txt', index=False)`), and
 /// the call writing it without (`…, header=False)`).
 fn header_off_call(name: &str, python: &str) -> Option<(String, String)> {
-    let (line, table) = to_csv_line(name, python)?;
-    if !(line.starts_with(&format!("{table}.to_csv(")) && line.ends_with(')')) {
-        return None;
-    }
+    let (line, _) = lone_to_csv(name, python)?;
     let call = if line.contains("header=True") {
         line.replace("header=True", "header=False")
     } else if line.contains("header=") {
@@ -3771,36 +3738,6 @@ fn header_off_call(name: &str, python: &str) -> Option<(String, String)> {
         format!("{}, header=False)", &line[..line.len() - 1])
     };
     Some((line.to_owned(), call))
-}
-
-/// The name of the column that holds `value` in one of the input tables
-/// (`inputs`: name and text; a header line, then rows of as many fields,
-/// separated by commas, semicolons or tabs).
-fn column_holding(value: &str, inputs: &[(&String, &String)]) -> Option<String> {
-    inputs.iter().find_map(|(_, text)| {
-        let text = text.trim_start_matches('\u{feff}');
-        let header = text.lines().next()?;
-        [',', ';', '\t'].into_iter().find_map(|sep| {
-            let names: Vec<&str> = header
-                .split(sep)
-                .map(|f| f.trim().trim_matches('"'))
-                .collect();
-            if names.len() < 2 || names.iter().any(|n| n.is_empty()) {
-                return None;
-            }
-            text.lines().skip(1).find_map(|line| {
-                let fields: Vec<&str> = line
-                    .split(sep)
-                    .map(|f| f.trim().trim_matches('"'))
-                    .collect();
-                if fields.len() != names.len() {
-                    return None;
-                }
-                let at = fields.iter().position(|f| *f == value)?;
-                Some(names[at].to_owned())
-            })
-        })
-    })
 }
 
 /// Whether each of the two or more lines of `text` is followed by a blank
@@ -4900,7 +4837,8 @@ mod tests {
         );
         // Two text values a row (which is asked is not known), a value no
         // input column holds, or a table written another way: no column.
-        let inputs_text = "City\tCountry\tPopulation\nRiverton\tUS\t1\n".to_owned();
+        let inputs_text =
+            "City\tCountry\tPopulation\nRiverton\tUS\t1\nLakeside\tCA\t2\n".to_owned();
         let name = "cities.tsv".to_owned();
         let inputs = [(&name, &inputs_text)];
         assert_eq!(
@@ -4963,9 +4901,13 @@ mod tests {
         );
         // A header the task asks for, values only, or a single line: no
         // such problem.
-        let input = "City\tPopulation\nRiverton\t1\n".to_owned();
+        let input = "City\tPopulation\nRiverton\t1\nLakeside\t2\n".to_owned();
         let input_name = "cities.tsv".to_owned();
         let inputs = [(&input_name, &input)];
+        assert_eq!(
+            column_name_line("City\nRiverton\n", &inputs),
+            Some(("City".to_owned(), "cities.tsv".to_owned()))
+        );
         assert_eq!(column_name_line("Hill Valley\nRiverton\n", &inputs), None);
         assert_eq!(column_name_line("City\n", &inputs), None);
         assert_eq!(column_name_line("City\nPopulation\n", &inputs), None);

@@ -457,6 +457,15 @@ fn by_column(text: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The name of the column of the table `text` that holds `value` in one
+/// of its rows (trimmed), if it is a table.
+pub(super) fn column_holding(text: &str, value: &str) -> Option<String> {
+    by_column(text)
+        .into_iter()
+        .find(|(_, values)| values.iter().any(|v| v == value))
+        .map(|(name, _)| name.trim().to_owned())
+}
+
 /// The separator and column names of `text` (a file's start) if it is a
 /// table.
 pub(super) fn columns(text: &str) -> Option<(char, Vec<String>)> {
