@@ -1738,7 +1738,16 @@ async fn a_small_model_started_over_finishes_from_the_task_message_alone() {
         .filter(|m| m["role"] != "system")
         .collect();
     assert_eq!(users.len(), 1, "{users:?}");
-    // The first look is made again, from the files as they are.
+    // The first look is made again, from the files as they are, in place
+    // of the first one.
+    let message = users[0].to_string();
+    assert_eq!(
+        message
+            .matches("how the files the task names begin")
+            .count(),
+        1,
+        "{message}"
+    );
     assert!(
         restart.last_message_text().contains("region,total"),
         "{}",

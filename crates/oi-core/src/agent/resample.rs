@@ -42,6 +42,20 @@ pub(super) enum Again {
     StartOver,
 }
 
+impl Again {
+    /// Why the request is sent again, as the warning says it; nothing for
+    /// a task that starts over, said as it does.
+    pub(super) fn reason(self) -> Option<&'static str> {
+        match self {
+            Again::NoStep => Some(
+                "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, a value typed into a print, or no code where a step was asked for)",
+            ),
+            Again::Runaway => Some("the reply fell into repeating itself and was dropped"),
+            Again::StartOver => None,
+        }
+    }
+}
+
 /// The further requests made for the current repeat.
 #[derive(Debug, Default)]
 pub(super) struct Resample {

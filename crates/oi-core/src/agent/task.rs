@@ -108,7 +108,11 @@ impl Session {
     async fn turns(&mut self, cancel: &CancellationToken) -> TaskEnd {
         let task = text_of_task(&self.history, self.task_index);
         let mut coach = Coach::new(self.config.small_model, &task, self.kernels.cwd());
-        let mut looked = self.config.small_model && self.add_first_look(&task, coach.rewrites());
+        // The parts of the task's message before its first look.
+        let parts = self.task_parts();
+        if self.config.small_model {
+            self.add_first_look(&task, coach.rewrites());
+        }
         let mut turn = 0;
         let mut retried_overflow = false;
         // Whether the task started over after going in circles (once).
@@ -116,7 +120,7 @@ impl Session {
         let mut resample = Resample::for_task(&task);
         let mut splicer = Splicer::default();
         // Set for the next request only, when it asks again (small models).
-        let mut temperature = None;
+        let mut temperature: Option<(f64, Again)> = None;
         loop {
             if let Some(end) = self.limit_reached(turn) {
                 return end;
@@ -128,31 +132,23 @@ impl Session {
             self.drop_stopped_mcp_servers();
             self.emit(Event::ModelRequest { turn });
             let mut request = self.request();
-            if let Some((t, Again::StartOver)) = temperature {
-                // Said as it started over.
-                request.temperature = Some(t);
-                temperature = None;
-            }
             if let Some((t, why)) = temperature.take() {
                 request.temperature = Some(t);
-                let hidden = resample::leave_out_failed_code(&mut request.messages, &self.guard);
-                let unseen = if hidden > 0 {
-                    " and without the code that failed in view"
-                } else {
-                    ""
-                };
-                let why = match why {
-                    Again::NoStep => {
-                        "the reply is no new step (code that just ran or already failed in this task, the failed run's output, the prompt's example, a value typed into a print, or no code where a step was asked for)"
-                    }
-                    Again::Runaway => "the reply fell into repeating itself and was dropped",
-                    Again::StartOver => "the task started over",
-                };
-                self.emit(Event::Warning {
-                    message: format!(
-                        "{why}; asking once more, sampling more freely (temperature {t}){unseen}"
-                    ),
-                });
+                // A task that starts over says so as it does.
+                if let Some(why) = why.reason() {
+                    let hidden =
+                        resample::leave_out_failed_code(&mut request.messages, &self.guard);
+                    let unseen = if hidden > 0 {
+                        " and without the code that failed in view"
+                    } else {
+                        ""
+                    };
+                    self.emit(Event::Warning {
+                        message: format!(
+                            "{why}; asking once more, sampling more freely (temperature {t}){unseen}"
+                        ),
+                    });
+                }
             }
             if request.form.is_some() && coach.wants_code() {
                 request.form = Some(self.code_step_form());
@@ -436,7 +432,7 @@ impl Session {
                 // context it reads.
                 if self.config.small_model && !started_over {
                     started_over = true;
-                    looked = self.start_over(&task, coach.rewrites(), looked);
+                    self.start_over(&task, coach.rewrites(), parts);
                     coach.start_over();
                     resample = Resample::for_task(&task);
                     splicer = Splicer::default();
@@ -458,36 +454,41 @@ impl Session {
     /// circles): the history goes back to the task's message, whose first
     /// look is made again from the files as they are now; the loop guard
     /// forgets its repeats. The transcript is written whole again.
-    /// `looked`: whether the message holds a first look; returns whether
-    /// it does now.
-    fn start_over(&mut self, task: &str, rewrites: &[String], looked: bool) -> bool {
+    /// `parts`: how many parts the message had before its first look.
+    fn start_over(&mut self, task: &str, rewrites: &[String], parts: usize) {
         self.guard.start_over();
         let Some(index) = self.task_index else {
-            return looked;
+            return;
         };
         self.history.truncate(index + 1);
         self.history_epoch += 1;
-        if looked && let Some(Message::User { content }) = self.history.get_mut(index) {
-            content.pop();
+        if let Some(Message::User { content }) = self.history.get_mut(index) {
+            content.truncate(parts);
         }
-        self.add_first_look(task, rewrites)
+        self.add_first_look(task, rewrites);
+    }
+
+    /// How many parts the current task's message has.
+    fn task_parts(&self) -> usize {
+        match self.task_index.and_then(|i| self.history.get(i)) {
+            Some(Message::User { content }) => content.len(),
+            _ => 0,
+        }
     }
 
     /// Gives a small model a first look at the files the task names, with
-    /// the task's message; whether there was one to give.
-    fn add_first_look(&mut self, task: &str, rewrites: &[String]) -> bool {
+    /// the task's message.
+    fn add_first_look(&mut self, task: &str, rewrites: &[String]) {
         let cwd = self.kernels.cwd();
         let Some(look) = first_look(cwd, &named_files(task), &named_folders(task, cwd), rewrites)
         else {
-            return false;
+            return;
         };
         if let Some(Message::User { content }) =
             self.task_index.and_then(|i| self.history.get_mut(i))
         {
             content.push(ContentPart::text(look));
-            return true;
         }
-        false
     }
 
     /// The end of the task when a limit is reached before turn `turn + 1`:
