@@ -241,6 +241,15 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
             super::records::profile(text, len <= READ).map(|profile| format!("\nIn it {profile}"))
         })
         .unwrap_or_default();
+    // A table aligned in columns among other lines: shown with the lines,
+    // which stay whole when short.
+    let aligned = if table.is_empty() {
+        super::records::aligned(text)
+            .map(|how| format!("\nIn it {how}"))
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
     let whole = table.is_empty()
         && len as usize <= WHOLE_CHARS
         && count <= WHOLE_LINES
@@ -262,7 +271,7 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
         .map(|hint| format!("\n{hint}"))
         .unwrap_or_default();
     Some(format!(
-        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{read}{hint}",
+        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{aligned}{read}{hint}",
         shown.join("\n")
     ))
 }

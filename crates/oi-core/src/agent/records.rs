@@ -109,6 +109,119 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
     Some(out)
 }
 
+/// How a line of a table aligned in columns splits into its cells, as
+/// Python code the model copies (the same split is made here).
+const ALIGNED_SPLIT: &str = r"re.split(r'\s{2,}', line.strip())";
+
+/// The cells of a line of an aligned table: split at two or more spaces
+/// (or a tab), trimmed.
+fn cells(line: &str) -> Vec<&str> {
+    let mut cells = Vec::new();
+    let line = line.trim();
+    let mut start = 0;
+    let mut run = 0;
+    let mut run_start = 0;
+    for (at, c) in line.char_indices() {
+        if c == ' ' || c == '\t' {
+            if run == 0 {
+                run_start = at;
+            }
+            run += if c == '\t' { 2 } else { 1 };
+        } else {
+            if run >= 2 {
+                cells.push(&line[start..run_start]);
+                start = at;
+            }
+            run = 0;
+        }
+    }
+    if !line.is_empty() {
+        cells.push(&line[start..]);
+    }
+    cells
+}
+
+/// For a text holding a table aligned in columns (a report: cells
+/// separated by two or more spaces, a header line, maybe a `----` line
+/// under it and lines of prose around it), when splitting at every space
+/// would go wrong — a cell holds a space (`unit tests`), or lines of prose
+/// stand around the table: how to split its rows into cells and which
+/// lines are rows. Small models take such a report apart with `awk '$4
+/// == …'`, which counts words, and keep a note's line as a row.
+pub(super) fn aligned(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .take(MAX_LINES)
+        .collect();
+    let split: Vec<Vec<&str>> = lines.iter().map(|line| cells(line)).collect();
+    // The table's width: the most common count of three cells or more.
+    let mut counts = std::collections::BTreeMap::new();
+    for cells in &split {
+        if cells.len() >= 3 {
+            *counts.entry(cells.len()).or_insert(0usize) += 1;
+        }
+    }
+    let (&width, &rows) = counts.iter().max_by_key(|(width, n)| (**n, **width))?;
+    // A header and two rows, at least.
+    if rows < 3 {
+        return None;
+    }
+    let ruled = |cells: &[&str]| {
+        cells
+            .iter()
+            .all(|cell| cell.chars().all(|c| matches!(c, '-' | '=' | '+' | '|')))
+    };
+    let table: Vec<&Vec<&str>> = split.iter().filter(|cells| cells.len() == width).collect();
+    let header = table.first()?;
+    let body: Vec<&&Vec<&str>> = table.iter().skip(1).filter(|cells| !ruled(cells)).collect();
+    if body.len() < 2 || ruled(header) {
+        return None;
+    }
+    let spaced = body
+        .iter()
+        .flat_map(|cells| cells.iter())
+        .find(|cell| cell.contains(' '));
+    let other = lines
+        .iter()
+        .zip(&split)
+        .filter(|(_, cells)| cells.len() != width)
+        .map(|(line, _)| line.trim())
+        .find(|line| {
+            !line
+                .chars()
+                .all(|c| matches!(c, '-' | '=' | '+' | '|' | ' '))
+        });
+    if spaced.is_none() && other.is_none() {
+        return None;
+    }
+    let names: Vec<String> = header.iter().map(|cell| format!("`{cell}`")).collect();
+    let rule = if table.iter().any(|cells| ruled(cells)) {
+        " and the `---` line"
+    } else {
+        ""
+    };
+    let mut out = format!(
+        "a table with the columns {}, separated by two or more spaces. Split a line into its cells with `import re`, `cells = {ALIGNED_SPLIT}`: its {} rows are the lines with `len(cells) == {width}`, after the header{rule}",
+        names.join(", "),
+        body.len()
+    );
+    if let Some(cell) = spaced {
+        out.push_str(&format!(
+            ". Some cells hold a space (`{cell}`), so `line.split()` and awk's `$3` count words, not columns"
+        ));
+    }
+    if let Some(line) = other {
+        let shown: String = line.chars().take(SHORT).collect();
+        let more = if shown.len() < line.len() { "…" } else { "" };
+        out.push_str(&format!(
+            ". The other lines (like `{shown}{more}`) are not rows, whatever words they hold"
+        ));
+    }
+    out.push('.');
+    Some(out)
+}
+
 /// Whether a field's values look like data rather than words of prose:
 /// each holds a digit (numbers, times, addresses, IDs), or a few values
 /// repeat (a level, a method, a status word).
@@ -228,6 +341,73 @@ mod tests {
         let profile = profile(&cut, false).expect("the whole lines are records");
         assert!(profile.contains("- `fields[8]`"), "{profile}");
         assert!(!profile.contains("the rest of the line"), "{profile}");
+    }
+
+    const REPORT: &str = "Nightly build report\n====================\n\nID      Job              Status    Duration\n------  ---------------  --------  --------\nJ-101   compile          PASSED    00:04:10\nJ-102   unit tests       FAILED    00:12:55\nJ-104   integration      FAILED    00:30:02\n\nNotes: J-103 was FAILED yesterday; rerun J-102 after the fix.\n";
+
+    #[test]
+    fn a_report_aligned_in_columns_gets_its_split_and_its_rows() {
+        assert_eq!(
+            aligned(REPORT).as_deref(),
+            Some(
+                "a table with the columns `ID`, `Job`, `Status`, `Duration`, separated by two or more spaces. Split a line into its cells with `import re`, `cells = re.split(r'\\s{2,}', line.strip())`: its 3 rows are the lines with `len(cells) == 4`, after the header and the `---` line. Some cells hold a space (`unit tests`), so `line.split()` and awk's `$3` count words, not columns. The other lines (like `Nightly build report`) are not rows, whatever words they hold."
+            )
+        );
+        assert_eq!(
+            cells("J-102   unit tests\tFAILED  x"),
+            ["J-102", "unit tests", "FAILED", "x"]
+        );
+    }
+
+    #[test]
+    fn the_split_the_look_gives_splits_the_rows_in_python() {
+        let python = "python3";
+        let present = std::process::Command::new(python)
+            .args(["-c", "pass"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !oi_testkit::present_or_skip(
+            oi_testkit::Need::Program(python),
+            present,
+            "python3 is not on PATH",
+        ) {
+            return;
+        }
+        let script = format!(
+            "import re, sys\nfor line in sys.stdin:\n    cells = {ALIGNED_SPLIT}\n    if len(cells) == 4 and cells[2] == 'FAILED':\n        print(cells[0])\n"
+        );
+        let mut child = std::process::Command::new(python)
+            .arg("-c")
+            .arg(&script)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(REPORT.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "J-102\nJ-104\n");
+    }
+
+    #[test]
+    fn tables_split_right_at_every_space_and_prose_are_not_aligned_tables() {
+        // Every cell one word, no prose around: splitting at spaces works.
+        assert_eq!(
+            aligned("id  name  size\n1   a     10\n2   b     20\n"),
+            None
+        );
+        assert_eq!(
+            aligned("Roses are red\nViolets are blue\nRust is fast\n"),
+            None
+        );
+        assert_eq!(aligned("a,b,c\n1,2,3\n4,5,6\n"), None);
+        // A header and one row are too few.
+        assert_eq!(aligned("Title\nid  name  size\n1   a b   10\n"), None);
     }
 
     #[test]
