@@ -171,6 +171,15 @@ pub(super) struct Coach {
     /// Python files the task names that printed their result alone and
     /// now print words around it: the print before and after.
     labelled_output: BTreeMap<String, (String, String)>,
+    /// Python files the task names that printed only their result and now
+    /// print messages too, which a run showed: the print of each.
+    message_prints: BTreeMap<String, String>,
+    /// Whether the task says to leave punctuation out of words.
+    no_punctuation: bool,
+    /// A script the task asks to change whose last run printed a word
+    /// with punctuation on it, where the task leaves punctuation out: the
+    /// script and the word.
+    punctuated_output: Option<(String, String)>,
 }
 
 /// How much of a result file is read to show or check it; a file no
@@ -207,7 +216,7 @@ impl Coach {
             .into_iter()
             .filter(|name| !cwd.join(name).exists())
             .collect();
-        let asked = expected
+        let mut asked: Vec<(String, Asked)> = expected
             .iter()
             .map(|name| (name.clone(), asked_of(task, name, &expected)))
             .collect();
@@ -233,6 +242,16 @@ impl Coach {
         } else {
             BTreeMap::new()
         };
+        // What a result that picks some files of a folder picks from.
+        if asked.iter().any(|(_, asked)| asked.picks) {
+            let picked_from: Vec<(String, Vec<String>)> = folders_seen
+                .keys()
+                .map(|folder| (folder.clone(), files_in(&cwd.join(folder.as_str()))))
+                .collect();
+            for (_, asked) in asked.iter_mut().filter(|(_, asked)| asked.picks) {
+                asked.picked_from = picked_from.clone();
+            }
+        }
         let configs = inputs_seen
             .iter()
             .filter(|(name, text)| {
@@ -286,6 +305,9 @@ impl Coach {
             asked,
             dropped_entry: BTreeMap::new(),
             labelled_output: BTreeMap::new(),
+            message_prints: BTreeMap::new(),
+            no_punctuation: small_model && ignores_punctuation(&task.to_lowercase()),
+            punctuated_output: None,
             told_to_run: false,
             checked_outputs: false,
             ran_any: false,
@@ -704,6 +726,16 @@ impl Coach {
                 "`{name}` no longer runs anything: its line `{line}` is gone"
             ));
         }
+        for (name, print) in &self.message_prints {
+            problems.push(format!(
+                "`{name}` now prints a message (`{print}`) besides its result, which it did not before"
+            ));
+        }
+        if let Some((name, word)) = &self.punctuated_output {
+            problems.push(format!(
+                "`{name}` prints `{word}`, a word with punctuation still on it, where the task says to leave punctuation out"
+            ));
+        }
         for (name, (before, after)) in &self.labelled_output {
             problems.push(format!(
                 "`{name}` now prints words around its result (`{after}`) where it printed the value alone (`{before}`)"
@@ -978,6 +1010,15 @@ impl Coach {
             self.told_columns = true;
             previews.push(note);
         }
+        // What the batch printed, for what a changed script printed.
+        let printed: String = reports
+            .iter()
+            .map(|r| r.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Some(note) = self.punctuation_note(&printed) {
+            previews.push(note);
+        }
         // An input the runs changed (a config set, a script fixed): what
         // changed, so a wrong line changed shows.
         for (name, seen) in &mut self.inputs_seen {
@@ -1037,6 +1078,18 @@ impl Coach {
                     self.labelled_output.insert(name.clone(), (before, after));
                 } else if print_calls(&now).any(|args| print_shape(args) == PrintShape::Bare) {
                     self.labelled_output.remove(name);
+                }
+                match message_print(name, seen, &now, &printed) {
+                    Some((print, line)) if self.small_model => {
+                        note.pop();
+                        note.push_str(&format!(
+                            " It is not right yet: `{name}` printed only its result; the new version also prints a message (`{print}`), and this run printed `{line}`, which whatever reads the script's output does not expect. Leave that print out (a line to skip is skipped silently, with `continue`).]"
+                        ));
+                        self.message_prints.insert(name.clone(), print);
+                    }
+                    _ => {
+                        self.message_prints.remove(name);
+                    }
                 }
                 previews.push(note);
                 *seen = now;
@@ -1135,6 +1188,28 @@ impl Coach {
     /// (kept for small models only).
     pub(super) fn outputs_key(&self) -> &str {
         &self.outputs_key
+    }
+
+    /// After a batch that saved and ran a script the task asks to change
+    /// (`printed`, all it printed): when the task leaves punctuation out of
+    /// words and the script printed a word with punctuation on it, a note
+    /// naming it. Small models only.
+    fn punctuation_note(&mut self, printed: &str) -> Option<String> {
+        if !self.no_punctuation || self.batch_failed {
+            return None;
+        }
+        let (name, output) = self.rewrites.iter().find_map(|name| {
+            let (_, output) = printed.split_once(&format!("saved {name}\n"))?;
+            Some((name.clone(), output))
+        })?;
+        let Some(word) = punctuated_word(output) else {
+            self.punctuated_output = None;
+            return None;
+        };
+        self.punctuated_output = Some((name.clone(), word.to_owned()));
+        Some(format!(
+            "[oi: `{name}` printed `{word}`, a word with punctuation still on it, where the task says to leave punctuation out: {WORDS_ALONE}. Send all of `{name}` again, fixed, in one block.]"
+        ))
     }
 
     /// After a batch whose code wrote a file the task does not name,
@@ -2010,6 +2085,58 @@ fn labelled_print(name: &str, old: &str, new: &str) -> Option<(String, String)> 
     Some((first(old, PrintShape::Bare)?, last?))
 }
 
+/// When the Python file `name` printed only its result in `old` (every
+/// print a value alone) and `new` adds a print of words
+/// (`print(f"Invalid number: {line}")`) whose words begin a line of what
+/// the run `printed`: that print and the line. Whatever reads a script's
+/// output expects its result alone.
+fn message_print(name: &str, old: &str, new: &str, printed: &str) -> Option<(String, String)> {
+    if !name.to_ascii_lowercase().ends_with(".py") {
+        return None;
+    }
+    let mut before = print_calls(old).peekable();
+    before.peek()?;
+    if before.any(|args| print_shape(args) != PrintShape::Bare) {
+        return None;
+    }
+    let old_prints: Vec<&str> = print_calls(old).collect();
+    // The last print is the result's (words around it are another fault).
+    let prints: Vec<&str> = print_calls(new).collect();
+    let (_, earlier) = prints.split_last()?;
+    earlier
+        .iter()
+        .copied()
+        .filter(|args| print_shape(args) != PrintShape::Bare && !old_prints.contains(args))
+        .find_map(|args| {
+            let words = leading_words(args)?;
+            let line = printed
+                .lines()
+                .map(str::trim)
+                .find(|line| line.starts_with(words.as_str()))?;
+            Some((format!("print({args})"), line.to_owned()))
+        })
+}
+
+/// The words a print's arguments `args` begin with: its first string
+/// literal up to a `{…}` field, trimmed, when that holds a word of two
+/// letters or more.
+fn leading_words(args: &str) -> Option<String> {
+    let start = args.find(['"', '\''])?;
+    let prefix = &args[..start];
+    if !prefix.chars().all(|c| "fFrRbBuU".contains(c)) {
+        return None;
+    }
+    let quote = args[start..].chars().next()?;
+    let body = &args[start + 1..];
+    let end = body.find(quote)?;
+    let words = body[..end].split('{').next()?.trim();
+    let letters: Vec<bool> = words.chars().map(|c| c.is_ascii_alphabetic()).collect();
+    letters
+        .windows(2)
+        .any(|w| w[0] && w[1])
+        .then(|| words.to_owned())
+}
+
 /// A line printing a value with words around it (`print(f"Average:
 /// {avg:.2f}")`, `print("Average:", avg)`) changed to print the value
 /// alone: an f-string's last field, or the last of two arguments after a
@@ -2794,6 +2921,20 @@ fn content_problems(
             write_only(name, &value)
         ));
     }
+    if asked.picks
+        && let Some((folder, count)) = names_every_file(text, &asked.picked_from)
+    {
+        problems.push(format!(
+            "`{name}` names every one of the {count} files in `{folder}`, where the task asks only for some of them: the test your code picks them by passes for all of them (check what it compares)"
+        ));
+    }
+    if asked.no_punctuation
+        && let Some(word) = punctuated_word(text)
+    {
+        problems.push(format!(
+            "`{name}` has `{word}`, a word with punctuation still on it, where the task says to leave punctuation out: {WORDS_ALONE}"
+        ));
+    }
     let wrote = writes(python, name);
     if asked.average && wrote && divides_nothing(python) {
         problems.push(format!(
@@ -3000,6 +3141,9 @@ fn content_problems(
     }
     problems
 }
+
+/// How to take words without their punctuation.
+const WORDS_ALONE: &str = "take the words with `re.findall(r\"[A-Za-z0-9']+\", line)` (`import re`) instead of splitting the line at spaces";
 
 /// Something a task says its result's values go without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -3245,6 +3389,16 @@ struct Asked {
     /// One value alone ("Write just that path to …", "Write the number
     /// to …"), not one per key or per line.
     single: bool,
+    /// Its words with punctuation left out ("ignoring case and
+    /// punctuation").
+    no_punctuation: bool,
+    /// Whether it names only some of the files of a folder the task names
+    /// ("Some files in docs/ have … Write the names of all such files"):
+    /// set with the folders' files by [`Coach::new`].
+    picks: bool,
+    /// The folders the task names and the files each held as it began,
+    /// when the task picks some of them.
+    picked_from: Vec<(String, Vec<String>)>,
     /// Its words, lowercase.
     words: Vec<String>,
 }
@@ -3292,9 +3446,103 @@ impl Asked {
                     .iter()
                     .any(|phrase| lower.contains(phrase)),
             single: !one_per_line && asks_single(&words),
+            no_punctuation: ignores_punctuation(&lower),
+            picks: picks_some(&words, &lower),
+            picked_from: Vec::new(),
             words,
         }
     }
+}
+
+/// Whether a (lowercase) task says to leave punctuation out of words
+/// ("ignoring case and punctuation", "without punctuation", "strip
+/// punctuation").
+fn ignores_punctuation(lower: &str) -> bool {
+    lower.split(['.', ';']).any(|sentence| {
+        sentence.contains("punctuation")
+            && [
+                "ignor",
+                "without",
+                "strip",
+                "remov",
+                "drop",
+                "no punctuation",
+            ]
+            .iter()
+            .any(|w| sentence.contains(w))
+    })
+}
+
+/// Whether a task's `words` (lowercase; `lower`, the whole task) pick some
+/// of what they name ("the files that …", "such files", "only those
+/// whose …") rather than all of it ("every file", "all files").
+fn picks_some(words: &[String], lower: &str) -> bool {
+    let all = words.iter().any(|w| matches!(w.as_str(), "every" | "each"))
+        || [
+            "all files",
+            "all the files",
+            "all entries",
+            "all the entries",
+            "all of",
+        ]
+        .iter()
+        .any(|phrase| lower.contains(phrase));
+    !all && words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "such"
+                | "which"
+                | "whose"
+                | "only"
+                | "some"
+                | "that"
+                | "where"
+                | "containing"
+                | "matching"
+                | "duplicate"
+                | "duplicates"
+                | "same"
+        )
+    })
+}
+
+/// When the lines of `text` name every file of one of `folders` (three or
+/// more, each once, with or without the folder before it): the folder
+/// and its count of files.
+fn names_every_file(text: &str, folders: &[(String, Vec<String>)]) -> Option<(String, usize)> {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    folders.iter().find_map(|(folder, files)| {
+        if files.len() < 3 || lines.len() != files.len() {
+            return None;
+        }
+        let mut named: Vec<&str> = lines
+            .iter()
+            .map(|line| {
+                let line = line.strip_prefix("./").unwrap_or(line);
+                line.strip_prefix(folder.as_str()).unwrap_or(line)
+            })
+            .collect();
+        named.sort_unstable();
+        let mut files: Vec<&str> = files.iter().map(String::as_str).collect();
+        files.sort_unstable();
+        (named == files).then(|| (folder.clone(), files.len()))
+    })
+}
+
+/// The first word of `text` with punctuation still on it (`sat.`,
+/// `"Hello`), its lines split at spaces, tabs and commas: a word of two
+/// letters or more with one of `.;:!?"()` before or after it.
+fn punctuated_word(text: &str) -> Option<&str> {
+    const MARKS: &[char] = &['.', ';', ':', '!', '?', '"', '(', ')'];
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .find(|word| {
+            word.chars().filter(|c| c.is_alphabetic()).count() >= 2
+                && (word.starts_with(MARKS) || word.ends_with(MARKS))
+        })
 }
 
 /// Whether a task's `words` (lowercase) ask for one value: "just that
@@ -3445,6 +3693,20 @@ impl NameRules {
         }
         broken
     }
+}
+
+/// The names of the files (not folders, nor hidden files) in the folder
+/// at `path`.
+fn files_in(path: &Path) -> Vec<String> {
+    fs_err::read_dir(path)
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| !name.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Whether a task works on the folder it runs in ("the files in this
@@ -5158,6 +5420,202 @@ mod tests {
         );
         // A negative number is not a line unlike the others.
         assert_eq!(odd_line("-4\n100\n15\n"), None);
+    }
+
+    #[test]
+    fn a_result_naming_every_file_of_a_folder_where_some_are_asked_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::create_dir(cwd.join("docs")).unwrap();
+        for (name, text) in [
+            ("a.txt", "x"),
+            ("b copy.txt", "x"),
+            ("c.md", "y"),
+            ("d.md", "z"),
+        ] {
+            fs_err::write(cwd.join("docs").join(name), text).unwrap();
+        }
+        fs_err::create_dir(cwd.join("docs/old")).unwrap();
+        let task = "Some files in docs/ have the same contents as another file there. Write the names of all such files, sorted, one per line, to dups.txt.";
+        let coach = Coach::new(true, task, cwd);
+        let asked = coach.asked("dups.txt");
+        assert!(asked.picks);
+        let every = "a.txt\nb copy.txt\nc.md\nd.md\n";
+        let problems = content_problems("dups.txt", every, &[], asked, "");
+        assert_eq!(
+            problems,
+            [
+                "`dups.txt` names every one of the 4 files in `docs/`, where the task asks only for some of them: the test your code picks them by passes for all of them (check what it compares)"
+            ]
+        );
+        // With the folder before each name, too; not when some are left out.
+        let prefixed = "./docs/a.txt\n./docs/b copy.txt\n./docs/c.md\n./docs/d.md\n";
+        assert_eq!(
+            content_problems("dups.txt", prefixed, &[], asked, ""),
+            problems
+        );
+        assert!(content_problems("dups.txt", "a.txt\nb copy.txt\n", &[], asked, "").is_empty());
+        // A task asking for every file picks none out.
+        let all = Coach::new(
+            true,
+            "Write the names of all files in docs/, one per line, to all.txt.",
+            cwd,
+        );
+        assert!(!all.asked("all.txt").picks);
+        assert!(content_problems("all.txt", every, &[], all.asked("all.txt"), "").is_empty());
+        let each = Coach::new(
+            true,
+            "Write the size of each file in docs/ that ends in .md to sizes.txt.",
+            cwd,
+        );
+        assert!(!each.asked("sizes.txt").picks);
+    }
+
+    #[test]
+    fn tasks_that_pick_some_files_and_leave_out_punctuation_are_told() {
+        let words = |task: &str| -> Vec<String> {
+            task_words(&task.to_lowercase())
+                .map(str::to_owned)
+                .collect()
+        };
+        for task in [
+            "Write the names of the files in logs/ that mention ERROR to errors.txt.",
+            "List only the images whose names end in .png.",
+        ] {
+            assert!(picks_some(&words(task), &task.to_lowercase()), "{task}");
+        }
+        for task in [
+            "List the files in logs/ to files.txt.",
+            "List all files in logs/ that are there.",
+            "Count the lines of every file in logs/.",
+        ] {
+            assert!(!picks_some(&words(task), &task.to_lowercase()), "{task}");
+        }
+        for task in [
+            "Print the 3 most common words, ignoring case and punctuation.",
+            "Count the words without punctuation.",
+            "Strip punctuation from each word; then count them.",
+        ] {
+            assert!(ignores_punctuation(&task.to_lowercase()), "{task}");
+        }
+        assert!(!ignores_punctuation(
+            "keep the punctuation. ignore blank lines."
+        ));
+        assert_eq!(punctuated_word("the 3\ncat 1\nsat.\n 1\n"), Some("sat."));
+        assert_eq!(punctuated_word("apple,4\n\"pear,2\n"), Some("\"pear"));
+        assert_eq!(punctuated_word("the 3\ndon't 2\n3.5 1\nU.S 1\n"), None);
+    }
+
+    #[test]
+    fn a_word_with_punctuation_where_the_task_leaves_it_out_is_named() {
+        let asked = Asked::of(
+            "Write the 3 most common words of text.txt, ignoring punctuation, one per line as 'word count', to top.txt.",
+        );
+        assert!(
+            content_problems("top.txt", "the 3\nsat. 1\ncat 1\n", &[], &asked, "").contains(&"`top.txt` has `sat.`, a word with punctuation still on it, where the task says to leave punctuation out: take the words with `re.findall(r\"[A-Za-z0-9']+\", line)` (`import re`) instead of splitting the line at spaces".to_owned())
+        );
+        assert!(content_problems("top.txt", "the 3\nsat 1\ncat 1\n", &[], &asked, "").is_empty());
+        let plain = Asked::of("Write the 3 most common words of text.txt to top.txt.");
+        assert!(content_problems("top.txt", "the 3\nsat. 1\n", &[], &plain, "").is_empty());
+    }
+
+    #[test]
+    fn a_fixed_script_printing_punctuated_words_is_told_until_it_prints_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("wordfreq.py"), "print(1)\n").unwrap();
+        let task = "wordfreq.py should print the 3 most common words, ignoring case and punctuation. Fix wordfreq.py.";
+        let mut coach = Coach::new(true, task, cwd);
+        let shell = |text: &str| Report {
+            call_id: None,
+            language: "shell".into(),
+            text: text.into(),
+            images: Vec::new(),
+        };
+        let notes = coach.after_runs(&[shell("saved wordfreq.py\nthe 3\ncat 1\nsat.\n 1\n")], cwd);
+        assert!(notes.contains(&"[oi: `wordfreq.py` printed `sat.`, a word with punctuation still on it, where the task says to leave punctuation out: take the words with `re.findall(r\"[A-Za-z0-9']+\", line)` (`import re`) instead of splitting the line at spaces. Send all of `wordfreq.py` again, fixed, in one block.]".to_owned()), "{notes:?}");
+        fs_err::write(cwd.join("wordfreq.py"), "print(2)\n").unwrap();
+        assert!(coach.ending_problems(cwd, None, "").contains(&"`wordfreq.py` prints `sat.`, a word with punctuation still on it, where the task says to leave punctuation out".to_owned()));
+        let notes = coach.after_runs(&[shell("saved wordfreq.py\nthe 3\ncat 1\nsat 1\n")], cwd);
+        assert!(
+            !notes.iter().any(|n| n.contains("punctuation")),
+            "{notes:?}"
+        );
+        let left = coach.ending_problems(cwd, None, "");
+        assert!(left.is_empty(), "{left:?}");
+        // Not where the task keeps punctuation, nor for other models.
+        let mut plain = Coach::new(
+            true,
+            "wordfreq.py should print the 3 most common words. Fix wordfreq.py.",
+            cwd,
+        );
+        let mut big = Coach::new(false, task, cwd);
+        for coach in [&mut plain, &mut big] {
+            let notes = coach.after_runs(&[shell("saved wordfreq.py\nsat. 1\n")], cwd);
+            assert!(
+                !notes.iter().any(|n| n.contains("punctuation")),
+                "{notes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_fixed_script_that_now_prints_messages_besides_its_result_is_told() {
+        let old = "import sys\ntotal = 0\nfor line in open(sys.argv[1]):\n    total += int(line)\nprint(total)\n";
+        let new = "import sys\ntotal = 0\nfor line in open(sys.argv[1]):\n    try:\n        total += float(line)\n    except ValueError:\n        print(f\"Invalid number: {line.strip()}\")\n        print('skipped')\nif total == 0:\n    print(\"No numbers found.\")\nprint(f'{total:.2f}')\n";
+        assert_eq!(
+            message_print("sum.py", old, new, "Invalid number: \n9.83\n"),
+            Some((
+                "print(f\"Invalid number: {line.strip()}\")".to_owned(),
+                "Invalid number:".to_owned()
+            ))
+        );
+        // Messages the run did not print, the result's own print, a
+        // script that printed messages before: nothing to say.
+        assert_eq!(message_print("sum.py", old, new, "9.83\n"), None);
+        let labelled = "print(f'Total: {total}')\n";
+        assert_eq!(message_print("sum.py", old, labelled, "Total: 3\n"), None);
+        assert_eq!(
+            message_print("sum.py", new, new, "Invalid number: \n9.83\n"),
+            None
+        );
+        assert_eq!(
+            message_print("sum.sh", old, new, "Invalid number: \n9.83\n"),
+            None
+        );
+        assert_eq!(
+            leading_words("f\"Invalid number: {x}\""),
+            Some("Invalid number:".to_owned())
+        );
+        assert_eq!(leading_words("'a', x"), None);
+        assert_eq!(leading_words("x, 'ok'"), None);
+    }
+
+    #[test]
+    fn a_message_a_fixed_script_prints_is_named_after_its_run_and_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let old = "import sys\ntotal = 0\nfor line in open(sys.argv[1]):\n    total += int(line)\nprint(total)\n";
+        fs_err::write(cwd.join("sum.py"), old).unwrap();
+        fs_err::write(cwd.join("numbers.txt"), "10\n\n19.5\n").unwrap();
+        let mut coach = Coach::new(true, "sum.py crashes on numbers.txt. Fix sum.py.", cwd);
+        let new = "import sys\ntotal = 0\nfor line in open(sys.argv[1]):\n    if not line.strip():\n        print('Skipping a blank line')\n        continue\n    total += float(line)\nprint(total)\n";
+        fs_err::write(cwd.join("sum.py"), new).unwrap();
+        let notes = coach.after_runs(
+            &[python_report("saved sum.py\nSkipping a blank line\n29.5\n")],
+            cwd,
+        );
+        assert!(
+            notes.iter().any(|n| n.ends_with(" It is not right yet: `sum.py` printed only its result; the new version also prints a message (`print('Skipping a blank line')`), and this run printed `Skipping a blank line`, which whatever reads the script's output does not expect. Leave that print out (a line to skip is skipped silently, with `continue`).]")),
+            "{notes:?}"
+        );
+        assert!(coach.ending_problems(cwd, None, "").contains(&"`sum.py` now prints a message (`print('Skipping a blank line')`) besides its result, which it did not before".to_owned()));
+        let fixed = new.replace("        print('Skipping a blank line')\n", "");
+        fs_err::write(cwd.join("sum.py"), fixed).unwrap();
+        let notes = coach.after_runs(&[python_report("saved sum.py\n29.5\n")], cwd);
+        assert!(!notes.iter().any(|n| n.contains("message")), "{notes:?}");
+        let left = coach.ending_problems(cwd, None, "");
+        assert!(left.is_empty(), "{left:?}");
     }
 
     #[test]
