@@ -2530,13 +2530,24 @@ fn written_names(code: &str) -> Vec<(String, String)> {
 /// set on two lines, read as a shell or dotenv reader would (spaces around
 /// `=` and an `export ` before it do not change the key), with both lines.
 fn repeated_key(text: &str) -> Option<(String, String, String)> {
-    let lines: Vec<&str> = text
-        .lines()
+    let keys = key_lines(text)?;
+    if keys.len() < 2 {
+        return None;
+    }
+    keys.iter().enumerate().find_map(|(i, (key, line))| {
+        let (_, other) = keys[i + 1..].iter().find(|(other, _)| other == key)?;
+        Some(((*key).to_owned(), (*line).to_owned(), (*other).to_owned()))
+    })
+}
+
+/// The keys of a `KEY=value` text (a `.env`, a properties file), each with
+/// its line (trimmed): every line not blank nor a `#` comment sets a key,
+/// read with spaces around `=` or `export ` before it as the same key.
+/// `None` when a line is not such a setting.
+fn key_lines(text: &str) -> Option<Vec<(&str, &str)>> {
+    text.lines()
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with('#'))
-        .collect();
-    let keys: Vec<&str> = lines
-        .iter()
         .map(|line| {
             let (key, _) = line.split_once('=')?;
             let key = key.trim();
@@ -2545,15 +2556,25 @@ fn repeated_key(text: &str) -> Option<(String, String, String)> {
                 && key
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-            word.then_some(key)
+            word.then_some((key, line))
         })
-        .collect::<Option<_>>()?;
-    if keys.len() < 2 {
+        .collect()
+}
+
+/// When the `KEY=value` result `text` lacks a key that one of `inputs`
+/// (also `KEY=value` texts) sets: that key and the input. A merge that
+/// read one of its files and forgot the other.
+fn missing_key<'a>(text: &str, inputs: &[(&'a String, &'a String)]) -> Option<(String, &'a str)> {
+    let written = key_lines(text)?;
+    if written.is_empty() {
         return None;
     }
-    keys.iter().enumerate().find_map(|(i, key)| {
-        let j = i + 1 + keys[i + 1..].iter().position(|other| other == key)?;
-        Some(((*key).to_owned(), lines[i].to_owned(), lines[j].to_owned()))
+    inputs.iter().find_map(|(input, body)| {
+        let keys = key_lines(body)?;
+        let (key, _) = keys
+            .iter()
+            .find(|(key, _)| !written.iter().any(|(w, _)| w == key))?;
+        Some(((*key).to_owned(), input.as_str()))
     })
 }
 
@@ -2964,6 +2985,13 @@ fn content_problems(
         };
         problems.push(format!(
             "`{name}` keeps the row of `{key}` {value} with `{date}` {kept}, but `{input}` has {other} one ({best}) and the task asks for the {which}: {how}"
+        ));
+    }
+    if asked.every_key
+        && let Some((key, input)) = missing_key(text, inputs)
+    {
+        problems.push(format!(
+            "`{name}` lacks `{key}`, which `{input}` sets, where the task asks for every key: read the lines of each file the same way, in one loop over all of them"
         ));
     }
     if let Some((key, first, second)) = repeated_key(text) {
@@ -3389,6 +3417,9 @@ struct Asked {
     /// One value alone ("Write just that path to …", "Write the number
     /// to …"), not one per key or per line.
     single: bool,
+    /// Every key of the files it merges ("every key from both", "all
+    /// keys", "merge").
+    every_key: bool,
     /// Its words with punctuation left out ("ignoring case and
     /// punctuation").
     no_punctuation: bool,
@@ -3447,6 +3478,12 @@ impl Asked {
                     .any(|phrase| lower.contains(phrase)),
             single: !one_per_line && asks_single(&words),
             no_punctuation: ignores_punctuation(&lower),
+            every_key: words
+                .iter()
+                .any(|w| matches!(w.as_str(), "merge" | "merged" | "combine"))
+                || ["every key", "all keys", "all the keys", "each key"]
+                    .iter()
+                    .any(|phrase| lower.contains(phrase)),
             picks: picks_some(&words, &lower),
             picked_from: Vec::new(),
             words,
@@ -5420,6 +5457,41 @@ mod tests {
         );
         // A negative number is not a line unlike the others.
         assert_eq!(odd_line("-4\n100\n15\n"), None);
+    }
+
+    #[test]
+    fn a_key_an_input_sets_and_a_merge_lacks_is_named() {
+        let defaults = (
+            "defaults.env".to_owned(),
+            "# all\nAPP_PORT=8080\nLOG_LEVEL=info\n".to_owned(),
+        );
+        let local = (
+            "local.env".to_owned(),
+            "export LOG_LEVEL=debug\nAPP_PORT = 9090\nCACHE_DIR=/tmp/c\n".to_owned(),
+        );
+        let inputs = [(&defaults.0, &defaults.1), (&local.0, &local.1)];
+        let asked = Asked::of(
+            "Merge defaults.env and local.env into merged.env: every key from both, local.env's value wins.",
+        );
+        assert!(asked.every_key);
+        assert_eq!(
+            content_problems(
+                "merged.env",
+                "APP_PORT=9090\nLOG_LEVEL=debug\n",
+                &inputs,
+                &asked,
+                ""
+            ),
+            [
+                "`merged.env` lacks `CACHE_DIR`, which `local.env` sets, where the task asks for every key: read the lines of each file the same way, in one loop over all of them"
+            ]
+        );
+        let whole = "APP_PORT=9090\nCACHE_DIR=/tmp/c\nLOG_LEVEL=debug\n";
+        assert!(content_problems("merged.env", whole, &inputs, &asked, "").is_empty());
+        // Not a task that keeps some keys, nor a result that is not KEY=value.
+        let some = Asked::of("Write the keys of local.env that defaults.env lacks to new.env.");
+        assert!(content_problems("new.env", "CACHE_DIR=/tmp/c\n", &inputs, &some, "").is_empty());
+        assert_eq!(missing_key("CACHE_DIR\n", &inputs), None);
     }
 
     #[test]
