@@ -1878,3 +1878,155 @@ async fn a_call_that_failed_before_its_function_was_defined_runs_again_once_it_i
         "{told}"
     );
 }
+
+#[tokio::test]
+async fn a_small_model_gets_the_split_of_a_report_aligned_in_columns_and_its_rows() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("report.txt"),
+        "Nightly build report\n\nID      Job              Status    Duration\n------  ---------------  --------  --------\nJ-101   compile          PASSED    00:04:10\nJ-102   unit tests       FAILED    00:12:55\nJ-104   integration      FAILED    00:30:02\n\nNotes: J-103 was FAILED yesterday.\n",
+    )
+    .unwrap();
+    // The model copies the split the look gives; the real kernel runs it.
+    env.server
+        .push(Reply::text(
+            "```python\nimport re\nids = []\nfor line in open('report.txt'):\n    cells = re.split(r'\\s{2,}', line.strip())\n    if len(cells) == 4 and cells[2] == 'FAILED':\n        ids.append(cells[0])\n_ = open('failed.txt', 'w').write('\\n'.join(ids) + '\\n')\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the IDs of the jobs in report.txt whose status is FAILED, one per line, to failed.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let first = env.server.chat_requests()[0].last_message_text();
+    assert!(
+        first.contains("In it a table with the columns `ID`, `Job`, `Status`, `Duration`, separated by two or more spaces. Split a line into its cells with `import re`, `cells = re.split(r'\\s{2,}', line.strip())`: its 3 rows are the lines with `len(cells) == 4`, after the header and the `---` line. Some cells hold a space (`unit tests`)"),
+        "{first}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("failed.txt")).unwrap(),
+        "J-102\nJ-104\n"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_is_told_a_result_names_every_file_where_some_are_asked() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let docs = env.cwd.path().join("docs");
+    fs_err::create_dir(&docs).unwrap();
+    for (name, text) in [("a.txt", "same"), ("b.txt", "same"), ("c.txt", "other")] {
+        fs_err::write(docs.join(name), text).unwrap();
+    }
+    let every = "import os\n_ = open('dups.txt', 'w').write('\\n'.join(sorted(os.listdir('docs'))) + '\\n')";
+    let some = "import os\nfrom collections import defaultdict\nby = defaultdict(list)\nfor n in os.listdir('docs'):\n    by[open(os.path.join('docs', n)).read()].append(n)\n_ = open('dups.txt', 'w').write(''.join(n + '\\n' for ns in by.values() if len(ns) > 1 for n in sorted(ns)))";
+    env.server
+        .push(Reply::text(&format!("```python\n{every}\n```")))
+        .push(Reply::text(&format!("```python\n{some}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Some files in docs/ have the same contents as another file there. Write the names of all such files, sorted, one per line, to dups.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("It is not right yet: `dups.txt` names every one of the 3 files in `docs/`, where the task asks only for some of them: the test your code picks them by passes for all of them (check what it compares)."),
+        "{told}"
+    );
+    let after = requests[2].last_message_text();
+    assert!(
+        !after.contains("names every one") && after.contains("Check that it holds exactly"),
+        "{after}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("dups.txt")).unwrap(),
+        "a.txt\nb.txt\n"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_is_told_a_fixed_script_prints_a_message_and_punctuated_words() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    let old = "import sys\nfrom collections import Counter\ncounts = Counter()\nfor line in open(sys.argv[1]):\n    for w in line.split(' '):\n        counts[w] += 1\nfor w, n in counts.most_common(2):\n    print(w, n)\n";
+    fs_err::write(cwd.join("wordfreq.py"), old).unwrap();
+    fs_err::write(cwd.join("sample.txt"), "The cat sat.\n\nthe sat. end\n").unwrap();
+    // A version that reports the blank line it skips and keeps the
+    // punctuation, then one that does neither.
+    let noisy = "import sys\nfrom collections import Counter\ncounts = Counter()\nfor line in open(sys.argv[1]):\n    if not line.strip():\n        print('Skipping a blank line')\n        continue\n    for w in line.split():\n        counts[w.lower()] += 1\nfor w, n in counts.most_common(2):\n    print(w, n)\n";
+    let fixed = "import re\nimport sys\nfrom collections import Counter\ncounts = Counter()\nfor line in open(sys.argv[1]):\n    for w in re.findall(r\"[A-Za-z0-9']+\", line):\n        counts[w.lower()] += 1\nfor w, n in counts.most_common(2):\n    print(w, n)\n";
+    env.server
+        .push(Reply::text(&format!("```python\n{noisy}```")))
+        .push(Reply::text(&format!("```python\n{fixed}```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "wordfreq.py should print the 2 most common words of the file given as its argument, one per line as 'word count', ignoring case and punctuation. Fix wordfreq.py.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("[oi: `wordfreq.py` printed `sat.`, a word with punctuation still on it, where the task says to leave punctuation out")
+            && told.contains("the new version also prints a message (`print('Skipping a blank line')`), and this run printed `Skipping a blank line`"),
+        "{told}"
+    );
+    let after = requests[2].last_message_text();
+    assert!(
+        after.contains("saved wordfreq.py\nthe 2\nsat 2\n")
+            && !after.contains("punctuation")
+            && !after.contains("a message"),
+        "{after}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("wordfreq.py")).unwrap(),
+        fixed
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_is_told_a_merge_lacks_a_key_an_input_sets() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(cwd.join("defaults.env"), "PORT=8080\nLEVEL=info\n").unwrap();
+    fs_err::write(cwd.join("local.env"), "export LEVEL=debug\nCACHE=/tmp/c\n").unwrap();
+    // Only the first file read, then both.
+    let one = "lines = [l.strip() for l in open('defaults.env') if l.strip()]\n_ = open('merged.env', 'w').write('\\n'.join(sorted(lines)) + '\\n')";
+    let both = "merged = {}\nfor name in ['defaults.env', 'local.env']:\n    for l in open(name):\n        if '=' in l:\n            k, v = l.split('=', 1)\n            merged[k.replace('export ', '').strip()] = v.strip()\n_ = open('merged.env', 'w').write(''.join(f'{k}={v}\\n' for k, v in sorted(merged.items())))";
+    env.server
+        .push(Reply::text(&format!("```python\n{one}\n```")))
+        .push(Reply::text(&format!("```python\n{both}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Merge defaults.env and local.env into merged.env: every key from both, where local.env's value wins, sorted by key.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains(
+            "`merged.env` lacks `CACHE`, which `local.env` sets, where the task asks for every key"
+        ),
+        "{told}"
+    );
+    assert!(!requests[2].last_message_text().contains("lacks"));
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("merged.env")).unwrap(),
+        "CACHE=/tmp/c\nLEVEL=debug\nPORT=8080\n"
+    );
+}
