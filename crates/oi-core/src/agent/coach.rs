@@ -11,7 +11,7 @@
 //! code), for the reply's grammar to require a code block. For other
 //! models it stays silent.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -174,6 +174,9 @@ pub(super) struct Coach {
     /// Python files the task names that printed only their result and now
     /// print messages too, which a run showed: the print of each.
     message_prints: BTreeMap<String, String>,
+    /// The scripts the task names as they were when it began (small
+    /// models): what a new version is held to.
+    scripts_before: BTreeMap<String, String>,
     /// Whether the task says to leave punctuation out of words.
     no_punctuation: bool,
     /// A script the task asks to change whose last run printed a word
@@ -306,6 +309,11 @@ impl Coach {
             dropped_entry: BTreeMap::new(),
             labelled_output: BTreeMap::new(),
             message_prints: BTreeMap::new(),
+            scripts_before: inputs_seen
+                .iter()
+                .filter(|(name, _)| super::save_as::is_script(name))
+                .map(|(name, text)| (name.clone(), text.clone()))
+                .collect(),
             no_punctuation: small_model && ignores_punctuation(&task.to_lowercase()),
             punctuated_output: None,
             told_to_run: false,
@@ -1079,11 +1087,34 @@ impl Coach {
                 } else if print_calls(&now).any(|args| print_shape(args) == PrintShape::Bare) {
                     self.labelled_output.remove(name);
                 }
-                match message_print(name, seen, &now, &printed) {
-                    Some((print, line)) if self.small_model => {
+                let before = self
+                    .scripts_before
+                    .get(name)
+                    .map_or(seen.as_str(), String::as_str);
+                match message_print(name, before, &now, &printed) {
+                    Some((print, shown)) if self.small_model => {
+                        // Its line, when the print stands alone on it:
+                        // `pass` keeps the block it is in.
+                        let own = now
+                            .lines()
+                            .map(str::trim)
+                            .find(|line| *line == print)
+                            .map(str::to_owned);
+                        let how = match own {
+                            Some(code) => {
+                                KnownFix::keep(
+                                    &mut self.line_fixes,
+                                    code.clone(),
+                                    "pass".to_owned(),
+                                    now.clone(),
+                                );
+                                format!("in your script, `{code}` becomes `pass`")
+                            }
+                            None => "a line to skip is skipped silently".to_owned(),
+                        };
                         note.pop();
                         note.push_str(&format!(
-                            " It is not right yet: `{name}` printed only its result; the new version also prints a message (`{print}`), and this run printed `{line}`, which whatever reads the script's output does not expect. Leave that print out (a line to skip is skipped silently, with `continue`).]"
+                            " It is not right yet: `{name}` printed only its result; the new version also prints a message (`{print}`), and this run printed `{shown}`, which whatever reads the script's output does not expect. Leave that print out ({how}).]"
                         ));
                         self.message_prints.insert(name.clone(), print);
                     }
@@ -3544,8 +3575,8 @@ fn picks_some(words: &[String], lower: &str) -> bool {
 }
 
 /// When the lines of `text` name every file of one of `folders` (three or
-/// more, each once, with or without the folder before it): the folder
-/// and its count of files.
+/// more, and nothing else, with or without the folder before each): the
+/// folder and its count of files.
 fn names_every_file(text: &str, folders: &[(String, Vec<String>)]) -> Option<(String, usize)> {
     let lines: Vec<&str> = text
         .lines()
@@ -3553,19 +3584,17 @@ fn names_every_file(text: &str, folders: &[(String, Vec<String>)]) -> Option<(St
         .filter(|line| !line.is_empty())
         .collect();
     folders.iter().find_map(|(folder, files)| {
-        if files.len() < 3 || lines.len() != files.len() {
+        if files.len() < 3 {
             return None;
         }
-        let mut named: Vec<&str> = lines
+        let named: BTreeSet<&str> = lines
             .iter()
             .map(|line| {
                 let line = line.strip_prefix("./").unwrap_or(line);
                 line.strip_prefix(folder.as_str()).unwrap_or(line)
             })
             .collect();
-        named.sort_unstable();
-        let mut files: Vec<&str> = files.iter().map(String::as_str).collect();
-        files.sort_unstable();
+        let files: BTreeSet<&str> = files.iter().map(String::as_str).collect();
         (named == files).then(|| (folder.clone(), files.len()))
     })
 }
@@ -5527,6 +5556,12 @@ mod tests {
             problems
         );
         assert!(content_problems("dups.txt", "a.txt\nb copy.txt\n", &[], asked, "").is_empty());
+        let twice = "a.txt\na.txt\nb copy.txt\nb copy.txt\nc.md\nc.md\nd.md\nd.md\n";
+        assert!(
+            content_problems("dups.txt", twice, &[], asked, "")
+                .iter()
+                .any(|p| p.contains("names every one of the 4 files"))
+        );
         // A task asking for every file picks none out.
         let all = Coach::new(
             true,
@@ -5678,11 +5713,37 @@ mod tests {
             cwd,
         );
         assert!(
-            notes.iter().any(|n| n.ends_with(" It is not right yet: `sum.py` printed only its result; the new version also prints a message (`print('Skipping a blank line')`), and this run printed `Skipping a blank line`, which whatever reads the script's output does not expect. Leave that print out (a line to skip is skipped silently, with `continue`).]")),
+            notes.iter().any(|n| n.ends_with(" It is not right yet: `sum.py` printed only its result; the new version also prints a message (`print('Skipping a blank line')`), and this run printed `Skipping a blank line`, which whatever reads the script's output does not expect. Leave that print out (in your script, `print('Skipping a blank line')` becomes `pass`).]")),
+            "{notes:?}"
+        );
+        // Sent again with that print, it runs with `pass` in its place.
+        let mut actions = vec![Action::Run(ProposedRun {
+            language: Some("python".to_owned()),
+            code: new.to_owned(),
+            call_id: None,
+        })];
+        assert!(coach.apply_line_fix(&mut actions).is_some());
+        let Action::Run(changed) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert_eq!(
+            changed.code,
+            new.replace("print('Skipping a blank line')", "pass")
+        );
+        // A later version that changes something else and keeps the
+        // message is held to the script as it began.
+        let other = new.replace("print(total)", "print(round(total, 2))");
+        fs_err::write(cwd.join("sum.py"), &other).unwrap();
+        let notes = coach.after_runs(
+            &[python_report("saved sum.py\nSkipping a blank line\n29.5\n")],
+            cwd,
+        );
+        assert!(
+            notes.iter().any(|n| n.contains("also prints a message")),
             "{notes:?}"
         );
         assert!(coach.ending_problems(cwd, None, "").contains(&"`sum.py` now prints a message (`print('Skipping a blank line')`) besides its result, which it did not before".to_owned()));
-        let fixed = new.replace("        print('Skipping a blank line')\n", "");
+        let fixed = other.replace("        print('Skipping a blank line')\n", "");
         fs_err::write(cwd.join("sum.py"), fixed).unwrap();
         let notes = coach.after_runs(&[python_report("saved sum.py\n29.5\n")], cwd);
         assert!(!notes.iter().any(|n| n.contains("message")), "{notes:?}");

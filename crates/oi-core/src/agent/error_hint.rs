@@ -74,6 +74,12 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             note: format!("[oi: {text}]"),
         });
     }
+    if let Some(text) = split_index(output) {
+        return Some(Hint {
+            kind: "split-index",
+            note: format!("[oi: {text}]"),
+        });
+    }
     let lines: Vec<&str> = output.lines().collect();
     let start = lines.len().saturating_sub(TAIL);
     let failed = output.contains("[exit code ");
@@ -88,6 +94,24 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             note: format!("[oi: {text}]"),
         })
     })
+}
+
+/// When a run failed with `IndexError: list index out of range` at a line
+/// that indexes the fields of a split line (`line.split()[2]`): a line
+/// with fewer fields (a blank line, a title, a note under a table) is the
+/// cause. Small models split every line of a report and index it.
+fn split_index(output: &str) -> Option<String> {
+    let last = output.lines().rev().find(|l| !l.trim().is_empty())?.trim();
+    if !last.starts_with("IndexError: list index out of range") {
+        return None;
+    }
+    let line = output
+        .lines()
+        .map(str::trim)
+        .find(|l| (l.contains(".split(") && l.contains(")[")) || l.contains("fields["))?;
+    Some(format!(
+        "a line with fewer fields than the code indexes (a blank line, a title, a note) failed at `{line}`: split each line once (`fields = …`), skip the lines with too few (`if len(fields) < N: continue`), and split them the way the first look says when it says how."
+    ))
 }
 
 /// When pandas' `merge` failed with a `KeyError` for its `on=` column:
@@ -762,6 +786,28 @@ mod tests {
         assert_eq!(
             kind("ValueError: could not convert string to float: 'amount'"),
             None
+        );
+    }
+
+    #[test]
+    fn indexing_a_split_line_with_too_few_fields_is_explained() {
+        let output = "Traceback (most recent call last):\n  File \"<cell-1>\", line 10, in <module>\n    failed = [l for l in lines if l.split()[2] == 'FAILED']\n                                  ~~~~~~~~~~^^^\nIndexError: list index out of range\n";
+        let found = hint(output, Path::new(".")).expect("a hint");
+        assert_eq!(found.kind, "split-index");
+        assert_eq!(
+            found.note,
+            "[oi: a line with fewer fields than the code indexes (a blank line, a title, a note) failed at `failed = [l for l in lines if l.split()[2] == 'FAILED']`: split each line once (`fields = …`), skip the lines with too few (`if len(fields) < N: continue`), and split them the way the first look says when it says how.]"
+        );
+        // Another list indexed out of range, or another error: not this.
+        let other = "Traceback (most recent call last):\n    x = items[5]\nIndexError: list index out of range\n";
+        assert_ne!(
+            hint(other, Path::new(".")).map(|h| h.kind),
+            Some("split-index")
+        );
+        let later = output.replace("IndexError: list index out of range", "KeyError: 'x'");
+        assert_ne!(
+            hint(&later, Path::new(".")).map(|h| h.kind),
+            Some("split-index")
         );
     }
 
