@@ -1791,7 +1791,8 @@ fn says_to_keep(task: &str, name: &str) -> bool {
 }
 
 /// Whether the sentence of `task` that names the file `name` says to write
-/// it ("Write the number to commits.txt", "save them in out.csv").
+/// it ("Write the number to commits.txt", "save them in out.csv", "Convert
+/// people.csv to people.json").
 fn says_to_write(task: &str, name: &str) -> bool {
     let Some((before, _)) = sentence_of(task, name) else {
         return false;
@@ -1801,7 +1802,21 @@ fn says_to_write(task: &str, name: &str) -> bool {
             word.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
                 .as_str(),
-            "write" | "save" | "store" | "put" | "output" | "record" | "export" | "dump" | "append"
+            "write"
+                | "save"
+                | "store"
+                | "put"
+                | "output"
+                | "record"
+                | "export"
+                | "dump"
+                | "append"
+                | "convert"
+                | "merge"
+                | "combine"
+                | "create"
+                | "generate"
+                | "produce"
         )
     })
 }
@@ -4910,6 +4925,15 @@ mod tests {
             "commits.txt"
         ));
         assert!(says_to_write("Save the rows in out.csv", "out.csv"));
+        // A file made from others is written too.
+        assert!(says_to_write(
+            "Convert people.csv to people.json: a list of objects.",
+            "people.json"
+        ));
+        assert!(says_to_write(
+            "Merge a.env and b.env into merged.env.",
+            "merged.env"
+        ));
         assert!(!says_to_write(
             "Which of a.txt and b.txt is bigger?",
             "a.txt"
