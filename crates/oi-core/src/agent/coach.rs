@@ -249,7 +249,7 @@ impl Coach {
         if asked.iter().any(|(_, asked)| asked.picks) {
             let picked_from: Vec<(String, Vec<String>)> = folders_seen
                 .keys()
-                .map(|folder| (folder.clone(), files_in(&cwd.join(folder.as_str()))))
+                .map(|folder| (folder.clone(), entries_in(&cwd.join(folder.as_str()), true)))
                 .collect();
             for (_, asked) in asked.iter_mut().filter(|(_, asked)| asked.picks) {
                 asked.picked_from = picked_from.clone();
@@ -1018,12 +1018,17 @@ impl Coach {
             self.told_columns = true;
             previews.push(note);
         }
-        // What the batch printed, for what a changed script printed.
-        let printed: String = reports
-            .iter()
-            .map(|r| r.text.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
+        // What the batch printed, for what a changed script printed (small
+        // models' notes only).
+        let printed: String = if self.small_model {
+            reports
+                .iter()
+                .map(|r| r.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            String::new()
+        };
         if let Some(note) = self.punctuation_note(&printed) {
             previews.push(note);
         }
@@ -1068,13 +1073,13 @@ impl Coach {
                         .find(|line| line.contains(after.as_str()))
                         .and_then(|line| Some((line.to_owned(), bare_print(line)?)));
                     let how = match own {
-                        Some((code, fixed)) => {
-                            let how = format!("in your script, `{code}` becomes `{fixed}`");
-                            if self.small_model {
-                                KnownFix::keep(&mut self.line_fixes, code, fixed, now.clone());
-                            }
-                            how
-                        }
+                        Some((code, fixed)) => keep_script_fix(
+                            &mut self.line_fixes,
+                            self.small_model,
+                            &now,
+                            code,
+                            fixed,
+                        ),
                         None => {
                             "`print(value)`, or `print(f'{value:.2f}')` for 2 decimals".to_owned()
                         }
@@ -1091,26 +1096,25 @@ impl Coach {
                     .scripts_before
                     .get(name)
                     .map_or(seen.as_str(), String::as_str);
-                match message_print(name, before, &now, &printed) {
-                    Some((print, shown)) if self.small_model => {
+                let message = if self.small_model {
+                    message_print(name, before, &now, &printed)
+                } else {
+                    None
+                };
+                match message {
+                    Some((print, shown)) => {
                         // Its line, when the print stands alone on it:
                         // `pass` keeps the block it is in.
-                        let own = now
-                            .lines()
-                            .map(str::trim)
-                            .find(|line| *line == print)
-                            .map(str::to_owned);
-                        let how = match own {
-                            Some(code) => {
-                                KnownFix::keep(
-                                    &mut self.line_fixes,
-                                    code.clone(),
-                                    "pass".to_owned(),
-                                    now.clone(),
-                                );
-                                format!("in your script, `{code}` becomes `pass`")
-                            }
-                            None => "a line to skip is skipped silently".to_owned(),
+                        let how = if now.lines().any(|line| line.trim() == print) {
+                            keep_script_fix(
+                                &mut self.line_fixes,
+                                true,
+                                &now,
+                                print.clone(),
+                                "pass".to_owned(),
+                            )
+                        } else {
+                            "a line to skip is skipped silently".to_owned()
                         };
                         note.pop();
                         note.push_str(&format!(
@@ -1118,7 +1122,7 @@ impl Coach {
                         ));
                         self.message_prints.insert(name.clone(), print);
                     }
-                    _ => {
+                    None => {
                         self.message_prints.remove(name);
                     }
                 }
@@ -1230,7 +1234,8 @@ impl Coach {
             return None;
         }
         let (name, output) = self.rewrites.iter().find_map(|name| {
-            let (_, output) = printed.split_once(&format!("saved {name}\n"))?;
+            let saved = super::save_as::saved_line(name);
+            let (_, output) = printed.split_once(&format!("{saved}\n"))?;
             Some((name.clone(), output))
         })?;
         let Some(word) = punctuated_word(output) else {
@@ -2131,6 +2136,23 @@ fn labelled_print(name: &str, old: &str, new: &str) -> Option<(String, String)> 
     Some((first(old, PrintShape::Bare)?, last?))
 }
 
+/// A line `code` of the script `now` and its change `fixed`, said as the
+/// notes say it; kept as a line fix for the version sent next when `keep`
+/// (small models).
+fn keep_script_fix(
+    fixes: &mut Vec<KnownFix>,
+    keep: bool,
+    now: &str,
+    code: String,
+    fixed: String,
+) -> String {
+    let how = format!("in your script, `{code}` becomes `{fixed}`");
+    if keep {
+        KnownFix::keep(fixes, code, fixed, now.to_owned());
+    }
+    how
+}
+
 /// When the Python file `name` printed only its result in `old` (every
 /// print a value alone) and `new` adds a print of words
 /// (`print(f"Invalid number: {line}")`) whose words begin a line of what
@@ -2140,12 +2162,14 @@ fn message_print(name: &str, old: &str, new: &str, printed: &str) -> Option<(Str
     if !name.to_ascii_lowercase().ends_with(".py") {
         return None;
     }
-    let mut before = print_calls(old).peekable();
-    before.peek()?;
-    if before.any(|args| print_shape(args) != PrintShape::Bare) {
+    let old_prints: Vec<&str> = print_calls(old).collect();
+    if old_prints.is_empty()
+        || old_prints
+            .iter()
+            .any(|args| print_shape(args) != PrintShape::Bare)
+    {
         return None;
     }
-    let old_prints: Vec<&str> = print_calls(old).collect();
     // The last print is the result's (words around it are another fault).
     let prints: Vec<&str> = print_calls(new).collect();
     let (_, earlier) = prints.split_last()?;
@@ -3748,14 +3772,7 @@ impl NameRules {
         if !self.lowercase && !self.no_spaces {
             return Vec::new();
         }
-        let mut entries: Vec<String> = fs_err::read_dir(path)
-            .map(|dir| {
-                dir.filter_map(Result::ok)
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|e| !e.starts_with('.'))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let mut entries = entries_in(path, false);
         entries.sort();
         let mut broken = Vec::new();
         if self.lowercase
@@ -3776,13 +3793,13 @@ impl NameRules {
     }
 }
 
-/// The names of the files (not folders, nor hidden files) in the folder
-/// at `path`.
-fn files_in(path: &Path) -> Vec<String> {
+/// The names of the entries of the folder at `path` that are not hidden:
+/// files only when `files_only`.
+fn entries_in(path: &Path, files_only: bool) -> Vec<String> {
     fs_err::read_dir(path)
         .map(|dir| {
             dir.filter_map(Result::ok)
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .filter(|e| !files_only || e.file_type().is_ok_and(|t| t.is_file()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .filter(|name| !name.starts_with('.'))
                 .collect()

@@ -110,35 +110,20 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
 }
 
 /// How a line of a table aligned in columns splits into its cells, as
-/// Python code the model copies (the same split is made here).
+/// Python code the model copies; [`cells`] splits with the same pattern,
+/// so the rows the look counts are the rows that code finds.
 const ALIGNED_SPLIT: &str = r"re.split(r'\s{2,}', line.strip())";
 
-/// The cells of a line of an aligned table: split at two or more spaces
-/// (or a tab), trimmed.
+static GAP: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\s{2,}").ok());
+
+/// The cells of a line of an aligned table: the line trimmed, split at two
+/// or more white-space characters, as [`ALIGNED_SPLIT`] splits it.
 fn cells(line: &str) -> Vec<&str> {
-    let mut cells = Vec::new();
     let line = line.trim();
-    let mut start = 0;
-    let mut run = 0;
-    let mut run_start = 0;
-    for (at, c) in line.char_indices() {
-        if c == ' ' || c == '\t' {
-            if run == 0 {
-                run_start = at;
-            }
-            run += if c == '\t' { 2 } else { 1 };
-        } else {
-            if run >= 2 {
-                cells.push(&line[start..run_start]);
-                start = at;
-            }
-            run = 0;
-        }
+    match GAP.as_ref() {
+        Some(gap) => gap.split(line).collect(),
+        None => vec![line],
     }
-    if !line.is_empty() {
-        cells.push(&line[start..]);
-    }
-    cells
 }
 
 /// For a text holding a table aligned in columns (a report: cells
@@ -353,10 +338,12 @@ mod tests {
                 "a table with the columns `ID`, `Job`, `Status`, `Duration`, separated by two or more spaces. Split a line into its cells with `import re`, `cells = re.split(r'\\s{2,}', line.strip())`: its 3 rows are the lines with `len(cells) == 4`, after the header and the `---` line. Some cells hold a space (`unit tests`), so `line.split()` and awk's `$3` count words, not columns. The other lines (like `Nightly build report`) are not rows, whatever words they hold."
             )
         );
+        // Split as the Python line given splits: a lone tab is one space.
         assert_eq!(
-            cells("J-102   unit tests\tFAILED  x"),
-            ["J-102", "unit tests", "FAILED", "x"]
+            cells("  J-102   unit tests\t\tFAILED  x y\t"),
+            ["J-102", "unit tests", "FAILED", "x y"]
         );
+        assert_eq!(cells("a\tb"), ["a\tb"]);
     }
 
     #[test]

@@ -431,7 +431,16 @@ fn writing(name: &str, code: &str, why: &str) -> String {
     if !body.ends_with('\n') {
         body.push('\n');
     }
-    format!("# oi: {why}\ncat > '{name}' <<'{end}'\n{body}{end}\necho \"saved {name}\"\n")
+    format!(
+        "# oi: {why}\ncat > '{name}' <<'{end}'\n{body}{end}\necho \"{}\"\n",
+        saved_line(name)
+    )
+}
+
+/// The line the shell code that saves a reply's code as `name` prints once
+/// it is written: what follows it in the run's output is the script's own.
+pub(super) fn saved_line(name: &str) -> String {
+    format!("saved {name}")
 }
 
 #[cfg(test)]
