@@ -1,0 +1,3 @@
+// TODO(bob): retry on timeout
+// TODO(Alice): add a user agent
+function get(url) { return fetch(url); }
