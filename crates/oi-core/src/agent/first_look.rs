@@ -133,18 +133,7 @@ pub(super) fn named_folders(task: &str, cwd: &Path) -> Vec<String> {
 /// a `/`), sorted, at most [`MAX_ENTRIES`].
 pub(super) fn listing(name: &str, path: &Path) -> Option<String> {
     const MAX_ENTRIES: usize = 20;
-    let mut entries: Vec<String> = fs_err::read_dir(path)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|entry| {
-            let mut entry_name = entry.file_name().to_string_lossy().into_owned();
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                entry_name.push('/');
-            }
-            entry_name
-        })
-        .collect();
-    entries.sort();
+    let entries = listing_names(path)?;
     let count = entries.len();
     if count == 0 {
         return Some(format!("`{name}` is an empty folder."));
@@ -161,11 +150,62 @@ pub(super) fn listing(name: &str, path: &Path) -> Option<String> {
     } else {
         ""
     };
+    // What its subfolders hold, and how to reach it: small models read
+    // a folder with `os.listdir` and miss the files below.
+    let subfolders: Vec<String> = entries
+        .iter()
+        .filter(|e| e.ends_with('/'))
+        .take(MAX_SUBFOLDERS)
+        .filter_map(|sub| {
+            let inner = listing_names(&path.join(sub.trim_end_matches('/')))?;
+            let shown: Vec<String> = inner
+                .iter()
+                .take(MAX_INNER)
+                .map(|e| format!("`{e}`"))
+                .collect();
+            let more = if inner.len() > MAX_INNER { ", …" } else { "" };
+            Some(if inner.is_empty() {
+                format!("`{sub}` is empty")
+            } else {
+                format!("`{sub}` holds {}{more}", shown.join(", "))
+            })
+        })
+        .collect();
+    let below = if subfolders.is_empty() {
+        String::new()
+    } else {
+        let root = table::python_string(name.trim_end_matches('/'));
+        format!(
+            " In it, {}. To reach every file below `{name}`, walk it: `for root, dirs, files in os.walk({root}):`, each file's path `os.path.join(root, f)` (`os.listdir` and `glob('*')` see only the top).",
+            subfolders.join("; ")
+        )
+    };
     Some(format!(
-        "`{name}` holds {count} entr{}: {}{more}.{quote}",
+        "`{name}` holds {count} entr{}: {}{more}.{quote}{below}",
         if count == 1 { "y" } else { "ies" },
         shown.join(", ")
     ))
+}
+
+/// Subfolders of a listed folder described, at most, and entries of each.
+const MAX_SUBFOLDERS: usize = 5;
+const MAX_INNER: usize = 8;
+
+/// The entries of the folder `path`, a folder's with a `/`, sorted.
+fn listing_names(path: &Path) -> Option<Vec<String>> {
+    let mut entries: Vec<String> = fs_err::read_dir(path)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|entry| {
+            let mut entry_name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                entry_name.push('/');
+            }
+            entry_name
+        })
+        .collect();
+    entries.sort();
+    Some(entries)
 }
 
 fn size(bytes: u64) -> String {
@@ -219,13 +259,27 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
             json_lists(&value, "data")
         ));
     }
-    if let Some(objects) = json_lines(text, len <= READ) {
+    if let Some((objects, others)) = json_lines(text, len <= READ) {
         let value = Value::Array(objects);
         let mut shape = String::new();
         json_shape(&value, 0, &mut shape);
+        let loops = json_lists(&value, "rows");
+        let Some(example) = others.first() else {
+            return Some(format!(
+                "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}\nRead it with `import json`, `rows = [json.loads(line) for line in open({file}, encoding='{encoding}') if line.strip()]` (not `json.load`){loops}."
+            ));
+        };
+        // Lines that are not JSON (a note, a cut line): the loop that
+        // reads the rest, since `json.loads` fails on them.
+        let count = others.len();
+        let (lines, are) = if count == 1 {
+            ("line is", "it")
+        } else {
+            ("lines are", "them")
+        };
+        let example: String = example.chars().take(WIDTH).collect();
         return Some(format!(
-            "`{name}` holds one JSON object per line; as a list they are shaped like this:{bom}\n{shape}\nRead it with `import json`, `rows = [json.loads(line) for line in open({file}, encoding='{encoding}') if line.strip()]` (not `json.load`){}.",
-            json_lists(&value, "rows")
+            "`{name}` holds one JSON object per line, but {count} {lines} not JSON (like `{example}`), so `json.loads` fails on {are}; as a list the objects are shaped like this:{bom}\n{shape}\nRead it with this loop, which skips the lines that are not JSON{loops}:\n```python\nimport json\nrows = []\nfor line in open({file}, encoding='{encoding}'):\n    try:\n        rows.append(json.loads(line))\n    except ValueError:\n        continue\n```"
         ));
     }
     let count = text.lines().count();
@@ -244,7 +298,8 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
     // A table aligned in columns among other lines: shown with the lines,
     // which stay whole when short.
     let aligned = if table.is_empty() {
-        super::records::aligned(text)
+        super::records::markdown_tables(text, &file)
+            .or_else(|| super::records::aligned(text))
             .map(|how| format!("\nIn it {how}"))
             .unwrap_or_default()
     } else {
@@ -500,24 +555,23 @@ fn singular(key: &str, fallback: &str) -> String {
 }
 
 /// The objects of a file of JSON lines (one object per line, two or
-/// more); `complete` when `text` is the whole file, else its last,
-/// perhaps partial, line is left out.
-fn json_lines(text: &str, complete: bool) -> Option<Vec<Value>> {
+/// more), and its other lines that are not blank (a note, a line cut
+/// short), which may be at most a third of them; `complete` when `text`
+/// is the whole file, else its last, perhaps partial, line is left out.
+fn json_lines(text: &str, complete: bool) -> Option<(Vec<Value>, Vec<&str>)> {
     let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if !complete {
         lines.pop();
     }
-    if lines.len() < 2 || !lines.iter().all(|l| l.trim_start().starts_with('{')) {
-        return None;
+    let mut objects = Vec::new();
+    let mut others = Vec::new();
+    for line in &lines {
+        match serde_json::from_str::<Value>(line) {
+            Ok(value) if value.is_object() => objects.push(value),
+            _ => others.push(line.trim()),
+        }
     }
-    lines
-        .iter()
-        .map(|l| {
-            serde_json::from_str::<Value>(l)
-                .ok()
-                .filter(Value::is_object)
-        })
-        .collect()
+    (objects.len() >= 2 && others.len() * 3 <= lines.len()).then_some((objects, others))
 }
 
 /// What the first item of an array of objects does not show: keys that
@@ -748,6 +802,49 @@ mod tests {
             look.contains("`mixed.log` (2 lines), all of it:\n{\"a\": 1}\nplain text"),
             "{look}"
         );
+    }
+
+    #[test]
+    fn json_lines_with_lines_that_are_not_json_get_the_loop_that_skips_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "{\"service\": \"auth\", \"level\": \"ERROR\"}\n{\"service\": \"billing\", \"level\": \"info\"}\nnot json: the collector restarted here\n\n{\"service\": \"auth\", \"level\": \"error\"}\n{\"service\": \"mail\", \"level\": \"WARN\"}\n{\"service\": \"search\", \"lev\n";
+        fs_err::write(dir.path().join("app.jsonl"), text).unwrap();
+        let look = first_look(dir.path(), &["app.jsonl".to_owned()], &[], &[]).unwrap();
+        assert!(
+            look.contains("`app.jsonl` holds one JSON object per line, but 2 lines are not JSON (like `not json: the collector restarted here`), so `json.loads` fails on them;"),
+            "{look}"
+        );
+        assert!(look.contains("`level`"), "{look}");
+        // The loop runs in real Python and reads the objects only.
+        let code = look
+            .split("```python\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .unwrap_or_else(|| panic!("{look}"));
+        let python = "python3";
+        let present = std::process::Command::new(python)
+            .args(["-c", "pass"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if oi_testkit::present_or_skip(
+            oi_testkit::Need::Program(python),
+            present,
+            "python3 is not on PATH",
+        ) {
+            let script = format!("{code}print(sorted(r['service'] for r in rows))");
+            assert_eq!(
+                run_python(python, dir.path(), &script),
+                "['auth', 'auth', 'billing', 'mail']\n"
+            );
+        }
+        // More lines that are not JSON than a third: not JSON lines.
+        fs_err::write(
+            dir.path().join("mixed.txt"),
+            "{\"a\": 1}\n{\"a\": 2}\nnote one\nnote two\n",
+        )
+        .unwrap();
+        let look = first_look(dir.path(), &["mixed.txt".to_owned()], &[], &[]).unwrap();
+        assert!(!look.contains("JSON object per line"), "{look}");
     }
 
     #[test]
@@ -1070,7 +1167,8 @@ mod tests {
     fn a_folder_the_task_names_is_listed() {
         let dir = tempfile::tempdir().unwrap();
         let photos = dir.path().join("photos");
-        fs_err::create_dir_all(photos.join("old")).unwrap();
+        fs_err::create_dir_all(photos.join("old/deeper")).unwrap();
+        fs_err::write(photos.join("old/a.png"), "x").unwrap();
         for name in ["My Photo 01.JPG", "sunset.jpeg"] {
             fs_err::write(photos.join(name), "x").unwrap();
         }
@@ -1082,7 +1180,7 @@ mod tests {
         assert_eq!(
             look,
             "[oi: how the files the task names begin, so you need not guess:\n\
-             `photos/` holds 3 entries: `My Photo 01.JPG`, `old/`, `sunset.jpeg`. Some names have spaces: quote them in shell commands.\n\
+             `photos/` holds 3 entries: `My Photo 01.JPG`, `old/`, `sunset.jpeg`. Some names have spaces: quote them in shell commands. In it, `old/` holds `a.png`, `deeper/`. To reach every file below `photos/`, walk it: `for root, dirs, files in os.walk('photos'):`, each file's path `os.path.join(root, f)` (`os.listdir` and `glob('*')` see only the top).\n\
              `empty/` is an empty folder.]"
         );
     }

@@ -94,7 +94,10 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
         }
     );
     for (i, values) in columns.iter().enumerate().take(fixed.min(MAX_FIELDS)) {
-        out.push_str(&format!("\n- `fields[{i}]`: {}", what(values)));
+        let read = when(values, i)
+            .or_else(|| request(values, i))
+            .unwrap_or_default();
+        out.push_str(&format!("\n- `fields[{i}]`: {}{read}", what(values)));
     }
     if fixed > MAX_FIELDS {
         out.push_str(&format!("\n- … ({fixed} fields before the rest)"));
@@ -107,6 +110,81 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
         ));
     }
     Some(out)
+}
+
+/// How a Markdown table's line splits into its cells, as Python code.
+const PIPE_SPLIT: &str = "[c.strip() for c in line.strip().strip('|').split('|')]";
+
+/// The cells of a Markdown table's line, as [`PIPE_SPLIT`] splits it.
+fn pipe_cells(line: &str) -> Vec<&str> {
+    line.trim()
+        .trim_matches('|')
+        .split('|')
+        .map(str::trim)
+        .collect()
+}
+
+/// Whether `line` is a Markdown table's rule line (`|---|:--:|`).
+fn pipe_rule(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with('|')
+        && line.contains('-')
+        && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+}
+
+/// For a text holding Markdown tables (`| a | b |` lines, a `|---|` line
+/// under the header): each table's columns and where its rows are, with
+/// the line of Python that splits a row into cells. Small models split
+/// such a line at `|` and keep the empty cells at its ends, or read the
+/// whole file as one table.
+pub(super) fn markdown_tables(text: &str, file: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().take(MAX_LINES).collect();
+    let mut tables = Vec::new();
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        let header = lines[i].trim();
+        if header.starts_with('|') && pipe_rule(lines[i + 1]) && !pipe_rule(header) {
+            let width = pipe_cells(header).len();
+            let mut end = i + 2;
+            while end < lines.len() && lines[end].trim().starts_with('|') {
+                end += 1;
+            }
+            tables.push((pipe_cells(header), width, i, end));
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    if tables.is_empty() {
+        return None;
+    }
+    let described: Vec<String> = tables
+        .iter()
+        .map(|(names, _, start, end)| {
+            let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            let rows = end - start - 2;
+            format!(
+                "the columns {} (lines {}–{}: its header, the `|---|` line and {rows} row{}, `lines[{}:{end}]`)",
+                names.join(", "),
+                start + 1,
+                end,
+                if rows == 1 { "" } else { "s" },
+                start + 2
+            )
+        })
+        .collect();
+    let (count, which) = if tables.len() == 1 {
+        ("a Markdown table with".to_owned(), "")
+    } else {
+        (
+            format!("{} Markdown tables: one with", tables.len()),
+            ", of the table you need,",
+        )
+    };
+    Some(format!(
+        "{count} {}. Read the lines with `lines = open({file}, encoding='utf-8').read().splitlines()`, and split each row{which} into its cells with `cells = {PIPE_SPLIT}` (the `|` at each end makes no cell; an empty cell is `''`)",
+        described.join("; another with ")
+    ))
 }
 
 /// How a line of a table aligned in columns splits into its cells, as
@@ -220,6 +298,55 @@ fn holds_data(values: &[&str]) -> bool {
 
 /// What a field holds: the table profile's words for a column, with
 /// examples where those words give none.
+/// A web log's time, bracketed with its zone (`[03/Mar/2024:23:58:01
+/// +0000]`).
+static LOG_TIME: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^\[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} [+-]\d{4}\]$").ok()
+});
+
+/// An ISO date and time (`2024-06-01T10:00:00Z`, `2024-06-01 10:00:00`).
+static ISO_TIME: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$").ok()
+});
+
+/// For field `i` whose values are all dates with times, how to read one
+/// and its day: small models cut such a time apart by hand and keep the
+/// bracket, or write the day in the log's own form.
+fn when(values: &[&str], i: usize) -> Option<String> {
+    let all = |re: &LazyLock<Option<Regex>>| {
+        re.as_ref()
+            .is_some_and(|re| values.iter().all(|v| re.is_match(v)))
+    };
+    if all(&LOG_TIME) {
+        Some(format!(
+            "; read it with `from datetime import datetime`, `when = datetime.strptime(fields[{i}], '[%d/%b/%Y:%H:%M:%S %z]')`, its day as YYYY-MM-DD with `when.strftime('%Y-%m-%d')`"
+        ))
+    } else if all(&ISO_TIME) {
+        Some(format!(
+            "; its day as YYYY-MM-DD is `fields[{i}][:10]`, and `datetime.fromisoformat(fields[{i}])` (`from datetime import datetime`) reads the whole time"
+        ))
+    } else {
+        None
+    }
+}
+
+/// For field `i` whose values are all quoted HTTP requests (`"GET
+/// /about HTTP/1.1"`): where its method and path are.
+fn request(values: &[&str], i: usize) -> Option<String> {
+    let http = values.iter().all(|v| {
+        let words: Vec<&str> = v.trim_matches('"').split(' ').collect();
+        v.starts_with('"')
+            && words.len() == 3
+            && words[0].chars().all(|c| c.is_ascii_uppercase())
+            && words[2].starts_with("HTTP/")
+    });
+    http.then(|| {
+        format!(
+            "; its method is `fields[{i}].strip('\"').split()[0]` and its path `fields[{i}].split()[1]`"
+        )
+    })
+}
+
 fn what(values: &[&str]) -> String {
     let distinct: BTreeSet<&str> = values.iter().copied().collect();
     if distinct.len() == 1 {
@@ -266,7 +393,11 @@ mod tests {
             "{profile}"
         );
         assert!(
-            profile.contains("- `fields[3]`: text, like `[02/Nov/2026:10:00:00 +0000]`\n"),
+            profile.contains("- `fields[3]`: text, like `[02/Nov/2026:10:00:00 +0000]`; read it with `from datetime import datetime`, `when = datetime.strptime(fields[3], '[%d/%b/%Y:%H:%M:%S %z]')`, its day as YYYY-MM-DD with `when.strftime('%Y-%m-%d')`\n"),
+            "{profile}"
+        );
+        assert!(
+            profile.contains("its method is `fields[4].strip('\"').split()[0]` and its path `fields[4].split()[1]`"),
             "{profile}"
         );
         assert!(profile.contains("- `fields[1]`: always `-`"), "{profile}");
@@ -379,6 +510,78 @@ mod tests {
             .unwrap();
         let out = child.wait_with_output().unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), "J-102\nJ-104\n");
+    }
+
+    #[test]
+    fn markdown_tables_get_their_rows_and_the_split() {
+        let text = "# Release plan\n\nThe table below.\n\n| Version | Codename | Notes |\n|:--------|:--------:|-------|\n| 1.0 | Acorn | first, public |\n| 2.0 | Cedar |  |\n\n| Owner | Area |\n|---|---|\n| ana | docs |\n";
+        let look = markdown_tables(text, "'README.md'").unwrap();
+        assert_eq!(
+            look,
+            "2 Markdown tables: one with the columns `Version`, `Codename`, `Notes` (lines 5–8: its header, the `|---|` line and 2 rows, `lines[6:8]`); another with the columns `Owner`, `Area` (lines 10–12: its header, the `|---|` line and 1 row, `lines[11:12]`). Read the lines with `lines = open('README.md', encoding='utf-8').read().splitlines()`, and split each row, of the table you need, into its cells with `cells = [c.strip() for c in line.strip().strip('|').split('|')]` (the `|` at each end makes no cell; an empty cell is `''`)"
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(pipe_cells(lines[6]), ["1.0", "Acorn", "first, public"]);
+        assert_eq!(pipe_cells(lines[7]), ["2.0", "Cedar", ""]);
+        // Pipes in prose, or a table without its rule line: no table.
+        assert_eq!(markdown_tables("a | b\nc | d\n", "'x.md'"), None);
+        assert_eq!(markdown_tables("| a | b |\n| 1 | 2 |\n", "'x.md'"), None);
+    }
+
+    /// The code each field's line gives, run in real Python on the log.
+    #[test]
+    fn the_time_and_request_code_reads_a_web_log_in_python() {
+        let python = "python3";
+        let present = std::process::Command::new(python)
+            .args(["-c", "pass"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !oi_testkit::present_or_skip(
+            oi_testkit::Need::Program(python),
+            present,
+            "python3 is not on PATH",
+        ) {
+            return;
+        }
+        let profile = profile(ACCESS, true).unwrap();
+        let code: Vec<&str> = profile.split('`').skip(1).step_by(2).collect();
+        let pick = |start: &str| {
+            code.iter()
+                .find(|c| c.starts_with(start))
+                .copied()
+                .unwrap_or_else(|| panic!("no `{start}…` in {profile}"))
+        };
+        let script = format!(
+            "import re, sys\n{}\nfor line in sys.stdin:\n    {}\n    {}\n    print({}, {}, {})\n",
+            pick("from datetime"),
+            pick("fields = "),
+            pick("when = "),
+            pick("when.strftime"),
+            pick("fields[4].strip"),
+            pick("fields[4].split()[1]"),
+        );
+        let mut child = std::process::Command::new(python)
+            .arg("-c")
+            .arg(&script)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(ACCESS.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "2026-11-02 GET /api/items/500\n2026-11-02 GET /index.html\n2026-11-02 GET /api/items/12\n2026-11-02 GET /img/500px.png\n",
+            "{script}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     #[test]
