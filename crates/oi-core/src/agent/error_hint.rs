@@ -80,6 +80,12 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             note: format!("[oi: {text}]"),
         });
     }
+    if let Some(text) = unpack_split(output) {
+        return Some(Hint {
+            kind: "unpack",
+            note: format!("[oi: {text}]"),
+        });
+    }
     let lines: Vec<&str> = output.lines().collect();
     let start = lines.len().saturating_sub(TAIL);
     let failed = output.contains("[exit code ");
@@ -101,7 +107,11 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
 /// with fewer fields (a blank line, a title, a note under a table) is the
 /// cause. Small models split every line of a report and index it.
 fn split_index(output: &str) -> Option<String> {
-    let last = output.lines().rev().find(|l| !l.trim().is_empty())?.trim();
+    let last = output
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("[exit code "))?;
     if !last.starts_with("IndexError: list index out of range") {
         return None;
     }
@@ -111,6 +121,51 @@ fn split_index(output: &str) -> Option<String> {
         .find(|l| (l.contains(".split(") && l.contains(")[")) || l.contains("fields["))?;
     Some(format!(
         "a line with fewer fields than the code indexes (a blank line, a title, a note) failed at `{line}`: split each line once (`fields = …`), skip the lines with too few (`if len(fields) < N: continue`), and split them the way the first look says when it says how."
+    ))
+}
+
+/// When a run failed with `ValueError: not enough values to unpack` at a
+/// line that unpacks a split line (`region, amount = line.split(",")`):
+/// some lines have fewer parts (a blank line, a comment, a heading). The
+/// note names the separator that line splits at, since small models copy
+/// a note's example separator into code that needs another. A comma is a
+/// CSV's: its quoted fields hold commas too, so `csv.reader` is the fix.
+fn unpack_split(output: &str) -> Option<String> {
+    let last = output
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("[exit code "))?;
+    if !last.starts_with("ValueError: not enough values to unpack") {
+        return None;
+    }
+    let line = output
+        .lines()
+        .map(str::trim)
+        .find(|l| l.contains(".split(") && l.contains('=') && !l.starts_with("File "))?;
+    let args = &line[line.find(".split(")? + ".split(".len()..];
+    // The separator: the string literal the call begins with, if any.
+    let sep = args
+        .chars()
+        .next()
+        .filter(|q| *q == '\'' || *q == '"')
+        .and_then(|q| args[1..].find(q).map(|end| &args[..end + 2]))
+        .unwrap_or("");
+    let literal = sep.len() >= 3;
+    let skip = if literal {
+        format!(
+            "`if not line or line.startswith('#') or {sep} not in line: continue`, then split at the first {sep} only (`line.split({sep}, 1)`)"
+        )
+    } else {
+        "`if not line or line.startswith('#'): continue`, and check the number of parts before unpacking (`parts = line.split()`, `if len(parts) < 2: continue`)".to_owned()
+    };
+    let csv = if sep == "','" || sep == "\",\"" {
+        " For a CSV file, read the rows with `csv.reader(f)` instead of splitting lines: it also keeps a quoted field's commas (`\"1,000.25\"`) in one value, and skip its header with `next(reader)` and empty rows with `if not row: continue`."
+    } else {
+        ""
+    };
+    Some(format!(
+        "a line split into fewer parts than the names it is unpacked into failed at `{line}`: some lines have no separator — blank lines, comments, headings. Skip them first (`line = line.strip()`, then {skip}).{csv}"
     ))
 }
 
@@ -727,6 +782,34 @@ mod tests {
         let unpack = "ValueError: not enough values to unpack (expected 2, got 1)";
         assert_eq!(kind(unpack), Some("unpack"));
         assert!(note(unpack).contains("line.split('=', 1)"));
+        // With the traceback's line: the separator that line splits at,
+        // and for a comma the CSV reader.
+        let at_comma = "Traceback (most recent call last):\n  File \"/w/sum_sales.py\", line 6, in <module>\n    region, amount = line.split(\",\")\n    ^^^^^^^^^^^^^^\nValueError: not enough values to unpack (expected 2, got 1)\n[exit code 1]\n";
+        assert_eq!(kind(at_comma), Some("unpack"));
+        let text = note(at_comma);
+        assert!(
+            text.contains("failed at `region, amount = line.split(\",\")`"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\",\" not in line") && text.contains("line.split(\",\", 1)"),
+            "{text}"
+        );
+        assert!(!text.contains("'='"), "{text}");
+        assert!(text.contains("csv.reader(f)"), "{text}");
+        let at_colon = "    key, value = line.strip().split(':')\nValueError: not enough values to unpack (expected 2, got 1)\n";
+        let text = note(at_colon);
+        assert!(
+            text.contains("':' not in line") && !text.contains("csv.reader"),
+            "{text}"
+        );
+        // Split at whitespace: the parts are counted, no separator named.
+        let at_space = "    name, size = line.split()\nValueError: not enough values to unpack (expected 2, got 0)\n";
+        let text = note(at_space);
+        assert!(
+            text.contains("if len(parts) < 2: continue") && !text.contains("not in line"),
+            "{text}"
+        );
         // Sorting values some of which are missing.
         for out in [
             "TypeError: '<' not supported between instances of 'NoneType' and 'str'",
