@@ -217,7 +217,7 @@ impl Coach {
             .collect();
         let expected: Vec<String> = named
             .into_iter()
-            .filter(|name| !cwd.join(name).exists())
+            .filter(|name| !cwd.join(name).exists() && !is_example(task, name))
             .collect();
         let mut asked: Vec<(String, Asked)> = expected
             .iter()
@@ -684,6 +684,7 @@ impl Coach {
                 self.asked(name),
                 &self.python,
             ));
+            problems.extend(absent_paths(name, &text, self.asked(name), cwd));
             let missed = answered_not_written(reply, &text, &inputs);
             if !missed.is_empty() {
                 let quoted = |values: &[&str]| {
@@ -1763,6 +1764,38 @@ fn sentence_of<'a>(task: &'a str, name: &str) -> Option<(&'a str, &'a str)> {
     Some((&before[start..], &after[..end]))
 }
 
+/// Whether `task` names the file `name` only as an example of a name
+/// ("one file per country, named after it (for example uk.csv)"): not
+/// a file the task asks for by that name.
+fn is_example(task: &str, name: &str) -> bool {
+    let lower = task.to_lowercase();
+    let name = name.to_lowercase();
+    let mut at = 0;
+    let mut seen = false;
+    while let Some(found) = lower[at..].find(&name) {
+        let start = at + found;
+        seen = true;
+        let before = lower[..start]
+            .trim_end()
+            .trim_end_matches(['`', '"', '\'', ':', ',']);
+        let example = [
+            "for example",
+            "e.g.",
+            "e.g",
+            "such as",
+            "like",
+            "for instance",
+        ]
+        .iter()
+        .any(|words| before.trim_end().ends_with(words));
+        if !example {
+            return false;
+        }
+        at = start + name.len();
+    }
+    seen
+}
+
 /// Whether the sentence of `task` that names the file `name` says to keep
 /// it as it is ("important.db must stay", "do not touch config.ini",
 /// "leave notes.txt untouched"); not words about the rest of a file the
@@ -1802,7 +1835,13 @@ fn says_to_write(task: &str, name: &str) -> bool {
     let Some((before, _)) = sentence_of(task, name) else {
         return false;
     };
-    before.split_whitespace().any(|word| {
+    // "Flatten settings.json into flat.txt", "Split the log into
+    // errors.log": what is made into a file is written.
+    let into = before
+        .split_whitespace()
+        .next_back()
+        .is_some_and(|word| word.eq_ignore_ascii_case("into"));
+    into || before.split_whitespace().any(|word| {
         matches!(
             word.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
@@ -1923,7 +1962,10 @@ fn file_preview(
         None if literal_breaks(name, text) => "It holds `\\n` as two characters, not as line breaks (`echo` does not turn them into breaks): write it with `printf` or from Python.".to_owned(),
         None if repeats_header(text) => "Its lines after the first repeat the header line instead of holding values (`csv.writer` given dicts writes their keys: use `csv.DictWriter`).".to_owned(),
         None => {
-            let problems = content_problems(name, text, inputs, asked, python);
+            let mut problems = content_problems(name, text, inputs, asked, python);
+            // The folder the result's name is relative to.
+            let base = path.ancestors().nth(Path::new(name).components().count());
+            problems.extend(base.and_then(|base| absent_paths(name, text, asked, base)));
             if problems.is_empty() {
                 "Check that it holds exactly what the task asks for.".to_owned()
             } else {
@@ -2377,6 +2419,22 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
     }
     let tables = input_tables(inputs, cwd);
     let odd_separator = tables.iter().any(|(_, sep, _)| *sep != ',');
+    // The name with spaces around it in a header (`Score `): the fix is
+    // stripping the names, which small models skip when told the names.
+    let spaced = key.and_then(|key| {
+        tables.iter().find_map(|(name, _, columns)| {
+            columns
+                .iter()
+                .find(|c| c.as_str() != key && c.trim() == key)
+                .map(|c| (name, c))
+        })
+    });
+    if let (Some(key), Some((name, column))) = (key, spaced) {
+        return Some(format!(
+            "[oi: the header of `{name}` has spaces around its names (`{}`, not `'{key}'`): right after reading it, strip them with `df.columns = df.columns.str.strip()` (csv module: `row = {{k.strip(): v for k, v in row.items()}}`), then `df['{key}']` works.]",
+            table::python_string(column)
+        ));
+    }
     let what = match key {
         _ if tables.is_empty() => return None,
         Some(key)
@@ -2950,6 +3008,40 @@ fn content_problems(
             "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line{fix}"
         ));
     }
+    if let Some((python_word, asked_word)) = python_literal(text, &asked.lower_literals) {
+        problems.push(format!(
+            "`{name}` has `{python_word}` where the task writes `{asked_word}`: Python prints its {what} capitalized; write {how}",
+            what = if python_word == "None" { "`None`" } else { "booleans" },
+            how = if python_word == "None" {
+                "`'null' if value is None else value`, or the value through `json.dumps(value)`"
+            } else {
+                "`str(value).lower()` for a bool, or the value through `json.dumps(value)`"
+            }
+        ));
+    }
+    if asked.tab_separated
+        && !name.ends_with(".csv")
+        && let Some(line) = text.lines().map(str::trim).find(|l| !l.is_empty())
+        && !line.contains('\t')
+    {
+        problems.push(format!(
+            "`{name}` has no tab between its values (`{line}`), which the task asks: write them with `\\t` between (`f'{{a}}\\t{{b}}'`, or `'\\t'.join(values)`)"
+        ));
+    }
+    if asked.iso_dates
+        && let Some(date) = other_date(text)
+    {
+        problems.push(format!(
+            "`{name}` writes a date as `{date}` where the task asks for YYYY-MM-DD (like `2024-03-09`): read each date with `datetime.strptime(value, format)` in the format it is written in (`from datetime import datetime`), and write `.strftime('%Y-%m-%d')`"
+        ));
+    }
+    if asked.leaves_hidden
+        && let Some((line, folder)) = hidden_path(text)
+    {
+        problems.push(format!(
+            "`{name}` names `{line}`, which is in the hidden folder `{folder}` that the task leaves out: skip paths with a part starting with `.` (`find . -path '*/.*' -prune -o -type f …`; Python: `dirs[:] = [d for d in dirs if not d.startswith('.')]` in `os.walk`)"
+        ));
+    }
     if doubled_breaks(text) {
         problems.push(format!(
             "every line of `{name}` is followed by a blank line: each value was written with the line break it was read with, and a second one added (strip each value, `value.strip()`, before writing it)"
@@ -3500,6 +3592,16 @@ struct Asked {
     /// The folders the task names and the files each held as it began,
     /// when the task picks some of them.
     picked_from: Vec<(String, Vec<String>)>,
+    /// Literals the task writes in lower case that Python prints
+    /// capitalized (`true`/`false` for `True`/`False`, `null` for `None`).
+    lower_literals: Vec<(&'static str, &'static str)>,
+    /// Whether it asks for values separated by a tab.
+    tab_separated: bool,
+    /// Whether it asks for dates written `YYYY-MM-DD`.
+    iso_dates: bool,
+    /// Whether it leaves hidden files or folders out ("leaving out hidden
+    /// folders", "not the hidden ones").
+    leaves_hidden: bool,
     /// Its words, lowercase.
     words: Vec<String>,
 }
@@ -3548,6 +3650,29 @@ impl Asked {
                     .any(|phrase| lower.contains(phrase)),
             single: !one_per_line && asks_single(&words),
             no_punctuation: ignores_punctuation(&lower),
+            lower_literals: lower_literals(task),
+            tab_separated: [
+                "separated by a tab",
+                "separated by tabs",
+                "tab-separated",
+                "tab separated",
+                "a tab between",
+                "with a tab",
+            ]
+            .iter()
+            .any(|phrase| lower.contains(phrase)),
+            iso_dates: task.contains("YYYY-MM-DD")
+                || lower.contains("iso date")
+                || lower.contains("iso format"),
+            leaves_hidden: words.iter().any(|w| w == "hidden")
+                && ![
+                    "include hidden",
+                    "including hidden",
+                    "also hidden",
+                    "even hidden",
+                ]
+                .iter()
+                .any(|phrase| lower.contains(phrase)),
             every_key: words
                 .iter()
                 .any(|w| matches!(w.as_str(), "merge" | "merged" | "combine"))
@@ -3932,9 +4057,44 @@ fn shape(value: &str) -> Vec<String> {
 /// rest in order (` (in your code, write it with `df[['Student',
 /// 'Score']].rename(columns={'Student': 'name', 'Score': 'score'}).to_csv(…)`)`).
 fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) -> String {
+    if let Some(fix) = index_fix(name, written, asked, python) {
+        return fix;
+    }
     header_call(name, written, asked, python)
         .map(|(_, call)| format!(" (in your code, write it with `{call}`)"))
         .unwrap_or_default()
+}
+
+/// When the one asked column missing from `written` is the index a
+/// pandas table got from `.pivot(index=…)`, `.groupby(…)` or
+/// `.set_index(…)` in `python`, and the line writing `name` leaves the
+/// index out (`index=False`): what to write instead
+/// (`wide.reset_index().to_csv('wide.csv', index=False)`).
+fn index_fix(name: &str, written: &[String], asked: &[String], python: &str) -> Option<String> {
+    let fold = |s: &str| s.trim().to_lowercase();
+    let missing: Vec<&String> = asked
+        .iter()
+        .filter(|a| !written.iter().any(|w| fold(w) == fold(a)))
+        .collect();
+    let [column] = missing.as_slice() else {
+        return None;
+    };
+    let (line, table) = to_csv_line(name, python)?;
+    if !line.replace(' ', "").contains("index=False") {
+        return None;
+    }
+    let quoted = [format!("'{column}'"), format!("\"{column}\"")];
+    let made = python.lines().find(|l| {
+        [".pivot(", ".pivot_table(", ".groupby(", ".set_index("]
+            .iter()
+            .any(|call| l.contains(call))
+            && quoted.iter().any(|q| l.contains(q.as_str()))
+    })?;
+    Some(format!(
+        " (`{column}` is the index of the table your code made at `{}`, and `index=False` leaves the index out: write `{table}.reset_index().to_csv({}, index=False)`)",
+        made.trim(),
+        table::python_string(name)
+    ))
 }
 
 /// The column names of a header line (any of the usual separators,
@@ -4138,6 +4298,104 @@ fn unsorted_lines(text: &str) -> Option<(String, String)> {
         .map(|w| (w[0].to_owned(), w[1].to_owned()))
 }
 
+/// A date written otherwise than `YYYY-MM-DD` (`[03/Mar/2024:23:58:01`,
+/// `03/09/2024`, `Mar 9, 2024`), in a line of `text` without an ISO date.
+fn other_date(text: &str) -> Option<String> {
+    static ISO: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\b\d{4}-\d{2}-\d{2}\b").ok());
+    static OTHER: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"\[?\b\d{1,2}[/.-](?:[A-Z][a-z]{2}|\d{1,2})[/.-]\d{4}(?::\d{2}:\d{2}(?::\d{2})?)?|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? \d{4}\b|\b\d{4}/\d{2}/\d{2}\b",
+        )
+        .ok()
+    });
+    let (iso, other) = (ISO.as_ref()?, OTHER.as_ref()?);
+    text.lines()
+        .take(50)
+        .filter(|line| !iso.is_match(line))
+        .find_map(|line| other.find(line).map(|m| m.as_str().to_owned()))
+}
+
+/// The first line of `text` that is a path through a hidden folder
+/// (`./.cache/blob`), and that folder.
+fn hidden_path(text: &str) -> Option<(String, String)> {
+    text.lines().map(str::trim).find_map(|line| {
+        let path = line.strip_prefix("./").unwrap_or(line);
+        let mut parts: Vec<&str> = path.split('/').collect();
+        parts.pop();
+        parts
+            .into_iter()
+            .find(|part| part.len() > 1 && part.starts_with('.') && *part != "..")
+            .map(|folder| (line.to_owned(), format!("{folder}/")))
+    })
+}
+
+/// When the task asks for paths or file names and `name`'s lines name
+/// files in `base`, but one line, shaped like a file name, names none: a
+/// problem naming it (a path with spaces cut at a space, or made up).
+fn absent_paths(name: &str, text: &str, asked: &Asked, base: &Path) -> Option<String> {
+    let about_files = asked
+        .words
+        .iter()
+        .any(|w| matches!(w.as_str(), "path" | "paths" | "file" | "files"));
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if !about_files || lines.len() < 2 || lines.len() > 200 {
+        return None;
+    }
+    let exists = |line: &str| {
+        let path = line.strip_prefix("./").unwrap_or(line);
+        !path.is_empty() && !path.starts_with('/') && base.join(path).exists()
+    };
+    let file_like = |line: &str| {
+        !line.contains([',', '\t', ';', ' ', '='])
+            && line.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    && ext.chars().any(|c| c.is_ascii_alphabetic())
+            })
+    };
+    let found = lines.iter().find(|l| exists(l))?;
+    let lost = lines.iter().find(|l| file_like(l) && !exists(l))?;
+    Some(format!(
+        "`{name}` names `{lost}`, which is no file here (`{found}` is one): a path with spaces was likely cut at a space (`awk '{{print $NF}}'`, `.split()`); write each whole path (`find . -type f -printf '%s\\t%p\\n'` and split at the tab; Python: `os.path.join(root, f)` in `os.walk`)"
+    ))
+}
+
+/// The literals a task writes in lower case that Python prints otherwise:
+/// `true`/`false` (as words, "booleans as true/false") and `null`, each
+/// with Python's spelling.
+fn lower_literals(task: &str) -> Vec<(&'static str, &'static str)> {
+    let words: Vec<&str> = task
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    [("True", "true"), ("False", "false"), ("None", "null")]
+        .into_iter()
+        .filter(|(_, lower)| words.contains(lower))
+        .collect()
+}
+
+/// The first Python literal (`False`) among `literals` that `text` holds
+/// as a word, with the task's spelling (`false`), in the text's order.
+fn python_literal(
+    text: &str,
+    literals: &[(&'static str, &'static str)],
+) -> Option<(&'static str, &'static str)> {
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .iter()
+        .find_map(|word| literals.iter().find(|(python, _)| python == word))
+        .copied()
+}
+
 /// Whether a task (lowercased) asks for a list in alphabetical order:
 /// "alphabetically", "in alphabetical order", or "sorted" not followed by
 /// what to sort by ("sorted by count", "sorted from largest").
@@ -4146,27 +4404,38 @@ fn asks_alphabetical(lower: &str) -> bool {
         return true;
     }
     let words: Vec<&str> = task_words(lower).collect();
+    // "sorted by path", "sorted by name": by the text each line begins with.
+    let by_text = |i: usize| {
+        words.get(i + 1) == Some(&"by")
+            && words.get(i + 2).is_some_and(|key| {
+                matches!(
+                    key.trim_end_matches(['.', ',', ';', ':', ')']),
+                    "name" | "names" | "path" | "paths" | "key" | "keys" | "filename" | "title"
+                )
+            })
+    };
     words.iter().enumerate().any(|(i, w)| {
         *w == "sorted"
-            && !words.get(i + 1).is_some_and(|next| {
-                [
-                    "by",
-                    "from",
-                    "in",
-                    "descending",
-                    "ascending",
-                    "largest",
-                    "smallest",
-                    "highest",
-                    "lowest",
-                    "newest",
-                    "oldest",
-                    "most",
-                    "least",
-                    "on",
-                ]
-                .contains(next)
-            })
+            && (by_text(i)
+                || !words.get(i + 1).is_some_and(|next| {
+                    [
+                        "by",
+                        "from",
+                        "in",
+                        "descending",
+                        "ascending",
+                        "largest",
+                        "smallest",
+                        "highest",
+                        "lowest",
+                        "newest",
+                        "oldest",
+                        "most",
+                        "least",
+                        "on",
+                    ]
+                    .contains(next)
+                }))
     })
 }
 
@@ -4250,7 +4519,7 @@ fn beside_example(text: &str, example: &str) -> Option<(String, String)> {
 
 fn asked_header(task: &str) -> Option<String> {
     let words: Vec<&str> = task_words(task).collect();
-    words.iter().enumerate().find_map(|(i, word)| {
+    let joined = words.iter().enumerate().find_map(|(i, word)| {
         let lower = word.to_lowercase();
         if !(lower.starts_with("header") || lower.starts_with("column")) {
             return None;
@@ -4264,6 +4533,45 @@ fn asked_header(task: &str) -> Option<String> {
                 }))
             .then(|| (*next).to_owned())
         })
+    });
+    joined.or_else(|| listed_header(task))
+}
+
+/// A header the task lists in words: "the columns day, clicks, signups,
+/// views in that order", "with the columns `name`, `team` and `score`"
+/// (one-word names, at least one comma between them), as `day,clicks,…`.
+fn listed_header(task: &str) -> Option<String> {
+    let lower = task.to_lowercase();
+    lower.match_indices("columns ").find_map(|(at, word)| {
+        let rest = task.get(at + word.len()..)?;
+        let end = rest
+            .find([';', ':', '\n', '(', '.'])
+            .unwrap_or(rest.len())
+            .min(
+                rest.to_lowercase()
+                    .find(" in that order")
+                    .unwrap_or(rest.len()),
+            )
+            .min(
+                rest.to_lowercase()
+                    .find(" in this order")
+                    .unwrap_or(rest.len()),
+            );
+        let list = rest.get(..end)?;
+        if !list.contains(',') {
+            return None;
+        }
+        let names: Vec<&str> = list
+            .split(',')
+            .flat_map(|part| part.split(" and "))
+            .map(|part| part.trim().trim_matches(['`', '"', '\'']))
+            .collect();
+        let word = |name: &&str| {
+            !name.is_empty()
+                && name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        };
+        (names.len() >= 2 && names.iter().all(word)).then(|| names.join(","))
     })
 }
 
@@ -4936,6 +5244,21 @@ mod tests {
     }
 
     #[test]
+    fn a_file_named_as_an_example_is_not_asked_for() {
+        let task = "Make a folder by_country and in it one CSV per country, named after the country (for example united_kingdom.csv). Then write the count to count.txt.";
+        assert!(is_example(task, "united_kingdom.csv"));
+        assert!(!is_example(task, "count.txt"));
+        // Named as an example and again as itself: asked for.
+        assert!(!is_example(
+            "Files like a.txt are notes. Write the sum to a.txt.",
+            "a.txt"
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let coach = Coach::new(true, task, dir.path());
+        assert_eq!(coach.expected, ["count.txt"]);
+    }
+
+    #[test]
     fn a_question_that_says_to_write_a_file_must_write_it() {
         assert!(says_to_write(
             "How many commits does the repository have? Write the number to commits.txt.",
@@ -4950,6 +5273,14 @@ mod tests {
         assert!(says_to_write(
             "Merge a.env and b.env into merged.env.",
             "merged.env"
+        ));
+        assert!(says_to_write(
+            "Flatten settings.json into flat.txt: one line per leaf value.",
+            "flat.txt"
+        ));
+        assert!(!says_to_write(
+            "Load settings.json into memory and print its keys.",
+            "settings.json"
         ));
         assert!(!says_to_write(
             "Which of a.txt and b.txt is bigger?",
@@ -5161,6 +5492,115 @@ mod tests {
                 )]
             );
         }
+    }
+
+    #[test]
+    fn a_header_lacking_the_index_a_pivot_made_gets_reset_index() {
+        let asked = Asked::of(
+            "Write wide.csv with one row per day and one column per metric, the columns day, clicks, views in that order.",
+        );
+        let python = "import pandas as pd\ndf = pd.read_csv('metrics.csv')\nwide_df = df.pivot(index='day', columns='metric', values='value')\nwide_df.fillna(0, inplace=True)\nwide_df.to_csv('wide.csv', index=False)\n";
+        let text = "clicks,views\n12.0,300.0\n20.0,340.0\n";
+        assert_eq!(
+            content_problems("wide.csv", text, &[], &asked, python),
+            [
+                "`wide.csv` begins with `clicks,views` where the task asks for the header `day,clicks,views` (`day` is the index of the table your code made at `wide_df = df.pivot(index='day', columns='metric', values='value')`, and `index=False` leaves the index out: write `wide_df.reset_index().to_csv('wide.csv', index=False)`)"
+            ]
+        );
+        // Written with the index, or the column made no index: no such fix.
+        assert!(content_problems("wide.csv", "day,clicks,views\n", &[], &asked, python).is_empty());
+        let other = "import pandas as pd\nwide_df = df[['clicks', 'views']]\nwide_df.to_csv('wide.csv', index=False)\n";
+        assert!(!content_problems("wide.csv", text, &[], &asked, other)[0].contains("reset_index"));
+    }
+
+    #[test]
+    fn python_booleans_where_the_task_writes_them_in_lower_case_are_named() {
+        let asked = Asked::of(
+            "Flatten settings.json into flat.txt: path=value lines (booleans as true/false), sorted by path.",
+        );
+        let text = "app.debug=False\napp.name=Ledger\nfeatures.beta=True\n";
+        assert_eq!(
+            content_problems("flat.txt", text, &[], &asked, ""),
+            [
+                "`flat.txt` has `False` where the task writes `false`: Python prints its booleans capitalized; write `str(value).lower()` for a bool, or the value through `json.dumps(value)`"
+            ]
+        );
+        // Lower case already, or a task that does not write them so.
+        assert!(content_problems("flat.txt", &text.to_lowercase(), &[], &asked, "").is_empty());
+        let other = Asked::of("Write the settings to flat.txt, sorted by path.");
+        assert!(content_problems("flat.txt", text, &[], &other, "").is_empty());
+        // `None` where the task writes `null`.
+        let nulls = Asked::of("Write each key=value to out.txt, a missing value as null.");
+        assert!(
+            content_problems("out.txt", "a=1\nb=None\n", &[], &nulls, "")[0]
+                .contains("has `None` where the task writes `null`")
+        );
+    }
+
+    #[test]
+    fn dates_in_another_form_where_the_task_asks_iso_are_named() {
+        let asked = Asked::of(
+            "Write daily_ips.csv with the header date,ips and one row per day, dates as YYYY-MM-DD.",
+        );
+        let text = "date,ips\n[03/Mar/2024:23:58:01,10.0.0.1\n";
+        assert_eq!(
+            content_problems("daily_ips.csv", text, &[], &asked, ""),
+            [
+                "`daily_ips.csv` writes a date as `[03/Mar/2024:23:58:01` where the task asks for YYYY-MM-DD (like `2024-03-09`): read each date with `datetime.strptime(value, format)` in the format it is written in (`from datetime import datetime`), and write `.strftime('%Y-%m-%d')`"
+            ]
+        );
+        for (text, date) in [
+            ("date,ips\n03/09/2024,2\n", "03/09/2024"),
+            ("when\nMarch 9, 2024\n", "March 9, 2024"),
+            ("d\n2024/03/09\n", "2024/03/09"),
+        ] {
+            assert_eq!(other_date(text).as_deref(), Some(date), "{text}");
+        }
+        // ISO dates, or no date at all: nothing to say.
+        assert!(
+            content_problems("daily_ips.csv", "date,ips\n2024-03-03,2\n", &[], &asked, "")
+                .is_empty()
+        );
+        assert_eq!(other_date("ip,count\n10.0.0.1,3\n1.5,2\n"), None);
+        // A task that asks no date form says nothing of them.
+        let other = Asked::of("Write daily_ips.csv with one row per day.");
+        assert!(content_problems("daily_ips.csv", text, &[], &other, "").is_empty());
+    }
+
+    #[test]
+    fn values_without_the_tab_the_task_asks_are_named() {
+        let asked =
+            Asked::of("Write the customer's name and the total, separated by a tab, to top.txt.");
+        assert_eq!(
+            content_problems("top.txt", "Smith, John, 700.84\n", &[], &asked, ""),
+            [
+                "`top.txt` has no tab between its values (`Smith, John, 700.84`), which the task asks: write them with `\\t` between (`f'{a}\\t{b}'`, or `'\\t'.join(values)`)"
+            ]
+        );
+        assert!(content_problems("top.txt", "Lee, Ann\t215.10\n", &[], &asked, "").is_empty());
+        let other = Asked::of("Write the customer's name and the total to top.txt.");
+        assert!(content_problems("top.txt", "Smith, John, 700.84\n", &[], &other, "").is_empty());
+    }
+
+    #[test]
+    fn lines_sorted_by_a_text_key_are_checked_for_order() {
+        assert!(asks_alphabetical("write them, sorted by path."));
+        assert!(asks_alphabetical("one line each, sorted by name"));
+        assert!(!asks_alphabetical("sorted by count"));
+        assert!(!asks_alphabetical("sorted by size, largest first"));
+        let asked = Asked::of("Write path=value lines to flat.txt, sorted by path.");
+        assert_eq!(
+            content_problems(
+                "flat.txt",
+                "app.name=L\napp.debug=x\nb.c=2\n",
+                &[],
+                &asked,
+                ""
+            ),
+            [
+                "the lines of `flat.txt` are not in alphabetical order (`app.name=L` comes before `app.debug=x`), which the task asks: sort them before writing (`sorted(…)`)"
+            ]
+        );
     }
 
     #[test]
@@ -6662,6 +7102,20 @@ mod tests {
         );
         // Not near the word, or not names of columns.
         assert_eq!(asked_header("Read a,b and c,d into out.csv"), None);
+        // Listed in words.
+        assert_eq!(
+            asked_header("Write wide.csv with one row per day and one column per metric, the columns day, clicks, signups, views in that order; a missing value is 0.").as_deref(),
+            Some("day,clicks,signups,views")
+        );
+        assert_eq!(
+            asked_header("Save out.csv with the columns `name`, `team` and `score`.").as_deref(),
+            Some("name,team,score")
+        );
+        assert_eq!(
+            asked_header("Keep the columns as they are, and sort them."),
+            None
+        );
+        assert_eq!(asked_header("with two columns, name and count"), None);
         assert_eq!(asked_header("The header has 3,5 in it"), None);
         let task = "Write totals.csv with the header name,total";
         let dir = tempfile::tempdir().unwrap();
@@ -6969,6 +7423,28 @@ mod tests {
     }
 
     #[test]
+    fn a_column_name_with_spaces_in_the_header_gets_the_strip() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("scores.csv"),
+            " Player , Team ,Score \nana, Red ,12\nBen,blue,7\n",
+        )
+        .unwrap();
+        let note = columns_note(
+            "    df['Score'] = df['Score'].astype(float)\nKeyError: 'Score'\n",
+            &["scores.csv".to_owned()],
+            cwd,
+        );
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "[oi: the header of `scores.csv` has spaces around its names (`'Score '`, not `'Score'`): right after reading it, strip them with `df.columns = df.columns.str.strip()` (csv module: `row = {k.strip(): v for k, v in row.items()}`), then `df['Score']` works.]"
+            )
+        );
+    }
+
+    #[test]
     fn a_column_name_guessed_wrong_gets_the_real_ones_once() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
@@ -6985,7 +7461,9 @@ mod tests {
         let task = "Join customers.csv and payments.csv into totals.csv";
         let mut coach = Coach::new(true, task, cwd);
         let failed = python_report;
-        // A key that some table lacks: each table's columns.
+        // A key that some table lacks: each table's columns (the run
+        // failed, so the result not written yet is no news).
+        coach.saw_failure(true);
         let notes = coach.after_runs(&[failed("Traceback …\nKeyError: 'customer'\n")], cwd);
         assert_eq!(
             notes,
@@ -6994,11 +7472,13 @@ mod tests {
             ]
         );
         // Once a task.
+        coach.saw_failure(true);
         let again = coach.after_runs(&[failed("KeyError: 'Name'")], cwd);
         assert_eq!(again, Vec::<String>::new());
         // A key of every table, or of no table input at all, says nothing.
         fs_err::write(cwd.join("payments.csv"), "id,name\n1,x\n2,y\n").unwrap();
         let mut other = Coach::new(true, task, cwd);
+        other.saw_failure(true);
         assert_eq!(
             other.after_runs(&[failed("KeyError: 'missing'")], Path::new("/nonexistent")),
             Vec::<String>::new()
@@ -7012,6 +7492,7 @@ mod tests {
                 "totals = df.groupby('id')['x'].sum().reset_index()\ntotals.sort_values(by='name')"
                     .to_owned(),
         })]);
+        other.saw_failure(true);
         let lost = other.after_runs(
             &[failed(
                 "  File \"<cell-2>\", line 9, in <module>\n    totals.sort_values(by='name')\n  [2 frames inside libraries]\nKeyError: 'name'\n",
@@ -7031,6 +7512,7 @@ mod tests {
             language: Some("python".to_owned()),
             code: "t = a.groupby('id').sum()\nt.sort_values(by='name')".to_owned(),
         })]);
+        grouped.saw_failure(true);
         let notes = grouped.after_runs(
             &[failed(
                 "Traceback (most recent call last):\n  File \"<cell-1>\", line 2, in <module>\n    t.sort_values(by='name')\n  File \"/u/lib/python3.11/site-packages/pandas/core/generic.py\", line 9, in get\n    raise KeyError(key)\nKeyError: 'name'\n",
@@ -7045,6 +7527,7 @@ mod tests {
             "{notes:?}"
         );
         // Once a task; a merge has its own hint.
+        other.saw_failure(true);
         assert_eq!(
             other.after_runs(
                 &[failed("    t.sort_values(by='name')\nKeyError: 'name'")],
@@ -7058,6 +7541,7 @@ mod tests {
             language: Some("python".to_owned()),
             code: "t = a.groupby('id').sum()\npd.merge(a, b, on='name')".to_owned(),
         })]);
+        merging.saw_failure(true);
         let notes = merging.after_runs(
             &[failed("    pd.merge(a, b, on='name')\nKeyError: 'name'")],
             cwd,
@@ -7066,6 +7550,7 @@ mod tests {
         assert!(notes[0].contains("`merge(…, on=…)` needs"), "{notes:?}");
         // Other models hear nothing.
         let mut big = Coach::new(false, task, cwd);
+        big.saw_failure(true);
         assert_eq!(
             big.after_runs(&[failed("KeyError: 'customer'")], cwd),
             Vec::<String>::new()
@@ -7077,6 +7562,7 @@ mod tests {
         )
         .unwrap();
         let mut coach = Coach::new(true, "Sum export.csv per region into top.txt", cwd);
+        coach.saw_failure(true);
         assert_eq!(
             coach.after_runs(&[failed("KeyError: 'Region Name'")], cwd),
             [
@@ -7085,6 +7571,7 @@ mod tests {
         );
         // `row[1]` of the same file read with `csv.reader` as it is.
         let mut coach = Coach::new(true, "Sum export.csv per region into top.txt", cwd);
+        coach.saw_failure(true);
         let notes = coach.after_runs(
             &[failed(
                 "    region = row[1]\nIndexError: list index out of range",
@@ -7098,6 +7585,7 @@ mod tests {
         // With commas, an index past the end is another mistake.
         fs_err::write(cwd.join("export.csv"), "a,b\n1,2\n3,4\n").unwrap();
         let mut coach = Coach::new(true, "Sum export.csv per region into top.txt", cwd);
+        coach.saw_failure(true);
         assert!(
             coach
                 .after_runs(&[failed("IndexError: list index out of range")], cwd)

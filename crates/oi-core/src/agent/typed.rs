@@ -195,7 +195,13 @@ fn printed(line: &str) -> Option<String> {
     let mut parts = Vec::new();
     for part in split_args(inner)? {
         let part = part.trim();
-        if part.parse::<f64>().is_ok() {
+        // A number, or arithmetic on typed numbers (`1 + 1`): no name in it.
+        if part.parse::<f64>().is_ok()
+            || (part.chars().any(|c| c.is_ascii_digit())
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || " .+-*/%()".contains(c)))
+        {
             parts.push(part.to_owned());
             continue;
         }
@@ -263,6 +269,8 @@ mod tests {
             ("# the answer\nprint('a', 2)", "py", "a 2"),
             ("echo 1.0 GB", "bash", "1.0 GB"),
             ("echo \"data\"", "sh", "data"),
+            // Arithmetic on typed numbers looks nothing up either.
+            ("print(1 + 1)", "python", "1 + 1"),
         ] {
             assert_eq!(
                 typed_value(code, Some(language), &task).as_deref(),
