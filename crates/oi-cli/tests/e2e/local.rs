@@ -2030,3 +2030,149 @@ async fn a_small_model_is_told_a_merge_lacks_a_key_an_input_sets() {
         "CACHE=/tmp/c\nLEVEL=debug\nPORT=8080\n"
     );
 }
+
+#[tokio::test]
+async fn a_small_model_gets_the_loop_for_json_lines_some_of_which_are_not_json() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("app.jsonl"),
+        "{\"service\": \"auth\", \"level\": \"ERROR\"}\n{\"service\": \"billing\", \"level\": \"info\"}\nnot json: the collector restarted here\n\n{\"service\": \"auth\", \"level\": \"error\"}\n{\"service\": \"billing\", \"level\": \"Error\"}\n",
+    )
+    .unwrap();
+    // The model copies the loop the look gives; the real kernel runs it.
+    env.server
+        .push(Reply::text(
+            "```python\nimport json\nrows = []\nfor line in open('app.jsonl', encoding='utf-8'):\n    try:\n        rows.append(json.loads(line))\n    except ValueError:\n        continue\ncounts = {}\nfor r in rows:\n    if r['level'].lower() == 'error':\n        counts[r['service']] = counts.get(r['service'], 0) + 1\njson.dump(counts, open('errors.json', 'w'))\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Count the error entries per service in app.jsonl and write errors.json.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let first = env.server.chat_requests()[0].last_message_text();
+    assert!(
+        first.contains("`app.jsonl` holds one JSON object per line, but 1 line is not JSON (like `not json: the collector restarted here`)"),
+        "{first}"
+    );
+    assert!(
+        first.contains("```python\nimport json\nrows = []\nfor line in open('app.jsonl', encoding='utf-8'):\n    try:\n        rows.append(json.loads(line))\n    except ValueError:\n        continue\n```"),
+        "{first}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("errors.json")).unwrap(),
+        "{\"auth\": 2, \"billing\": 1}"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_gets_the_rows_of_a_markdown_table_and_the_split_of_a_row() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("README.md"),
+        "# Plan\n\n| Version | Notes |\n|:--|--|\n| 1.0 | first, public |\n| 2.0 |  |\n\n| Owner | Area |\n|---|---|\n| ana | docs |\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\nimport csv\nlines = open('README.md', encoding='utf-8').read().splitlines()\nw = csv.writer(open('releases.csv', 'w', newline=''))\nfor line in lines[2:3] + lines[4:6]:\n    w.writerow([c.strip() for c in line.strip().strip('|').split('|')])\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Convert the release table in README.md to releases.csv.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let first = env.server.chat_requests()[0].last_message_text();
+    assert!(
+        first.contains("In it 2 Markdown tables: one with the columns `Version`, `Notes` (lines 3–6: its header, the `|---|` line and 2 rows, `lines[4:6]`); another with the columns `Owner`, `Area`"),
+        "{first}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("releases.csv")).unwrap(),
+        "Version,Notes\r\n1.0,\"first, public\"\r\n2.0,\r\n"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_is_told_the_separator_its_failed_unpacking_split_at() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("sales.csv"),
+        "region,amount\nnorth,12\n\nsouth,3\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\ntotal = 0\nfor line in open('sales.csv').read().split('\\n')[1:]:\n    region, amount = line.split(\",\")\n    total += float(amount)\nprint(total)\n```",
+        ))
+        .push(Reply::text(
+            "```python\nimport csv\nr = csv.reader(open('sales.csv'))\nnext(r)\nprint(sum(float(row[1]) for row in r if row))\n```",
+        ))
+        .push(Reply::text("15.0"));
+    let out = env
+        .exec(&["-y", "Print the total of the amount column of sales.csv."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("failed at `region, amount = line.split(\",\")`")
+            && told.contains("\",\" not in line")
+            && told.contains("csv.reader(f)"),
+        "{told}"
+    );
+    assert!(!told.contains("'='"), "{told}");
+}
+
+#[tokio::test]
+async fn a_small_model_is_told_its_python_booleans_and_unsorted_lines_in_a_file_made_into() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(
+        cwd.join("settings.json"),
+        "{\"app\": {\"name\": \"L\", \"debug\": false}, \"beta\": true}\n",
+    )
+    .unwrap();
+    let flatten = |fixed: bool| {
+        let value = if fixed {
+            "json.dumps(v) if isinstance(v, bool) else v"
+        } else {
+            "v"
+        };
+        let order = if fixed { "sorted(out)" } else { "out" };
+        format!(
+            "```python\nimport json\nout = []\ndef walk(d, p=''):\n    for k, v in d.items():\n        if isinstance(v, dict):\n            walk(v, p + k + '.')\n        else:\n            out.append(f'{{p}}{{k}}={{{value}}}')\nwalk(json.load(open('settings.json')))\n_ = open('flat.txt', 'w').write('\\n'.join({order}) + '\\n')\n```"
+        )
+    };
+    env.server
+        .push(Reply::text(&flatten(false)))
+        .push(Reply::text(&flatten(true)))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Flatten settings.json into flat.txt: one dotted.path=value line per leaf (booleans as true/false), sorted by path.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("`flat.txt` has `False` where the task writes `false`")
+            && told.contains("the lines of `flat.txt` are not in alphabetical order (`app.name=L` comes before `app.debug=False`)"),
+        "{told}"
+    );
+    assert!(!requests[2].last_message_text().contains("not right yet"));
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("flat.txt")).unwrap(),
+        "app.debug=false\napp.name=L\nbeta=true\n"
+    );
+}
