@@ -2079,7 +2079,7 @@ async fn a_small_model_gets_the_rows_of_a_markdown_table_and_the_split_of_a_row(
     .unwrap();
     env.server
         .push(Reply::text(
-            "```python\nimport csv\nlines = open('README.md', encoding='utf-8').read().splitlines()\nw = csv.writer(open('releases.csv', 'w', newline=''))\nfor line in lines[2:3] + lines[4:6]:\n    w.writerow([c.strip() for c in line.strip().strip('|').split('|')])\n```",
+            "```python\nimport csv\nlines = open('README.md', encoding='utf-8').read().splitlines()\nrows = [[c.strip() for c in line.strip().strip('|').split('|')] for line in lines[2:3] + lines[4:6]]\ncsv.writer(open('releases.csv', 'w', newline='')).writerows(rows)\n```",
         ))
         .push(Reply::text("Done."));
     let out = env
@@ -2091,7 +2091,7 @@ async fn a_small_model_gets_the_rows_of_a_markdown_table_and_the_split_of_a_row(
     assert_eq!(out.code, 0, "{out:?}");
     let first = env.server.chat_requests()[0].last_message_text();
     assert!(
-        first.contains("In it 2 Markdown tables: one with the columns `Version`, `Notes` (lines 3–6: its header, the `|---|` line and 2 rows, `lines[4:6]`); another with the columns `Owner`, `Area`"),
+        first.contains("In it 2 Markdown tables. Read the lines with `lines = open('README.md', encoding='utf-8').read().splitlines()`; then the table with the columns `Version`, `Notes` (lines 3–6), its header row first, is `rows = [[c.strip() for c in line.strip().strip('|').split('|')] for line in lines[2:3] + lines[4:6]]`; the table with the columns `Owner`, `Area`"),
         "{first}"
     );
     assert_eq!(

@@ -160,32 +160,31 @@ pub(super) fn markdown_tables(text: &str, file: &str) -> Option<String> {
     }
     let described: Vec<String> = tables
         .iter()
+        .take(MAX_TABLES)
         .map(|(names, _, start, end)| {
             let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-            let rows = end - start - 2;
             format!(
-                "the columns {} (lines {}–{}: its header, the `|---|` line and {rows} row{}, `lines[{}:{end}]`)",
+                "the table with the columns {} (lines {}–{end}), its header row first, is `rows = [{PIPE_SPLIT} for line in lines[{start}:{}] + lines[{}:{end}]]`",
                 names.join(", "),
                 start + 1,
-                end,
-                if rows == 1 { "" } else { "s" },
-                start + 2
+                start + 1,
+                start + 2,
             )
         })
         .collect();
-    let (count, which) = if tables.len() == 1 {
-        ("a Markdown table with".to_owned(), "")
+    let count = if tables.len() == 1 {
+        "a Markdown table".to_owned()
     } else {
-        (
-            format!("{} Markdown tables: one with", tables.len()),
-            ", of the table you need,",
-        )
+        format!("{} Markdown tables", tables.len())
     };
     Some(format!(
-        "{count} {}. Read the lines with `lines = open({file}, encoding='utf-8').read().splitlines()`, and split each row{which} into its cells with `cells = {PIPE_SPLIT}` (the `|` at each end makes no cell; an empty cell is `''`)",
-        described.join("; another with ")
+        "{count}. Read the lines with `lines = open({file}, encoding='utf-8').read().splitlines()`; then {} (the `|---|` line left out; the `|` at each end of a line makes no cell, and an empty cell is `''`)",
+        described.join("; ")
     ))
 }
+
+/// Markdown tables described, at most.
+const MAX_TABLES: usize = 4;
 
 /// How a line of a table aligned in columns splits into its cells, as
 /// Python code the model copies; [`cells`] splits with the same pattern,
@@ -518,7 +517,7 @@ mod tests {
         let look = markdown_tables(text, "'README.md'").unwrap();
         assert_eq!(
             look,
-            "2 Markdown tables: one with the columns `Version`, `Codename`, `Notes` (lines 5–8: its header, the `|---|` line and 2 rows, `lines[6:8]`); another with the columns `Owner`, `Area` (lines 10–12: its header, the `|---|` line and 1 row, `lines[11:12]`). Read the lines with `lines = open('README.md', encoding='utf-8').read().splitlines()`, and split each row, of the table you need, into its cells with `cells = [c.strip() for c in line.strip().strip('|').split('|')]` (the `|` at each end makes no cell; an empty cell is `''`)"
+            "2 Markdown tables. Read the lines with `lines = open('README.md', encoding='utf-8').read().splitlines()`; then the table with the columns `Version`, `Codename`, `Notes` (lines 5–8), its header row first, is `rows = [[c.strip() for c in line.strip().strip('|').split('|')] for line in lines[4:5] + lines[6:8]]`; the table with the columns `Owner`, `Area` (lines 10–12), its header row first, is `rows = [[c.strip() for c in line.strip().strip('|').split('|')] for line in lines[9:10] + lines[11:12]]` (the `|---|` line left out; the `|` at each end of a line makes no cell, and an empty cell is `''`)"
         );
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(pipe_cells(lines[6]), ["1.0", "Acorn", "first, public"]);
