@@ -628,7 +628,7 @@ fn item_keys(items: &[Value]) -> String {
                 .map(|v| serde_json::to_string(v).unwrap_or_default())
                 .collect();
             let case = if variants {
-                " (one value in different case or spacing: compare them normalised)"
+                " (one value in different case or spacing: compare them normalised, `value.strip().lower()`)"
             } else {
                 ""
             };
@@ -777,7 +777,7 @@ mod tests {
         .unwrap();
         let look = first_look(dir.path(), &["orders.json".to_owned()], &[], &[]).unwrap();
         assert!(
-            look.contains(r#"(3 items; `status` is one of "shipped", "Shipped", "CANCELLED" (one value in different case or spacing: compare them normalised))"#),
+            look.contains(r#"(3 items; `status` is one of "shipped", "Shipped", "CANCELLED" (one value in different case or spacing: compare them normalised, `value.strip().lower()`))"#),
             "{look}"
         );
         // … with the line that compares it, in the loop over the list.

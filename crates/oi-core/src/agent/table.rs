@@ -356,6 +356,39 @@ pub(super) fn empty_columns(text: &str) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// A column of the table `text` whose cells hold several values joined
+/// with `, ` (`10.0.0.2, 10.0.0.1`) in at least half of its rows, one of
+/// them at least two: its name and such a cell. Values listed where the
+/// task asked how many there are.
+pub(super) fn joined_column(text: &str) -> Option<(String, String)> {
+    let (_, rows) = split(text)?;
+    let body = &rows[1..];
+    rows[0]
+        .iter()
+        .enumerate()
+        .take(MAX_COLUMNS)
+        .find_map(|(i, name)| {
+            let cells: Vec<&str> = body
+                .iter()
+                .filter_map(|row| row.get(i).map(String::as_str))
+                .collect();
+            let joined: Vec<&str> = cells
+                .iter()
+                .copied()
+                .filter(|cell| {
+                    let parts: Vec<&str> = cell.split(", ").collect();
+                    parts.len() >= 2
+                        && cell.len() <= 400
+                        && parts
+                            .iter()
+                            .all(|p| !p.trim().is_empty() && !p.contains(' '))
+                })
+                .collect();
+            (joined.len() * 2 >= cells.len() && !joined.is_empty())
+                .then(|| (name.trim().to_owned(), joined[0].to_owned()))
+        })
+}
+
 /// Columns of the table `text` whose name says they hold a number (`total`,
 /// `amount`, `avg_price` …) but where some value is not one, with the
 /// first such value: a result computed by joining text (`$1.20$3.40`).
@@ -748,7 +781,7 @@ fn kind(values: &[&str]) -> String {
         // Show one value written two ways.
         if let Some((a, b)) = variants(&trimmed) {
             what.push_str(&format!(
-                "; the same value is written with different case or spacing (`{a}`, `{b}`): compare them normalised"
+                "; the same value is written with different case or spacing (`{a}`, `{b}`): compare them normalised (pandas: `.str.strip().str.lower()` on the column, to group or match by; plain Python: `value.strip().lower()`)"
             ));
         }
     }
@@ -953,7 +986,7 @@ mod tests {
             profile,
             "4 rows under a header row, fields separated by `;`. Columns:\n\
              - `Order No`: whole numbers\n\
-             - `Region Name ` (with the spaces): text, like `north`, `North`, `South`; the same value is written with different case or spacing (`north`, `North`): compare them normalised; 1 with spaces around the value (` north`)\n\
+             - `Region Name ` (with the spaces): text, like `north`, `North`, `South`; the same value is written with different case or spacing (`north`, `North`): compare them normalised (pandas: `.str.strip().str.lower()` on the column, to group or match by; plain Python: `value.strip().lower()`); 1 with spaces around the value (` north`)\n\
              - `Amount`: numbers written with currency signs or thousands separators, like `$1,200.50`, `$35.20`: remove them before converting; 2 of 4 missing: empty or `NA`\n\
              - `Price`: numbers written with a decimal comma, like `3,50`, `12,75`, `1,00`: replace the comma with a point before converting\n\
              - `When`: dates in 3 formats, like `03/02/2026`, `2026-01-15`, `March 9, 2026`"
