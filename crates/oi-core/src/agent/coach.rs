@@ -105,6 +105,9 @@ pub(super) struct Coach {
     /// Whether the model was told a value it failed to convert is a
     /// header.
     told_header: bool,
+    /// The result file a small model's last batch left as it was while it
+    /// printed something: a result printed, not written (again).
+    printed_unwritten: Option<String>,
     /// Whether the model was told its code typed an input's rows in
     /// instead of reading the file.
     told_typed_rows: bool,
@@ -183,6 +186,15 @@ pub(super) struct Coach {
     /// with punctuation on it, where the task leaves punctuation out: the
     /// script and the word.
     punctuated_output: Option<(String, String)>,
+    /// Folders the task says to make ("make a folder by_country") that
+    /// did not exist as it began, small models only.
+    folders_asked: Vec<String>,
+    /// The decimals the task asks numbers to have ("with 2 decimals"),
+    /// small models only.
+    decimals: Option<usize>,
+    /// A script the task asks to change whose last run printed a number
+    /// with other decimals than the task asks: the script and the number.
+    undecimal_output: Option<(String, String)>,
 }
 
 /// How much of a result file is read to show or check it; a file no
@@ -316,6 +328,20 @@ impl Coach {
                 .collect(),
             no_punctuation: small_model && ignores_punctuation(&task.to_lowercase()),
             punctuated_output: None,
+            decimals: if small_model {
+                asked_decimals(task)
+            } else {
+                None
+            },
+            folders_asked: if small_model {
+                folders_to_make(task)
+                    .into_iter()
+                    .filter(|name| !cwd.join(name).exists())
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            undecimal_output: None,
             told_to_run: false,
             checked_outputs: false,
             ran_any: false,
@@ -331,6 +357,7 @@ impl Coach {
             fixes: 0,
             inputs,
             told_header: false,
+            printed_unwritten: None,
             asks_why: asks_why(task),
             told_typed_rows: false,
             told_copy: false,
@@ -564,15 +591,27 @@ impl Coach {
                 // Free to answer, a small model answers "The task is done."
                 // whatever the note says; the next reply runs code instead.
                 self.wants_code = true;
+                // A fix printed, not written: where it has to go.
+                let unwritten = self
+                    .printed_unwritten
+                    .as_deref()
+                    .map(|name| {
+                        format!(
+                            " Your last run printed its lines but wrote nothing to `{name}`: if they are what it should hold, run that code again writing them there (`> {name}` after a shell command; `open({}, 'w')` in Python).",
+                            table::python_string(name)
+                        )
+                    })
+                    .unwrap_or_default();
                 return Some(if self.completion_checks == 1 {
                     format!(
-                        "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again now.]",
+                        "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again now.{unwritten}]",
                         problems.join(", and ")
                     )
                 } else {
                     format!(
-                        "[oi: still not done: {}. Your last run did not fix it. Change the code that makes the result, run it, and read its output before you answer.]",
-                        problems.join(", and ")
+                        "[oi: still not done: {}. Your last run did not fix it.{} Change the code that makes the result, run it, and read its output before you answer.]",
+                        problems.join(", and "),
+                        unwritten
                     )
                 });
             }
@@ -604,6 +643,22 @@ impl Coach {
     /// entry twice, numbers used as they were written, a quoted command
     /// not run. The completion check names them once.
     fn ending_problems(&self, cwd: &Path, last_failure: Option<&str>, reply: &str) -> Vec<String> {
+        let mut folders = Vec::new();
+        if self.ran_any {
+            for name in &self.folders_asked {
+                let path = cwd.join(name);
+                let quoted = table::python_string(name);
+                if !path.is_dir() {
+                    folders.push(format!(
+                        "the task asks for the folder `{name}/`, which does not exist yet: make it (`os.makedirs({quoted}, exist_ok=True)`) and write the files into it (`os.path.join({quoted}, file_name)`)"
+                    ));
+                } else if fs_err::read_dir(&path).is_ok_and(|mut d| d.next().is_none()) {
+                    folders.push(format!(
+                        "the folder `{name}/` the task asks for is empty: write the files into it (`os.path.join({quoted}, file_name)`)"
+                    ));
+                }
+            }
+        }
         // Each result is read once, its start only.
         let heads: Vec<(&String, Vec<u8>)> = self
             .expected
@@ -624,6 +679,7 @@ impl Coach {
         if let Some(error) = last_failure {
             problems.push(format!("your last run failed ({error})"));
         }
+        problems.extend(folders);
         // Told once it does not exist yet, the model ran code and still
         // ends without it (it printed the text instead of writing it).
         let missing = if self.ran_any && (!self.question || self.writes_expected) {
@@ -738,6 +794,12 @@ impl Coach {
         for (name, print) in &self.message_prints {
             problems.push(format!(
                 "`{name}` now prints a message (`{print}`) besides its result, which it did not before"
+            ));
+        }
+        if let (Some((name, number)), Some(places)) = (&self.undecimal_output, self.decimals) {
+            problems.push(format!(
+                "`{name}` prints `{number}` where the task asks for {places} decimal{}",
+                if places == 1 { "" } else { "s" }
             ));
         }
         if let Some((name, word)) = &self.punctuated_output {
@@ -1033,6 +1095,9 @@ impl Coach {
         if let Some(note) = self.punctuation_note(&printed) {
             previews.push(note);
         }
+        if let Some(note) = self.decimals_note(&printed) {
+            previews.push(note);
+        }
         // An input the runs changed (a config set, a script fixed): what
         // changed, so a wrong line changed shows.
         for (name, seen) in &mut self.inputs_seen {
@@ -1196,6 +1261,18 @@ impl Coach {
             self.shown.insert(name.clone(), stamp);
             changed.push((name.clone(), path, meta.len()));
         }
+        let printed = reports.iter().any(|r| {
+            let text = r.text.trim();
+            !r.language.is_empty() && !text.is_empty() && text != crate::output::PRINTED_NOTHING
+        });
+        self.printed_unwritten = if self.small_model && !failed && printed && changed.is_empty() {
+            self.expected
+                .iter()
+                .find(|name| cwd.join(name.as_str()).is_file())
+                .cloned()
+        } else {
+            None
+        };
         for (name, path, _) in &changed {
             self.know_result_fixes(name, path);
             if let Some(latest) = self.asked(name).latest
@@ -1246,6 +1323,31 @@ impl Coach {
         self.punctuated_output = Some((name.clone(), word.to_owned()));
         Some(format!(
             "[oi: `{name}` printed `{word}`, a word with punctuation still on it, where the task says to leave punctuation out: {WORDS_ALONE}. Send all of `{name}` again, fixed, in one block.]"
+        ))
+    }
+
+    /// After a batch that saved and ran a script the task asks to change
+    /// (`printed`, all it printed): when the task asks for numbers with N
+    /// decimals and every number with a decimal point the script printed
+    /// has another count of them (`3100.0` for 2), a note naming it.
+    fn decimals_note(&mut self, printed: &str) -> Option<String> {
+        let places = self.decimals?;
+        if self.batch_failed {
+            return None;
+        }
+        let (name, output) = self.rewrites.iter().find_map(|name| {
+            let saved = super::save_as::saved_line(name);
+            let (_, output) = printed.split_once(&format!("{saved}\n"))?;
+            Some((name.clone(), output))
+        })?;
+        let Some(number) = other_decimals(output, places) else {
+            self.undecimal_output = None;
+            return None;
+        };
+        self.undecimal_output = Some((name.clone(), number.clone()));
+        Some(format!(
+            "[oi: `{name}` printed `{number}` where the task asks for {places} decimal{}: format the number with `f'{{value:.{places}f}}'` where it is printed. Send all of `{name}` again, fixed, in one block.]",
+            if places == 1 { "" } else { "s" }
         ))
     }
 
@@ -3009,14 +3111,36 @@ fn content_problems(
         ));
     }
     if let Some((python_word, asked_word)) = python_literal(text, &asked.lower_literals) {
+        let file = table::python_string(name);
+        let subs = asked
+            .lower_literals
+            .iter()
+            .fold(format!("open({file}).read()"), |inner, (python, lower)| {
+                format!("re.sub(r'\\b{python}\\b', '{lower}', {inner})")
+            });
         problems.push(format!(
-            "`{name}` has `{python_word}` where the task writes `{asked_word}`: Python prints its {what} capitalized; write {how}",
+            "`{name}` has `{python_word}` where the task writes `{asked_word}`: Python prints its {what} capitalized; write {how}, or fix the file as it is: `import re`, `text = {subs}`, then `open({file}, 'w').write(text)`",
             what = if python_word == "None" { "`None`" } else { "booleans" },
             how = if python_word == "None" {
                 "`'null' if value is None else value`, or the value through `json.dumps(value)`"
             } else {
                 "`str(value).lower()` for a bool, or the value through `json.dumps(value)`"
             }
+        ));
+    }
+    if let Some(places) = asked.decimals
+        && let Some(number) = other_decimals(text, places)
+    {
+        problems.push(format!(
+            "`{name}` writes `{number}` where the task asks for {places} decimal{}: format each number with `f'{{value:.{places}f}}'` (pandas: `to_csv(…, float_format='%.{places}f')`)",
+            if places == 1 { "" } else { "s" }
+        ));
+    }
+    if asked.counts
+        && let Some((column, cell)) = table::joined_column(text)
+    {
+        problems.push(format!(
+            "the `{column}` column of `{name}` lists the values themselves (`{cell}`) where the task asks how many there are: write the count (`len(values)`, of a set for distinct ones)"
         ));
     }
     if asked.tab_separated
@@ -3050,8 +3174,9 @@ fn content_problems(
     if asked.alphabetical
         && let Some((first, second)) = unsorted_lines(text)
     {
+        let file = table::python_string(name);
         problems.push(format!(
-            "the lines of `{name}` are not in alphabetical order (`{first}` comes before `{second}`), which the task asks: sort them before writing (`sorted(…)`)"
+            "the lines of `{name}` are not in alphabetical order (`{first}` comes before `{second}`), which the task asks: sort them before writing (`sorted(…)`), or sort the file as it is: `lines = sorted(l for l in open({file}).read().splitlines() if l.strip())`, then `open({file}, 'w').write('\\n'.join(lines) + '\\n')`"
         ));
     }
     let header_line = if asked.one_per_line && asked.header.is_none() {
@@ -3595,6 +3720,11 @@ struct Asked {
     /// Literals the task writes in lower case that Python prints
     /// capitalized (`true`/`false` for `True`/`False`, `null` for `None`).
     lower_literals: Vec<(&'static str, &'static str)>,
+    /// The decimals its numbers have ("with 2 decimals").
+    decimals: Option<usize>,
+    /// Whether it asks how many of something there are ("count", "the
+    /// number of", "how many").
+    counts: bool,
     /// Whether it asks for values separated by a tab.
     tab_separated: bool,
     /// Whether it asks for dates written `YYYY-MM-DD`.
@@ -3651,6 +3781,11 @@ impl Asked {
             single: !one_per_line && asks_single(&words),
             no_punctuation: ignores_punctuation(&lower),
             lower_literals: lower_literals(task),
+            decimals: asked_decimals(task),
+            counts: words
+                .iter()
+                .any(|w| matches!(w.as_str(), "count" | "counts" | "number"))
+                || lower.contains("how many"),
             tab_separated: [
                 "separated by a tab",
                 "separated by tabs",
@@ -4296,6 +4431,96 @@ fn unsorted_lines(text: &str) -> Option<(String, String)> {
         .windows(2)
         .find(|w| w[0].to_lowercase() > w[1].to_lowercase())
         .map(|w| (w[0].to_owned(), w[1].to_owned()))
+}
+
+/// Folders a task says to make: the name after "folder" or "directory"
+/// (`by_country`, `out/`) in a sentence that says "make", "create" or
+/// "mkdir" before it.
+fn folders_to_make(task: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for sentence in task.split_inclusive(['.', ';', '\n']) {
+        let words: Vec<&str> = task_words(sentence).collect();
+        for (i, word) in words.iter().enumerate() {
+            let lower = word.to_lowercase();
+            if !matches!(lower.as_str(), "folder" | "directory") {
+                continue;
+            }
+            let makes = words[..i].iter().any(|w| {
+                matches!(
+                    w.to_lowercase().as_str(),
+                    "make" | "create" | "mkdir" | "makes" | "creates"
+                )
+            });
+            let Some(next) = words.get(i + 1) else {
+                continue;
+            };
+            let name = next.trim_end_matches('/');
+            let plain = !name.is_empty()
+                && name.chars().any(|c| c.is_ascii_alphabetic())
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+                && !matches!(
+                    name.to_lowercase().as_str(),
+                    "and"
+                        | "in"
+                        | "with"
+                        | "for"
+                        | "named"
+                        | "called"
+                        | "of"
+                        | "to"
+                        | "that"
+                        | "where"
+                );
+            if makes && plain && !found.iter().any(|f| f == name) {
+                found.push(name.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// The number of decimals a task asks numbers to have: "with 2
+/// decimals", "rounded to 1 decimal", "2 decimal places", "two decimals".
+fn asked_decimals(task: &str) -> Option<usize> {
+    let words: Vec<String> = task_words(&task.to_lowercase())
+        .map(str::to_owned)
+        .collect();
+    words.windows(2).find_map(|pair| {
+        if !pair[1].starts_with("decimal") || pair[1].starts_with("decimals:") {
+            return None;
+        }
+        match pair[0].as_str() {
+            "1" | "one" => Some(1),
+            "2" | "two" => Some(2),
+            "3" | "three" => Some(3),
+            "4" | "four" => Some(4),
+            _ => None,
+        }
+    })
+}
+
+/// When every number with a decimal point in `text` (at most its first
+/// 50 lines) has another count of decimals than `places`, the first of
+/// them (`3100.0` where 2 are asked). Whole numbers are left alone: they
+/// may be counts or ids.
+fn other_decimals(text: &str, places: usize) -> Option<String> {
+    static NUMBER: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[^\w.])(-?\d+\.(\d+))(?:$|[^\w.])").ok()
+    });
+    let number = NUMBER.as_ref()?;
+    let found: Vec<(String, usize)> = text
+        .lines()
+        .take(50)
+        .flat_map(|line| {
+            number
+                .captures_iter(line)
+                .map(|c| (c[1].to_owned(), c[2].len()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    (!found.is_empty() && found.iter().all(|(_, n)| *n != places)).then(|| found[0].0.clone())
 }
 
 /// A date written otherwise than `YYYY-MM-DD` (`[03/Mar/2024:23:58:01`,
@@ -5522,7 +5747,7 @@ mod tests {
         assert_eq!(
             content_problems("flat.txt", text, &[], &asked, ""),
             [
-                "`flat.txt` has `False` where the task writes `false`: Python prints its booleans capitalized; write `str(value).lower()` for a bool, or the value through `json.dumps(value)`"
+                "`flat.txt` has `False` where the task writes `false`: Python prints its booleans capitalized; write `str(value).lower()` for a bool, or the value through `json.dumps(value)`, or fix the file as it is: `import re`, `text = re.sub(r'\\bFalse\\b', 'false', re.sub(r'\\bTrue\\b', 'true', open('flat.txt').read()))`, then `open('flat.txt', 'w').write(text)`"
             ]
         );
         // Lower case already, or a task that does not write them so.
@@ -5568,6 +5793,146 @@ mod tests {
     }
 
     #[test]
+    fn values_listed_where_the_task_counts_them_are_named() {
+        let asked = Asked::of(
+            "From access.log, count the distinct client IP addresses on each day. Write daily_ips.csv with the header date,ips.",
+        );
+        let text = "date,ips\n2024-03-03,\"10.0.0.2, 10.0.0.1\"\n2024-03-04,\"10.0.0.1, 10.0.0.3\"\n2024-03-05,192.168.1.10\n";
+        assert_eq!(
+            content_problems("daily_ips.csv", text, &[], &asked, ""),
+            [
+                "the `ips` column of `daily_ips.csv` lists the values themselves (`10.0.0.2, 10.0.0.1`) where the task asks how many there are: write the count (`len(values)`, of a set for distinct ones)"
+            ]
+        );
+        // Counts written, or a task that lists the values.
+        assert!(
+            content_problems(
+                "daily_ips.csv",
+                "date,ips\n2024-03-03,2\n2024-03-04,2\n2024-03-05,1\n",
+                &[],
+                &asked,
+                ""
+            )
+            .is_empty()
+        );
+        let lists =
+            Asked::of("Write daily_ips.csv with the header date,ips: the addresses seen each day.");
+        assert!(content_problems("daily_ips.csv", text, &[], &lists, "").is_empty());
+        // Prose in a cell is no list.
+        assert_eq!(
+            table::joined_column("id,note\n1,\"late, then paid\"\n2,\"ok, fine\"\n3,x\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_folder_the_task_says_to_make_is_checked_before_ending() {
+        assert_eq!(
+            folders_to_make(
+                "Split customers.csv by country: make a folder by_country and in it one CSV per country."
+            ),
+            ["by_country"]
+        );
+        assert_eq!(
+            folders_to_make("Create the directory `out/`, then copy."),
+            ["out"]
+        );
+        assert!(folders_to_make("Sort the files in the folder photos.").is_empty());
+        assert!(folders_to_make("Create a folder named x").is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Make a folder by_country and in it one CSV per country. Then write the count to count.txt.";
+        let mut coach = Coach::new(true, task, cwd);
+        fs_err::write(cwd.join("count.txt"), "3\n").unwrap();
+        fs_err::create_dir(cwd.join("portugal")).unwrap();
+        coach.saw_failure(false);
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("the task asks for the folder `by_country/`, which does not exist yet: make it (`os.makedirs('by_country', exist_ok=True)`) and write the files into it (`os.path.join('by_country', file_name)`)"),
+            "{note}"
+        );
+        // Made and filled: nothing to say of it.
+        let mut done = Coach::new(true, task, cwd);
+        fs_err::create_dir(cwd.join("by_country")).unwrap();
+        fs_err::write(cwd.join("by_country/india.csv"), "id\n4\n").unwrap();
+        done.saw_failure(false);
+        done.after_runs(&[python_report("")], cwd);
+        assert_eq!(
+            done.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
+            None
+        );
+    }
+
+    #[test]
+    fn numbers_with_other_decimals_than_asked_are_named() {
+        assert_eq!(asked_decimals("print the total with 2 decimals"), Some(2));
+        assert_eq!(asked_decimals("the average rounded to 1 decimal."), Some(1));
+        assert_eq!(asked_decimals("to two decimal places"), Some(2));
+        assert_eq!(asked_decimals("with decimals"), None);
+        assert_eq!(
+            other_decimals("Total: 3100.0\n", 2).as_deref(),
+            Some("3100.0")
+        );
+        assert_eq!(other_decimals("Total: 3100.00\n", 2), None);
+        // Versions, addresses and whole numbers are no such numbers.
+        assert_eq!(other_decimals("3.11.7 at 10.0.0.1, 42 rows\n", 2), None);
+        // One number right among others: not all wrong.
+        assert_eq!(other_decimals("a,1.5\nb,2.25\n", 2), None);
+        let asked = Asked::of("Write team_avg.csv with the average score with 1 decimal.");
+        assert_eq!(
+            content_problems(
+                "team_avg.csv",
+                "team,average\nred,10.5\nblue,9.333333\n",
+                &[],
+                &asked,
+                ""
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            content_problems(
+                "team_avg.csv",
+                "team,average\nred,10.25\nblue,9.333333\n",
+                &[],
+                &asked,
+                ""
+            ),
+            [
+                "`team_avg.csv` writes `10.25` where the task asks for 1 decimal: format each number with `f'{value:.1f}'` (pandas: `to_csv(…, float_format='%.1f')`)"
+            ]
+        );
+        // A fixed script's output: told after the run, and before ending.
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("sum.py"), "print(1)\n").unwrap();
+        let mut coach = Coach::new(
+            true,
+            "sum.py should print the total with 2 decimals. Fix sum.py.",
+            cwd,
+        );
+        coach.saw_failure(false);
+        let notes = coach.after_runs(
+            &[Report {
+                call_id: None,
+                language: "shell".to_owned(),
+                text: format!(
+                    "{}\nTotal: 3100.0\n",
+                    super::super::save_as::saved_line("sum.py")
+                ),
+                images: Vec::new(),
+            }],
+            cwd,
+        );
+        assert!(
+            notes.contains(&"[oi: `sum.py` printed `3100.0` where the task asks for 2 decimals: format the number with `f'{value:.2f}'` where it is printed. Send all of `sum.py` again, fixed, in one block.]".to_owned()),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
     fn values_without_the_tab_the_task_asks_are_named() {
         let asked =
             Asked::of("Write the customer's name and the total, separated by a tab, to top.txt.");
@@ -5580,6 +5945,52 @@ mod tests {
         assert!(content_problems("top.txt", "Lee, Ann\t215.10\n", &[], &asked, "").is_empty());
         let other = Asked::of("Write the customer's name and the total to top.txt.");
         assert!(content_problems("top.txt", "Smith, John, 700.84\n", &[], &other, "").is_empty());
+    }
+
+    /// The lines that fix a result file as it is run in real Python.
+    #[test]
+    fn the_lines_that_fix_a_result_as_it_is_run_in_python() {
+        let python = "python3";
+        let present = std::process::Command::new(python)
+            .args(["-c", "pass"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !oi_testkit::present_or_skip(
+            oi_testkit::Need::Program(python),
+            present,
+            "python3 is not on PATH",
+        ) {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let text = "b.debug=False\na.name=Truely\n\nc.on=True\n";
+        fs_err::write(dir.path().join("flat.txt"), text).unwrap();
+        let asked = Asked::of(
+            "Flatten settings.json into flat.txt (booleans as true/false), sorted by path.",
+        );
+        let problems = content_problems("flat.txt", text, &[], &asked, "");
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        for problem in &problems {
+            let code: Vec<&str> = problem
+                .rsplit_once("as it is: ")
+                .unwrap()
+                .1
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .collect();
+            let out = std::process::Command::new(python)
+                .arg("-c")
+                .arg(code.join("\n"))
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{code:?}: {out:?}");
+        }
+        assert_eq!(
+            fs_err::read_to_string(dir.path().join("flat.txt")).unwrap(),
+            "a.name=Truely\nb.debug=false\nc.on=true\n"
+        );
     }
 
     #[test]
@@ -5598,7 +6009,7 @@ mod tests {
                 ""
             ),
             [
-                "the lines of `flat.txt` are not in alphabetical order (`app.name=L` comes before `app.debug=x`), which the task asks: sort them before writing (`sorted(…)`)"
+                "the lines of `flat.txt` are not in alphabetical order (`app.name=L` comes before `app.debug=x`), which the task asks: sort them before writing (`sorted(…)`), or sort the file as it is: `lines = sorted(l for l in open('flat.txt').read().splitlines() if l.strip())`, then `open('flat.txt', 'w').write('\\n'.join(lines) + '\\n')`"
             ]
         );
     }
@@ -5889,7 +6300,7 @@ mod tests {
         assert_eq!(
             problems,
             [
-                "the lines of `dups.txt` are not in alphabetical order (`b.txt` comes before `a.txt`), which the task asks: sort them before writing (`sorted(…)`)"
+                "the lines of `dups.txt` are not in alphabetical order (`b.txt` comes before `a.txt`), which the task asks: sort them before writing (`sorted(…)`), or sort the file as it is: `lines = sorted(l for l in open('dups.txt').read().splitlines() if l.strip())`, then `open('dups.txt', 'w').write('\\n'.join(lines) + '\\n')`"
             ]
         );
         // Sorted byte-wise or ignoring case, both are sorted.
@@ -7813,6 +8224,44 @@ mod tests {
         asked.heard("a.txt");
         assert!(asked.note_before_ending("a.txt", md, cwd, None).is_some());
         assert!(!asked.wants_code());
+    }
+
+    #[test]
+    fn a_fix_printed_but_not_written_to_the_result_is_pointed_at_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Write the names, sorted, one per line, to names.txt.";
+        let mut coach = Coach::new(true, task, cwd);
+        let report = |text: &str| Report {
+            call_id: None,
+            language: "shell".to_owned(),
+            text: text.to_owned(),
+            images: Vec::new(),
+        };
+        fs_err::write(cwd.join("names.txt"), "c\nb\na\n").unwrap();
+        coach.saw_failure(false);
+        coach.after_runs(&[report(crate::output::PRINTED_NOTHING)], cwd);
+        // The check names the problem; nothing printed, nothing pointed at.
+        let first = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(first.contains("not in alphabetical order"), "{first}");
+        assert!(!first.contains("wrote nothing"), "{first}");
+        // The next run prints the right lines and leaves the file as it was.
+        coach.heard("```bash\nsort names.txt\n```");
+        coach.saw_failure(false);
+        coach.after_runs(&[report("a\nb\nc\n")], cwd);
+        let again = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            again.contains("Your last run printed its lines but wrote nothing to `names.txt`: if they are what it should hold, run that code again writing them there (`> names.txt` after a shell command; `open('names.txt', 'w')` in Python)."),
+            "{again}"
+        );
+        // A run that wrote the file is not told so.
+        fs_err::write(cwd.join("names.txt"), "a\nb\nc\n").unwrap();
+        coach.after_runs(&[report("written\n")], cwd);
+        assert_eq!(coach.printed_unwritten, None);
     }
 
     #[test]
