@@ -107,7 +107,7 @@ impl Resample {
                     || bare_path(&run.code)
                     || run.code.trim_start().starts_with("[oi:")
                     || (super::save_as::is_shell(run.language.as_deref())
-                        && names_listed(&run.code))
+                        && (names_listed(&run.code) || words_listed(&run.code)))
                     || self.task_key.as_deref().is_some_and(|task| {
                         typed::guess(&run.code, run.language.as_deref(), task, &self.outputs_key)
                             .is_some()
@@ -157,6 +157,51 @@ fn names_listed(code: &str) -> bool {
         [line] => crate::harness::listed_name(line) && names_data(line),
         _ => lines.iter().all(|l| crate::harness::listed_name(l)),
     }
+}
+
+/// Whether shell `code` is a list of three or more lone words, one per
+/// line, most of which no program on `PATH` is called (`requests`,
+/// `Jinja2`, `NumPy`), or of three or more settings whose names hold a
+/// `.` (`app.name=Ledger`): the lines of a file the reply meant to write,
+/// which bash would run one by one as commands (one of them, `flask`,
+/// a real program).
+fn words_listed(code: &str) -> bool {
+    let lines: Vec<&str> = code
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    // `app.name=Ledger` lines: a file's settings, since a shell
+    // variable's name holds no `.`.
+    let setting = |line: &&str| {
+        line.split_once('=').is_some_and(|(key, value)| {
+            key.contains('.')
+                && !key.starts_with('.')
+                && key
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                && !value.contains(char::is_whitespace)
+        })
+    };
+    if lines.len() >= 3 && lines.iter().all(setting) {
+        return true;
+    }
+    let lone = |line: &&str| {
+        line.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            && !line.starts_with(['-', '.'])
+    };
+    if lines.len() < 3 || !lines.iter().all(lone) {
+        return false;
+    }
+    let paths: Vec<std::path::PathBuf> = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect())
+        .unwrap_or_default();
+    let programs = lines
+        .iter()
+        .filter(|word| paths.iter().any(|dir| dir.join(word).is_file()))
+        .count();
+    programs * 2 < lines.len()
 }
 
 /// Whether the file name `line` ends in the extension of data or text,
@@ -360,6 +405,32 @@ mod tests {
         let mut resample = Resample::default();
         assert_eq!(
             resample.again(&[run("{'ben': 37.5}")], false, &guard, None),
+            Some(0.7)
+        );
+    }
+
+    #[test]
+    fn a_shell_block_of_lone_words_that_are_no_programs_is_no_step() {
+        assert!(words_listed(
+            "flask\nrequests\nJinja2\ngunicorn\npandas\nNumPy\nscikit-learn\nPyYAML\n"
+        ));
+        assert!(words_listed(
+            "app.name=Ledger\napp.debug=false\ndb.url=postgres://db:5432/ledger\n"
+        ));
+        for code in [
+            // Programs, or too few lines, or words with arguments.
+            "ls\npwd\ndate",
+            "Jinja2\nNumPy",
+            "pip install requests\npip install flask\npip install numpy",
+            // Shell assignments are commands.
+            "A=1\nB=2\nC=3",
+        ] {
+            assert!(!words_listed(code), "{code}");
+        }
+        let guard = LoopGuard::default();
+        let mut resample = Resample::for_task("Which packages are not pinned?");
+        assert_eq!(
+            resample.again(&[shell("requests\nJinja2\nNumPy")], false, &guard, None),
             Some(0.7)
         );
     }
