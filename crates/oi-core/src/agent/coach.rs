@@ -741,6 +741,7 @@ impl Coach {
                 &self.python,
             ));
             problems.extend(absent_paths(name, &text, self.asked(name), cwd));
+            problems.extend(size_order(name, &text, self.asked(name), cwd));
             let missed = answered_not_written(reply, &text, &inputs);
             if !missed.is_empty() {
                 let quoted = |values: &[&str]| {
@@ -1437,6 +1438,9 @@ impl Coach {
             .any(|r| super::save_as::is_shell(Some(r.language.as_str())));
         let how = match missing.as_slice() {
             [name] if shell => format!(" (add `> {name}` to the command that printed it)"),
+            [name] => printed_table_write(&self.python, name)
+                .map(|line| format!(" (`{line}` writes the table it printed)"))
+                .unwrap_or_default(),
             _ => String::new(),
         };
         Some(format!(
@@ -2068,6 +2072,7 @@ fn file_preview(
             // The folder the result's name is relative to.
             let base = path.ancestors().nth(Path::new(name).components().count());
             problems.extend(base.and_then(|base| absent_paths(name, text, asked, base)));
+            problems.extend(base.and_then(|base| size_order(name, text, asked, base)));
             if problems.is_empty() {
                 "Check that it holds exactly what the task asks for.".to_owned()
             } else {
@@ -3126,6 +3131,19 @@ fn content_problems(
             } else {
                 "`str(value).lower()` for a bool, or the value through `json.dumps(value)`"
             }
+        ));
+    }
+    if let Some((line, at)) = doubled_lines(text) {
+        problems.push(format!(
+            "`{name}` holds its lines twice (`{line}` again at line {at}): code that opens it with `'a'` appends to what an earlier run wrote; open it with `'w'` once and write every line"
+        ));
+    }
+    if name.to_ascii_lowercase().ends_with(".csv")
+        && let Some((line, row, cells, width)) = table::ragged_row(text)
+    {
+        problems.push(format!(
+            "line {line} of `{name}` (`{row}`) has {cells} cell{} where its header has {width}: every row of a CSV file has the header's columns (a second table written under the first, or a value holding a comma written without quotes: write rows with `csv.writer`)",
+            if cells == 1 { "" } else { "s" }
         ));
     }
     if let Some(places) = asked.decimals
@@ -4433,6 +4451,55 @@ fn unsorted_lines(text: &str) -> Option<(String, String)> {
         .map(|w| (w[0].to_owned(), w[1].to_owned()))
 }
 
+/// For Python `code` (the last run's) that uses pandas and ends by
+/// printing one table variable (`print(team_avg)`), where the task asks
+/// for the CSV file `name`: the line that writes that table there
+/// (`team_avg.to_csv('team_avg.csv', index=False)`). Told to change "the
+/// code that printed it", a small model wrote another table.
+fn printed_table_write(code: &str, name: &str) -> Option<String> {
+    if !name.to_ascii_lowercase().ends_with(".csv") || !code.contains("pd.") {
+        return None;
+    }
+    let last = code
+        .lines()
+        .map(str::trim)
+        .rfind(|l| l.starts_with("print("))?;
+    let variable = last.strip_prefix("print(")?.strip_suffix(')')?.trim();
+    let plain = !variable.is_empty()
+        && !variable.starts_with(char::is_numeric)
+        && variable.chars().all(|c| c.is_alphanumeric() || c == '_');
+    // A table the code made with pandas: assigned from a pandas call.
+    let made = code.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix(variable)
+            .and_then(|rest| rest.trim_start().strip_prefix('='))
+            .is_some_and(|value| {
+                !value.starts_with('=')
+                    && (value.contains("df") || value.contains("pd.") || value.contains('.'))
+            })
+    });
+    (plain && made).then(|| {
+        format!(
+            "{variable}.to_csv({}, index=False)",
+            table::python_string(name)
+        )
+    })
+}
+
+/// When the lines of `text` (four or more) are one list written twice,
+/// its second half the same as its first: the first line and where it
+/// comes again (a result appended to by a second run).
+fn doubled_lines(text: &str) -> Option<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let lines = match lines.last() {
+        Some(last) if last.trim().is_empty() => &lines[..lines.len() - 1],
+        _ => &lines[..],
+    };
+    let half = lines.len() / 2;
+    (half >= 2 && lines.len() % 2 == 0 && lines[..half] == lines[half..])
+        .then(|| (lines[0].to_owned(), half + 1))
+}
+
 /// Folders a task says to make: the name after "folder" or "directory"
 /// (`by_country`, `out/`) in a sentence that says "make", "create" or
 /// "mkdir" before it.
@@ -4589,6 +4656,107 @@ fn absent_paths(name: &str, text: &str, asked: &Asked, base: &Path) -> Option<St
     Some(format!(
         "`{name}` names `{lost}`, which is no file here (`{found}` is one): a path with spaces was likely cut at a space (`awk '{{print $NF}}'`, `.split()`); write each whole path (`find . -type f -printf '%s\\t%p\\n'` and split at the tab; Python: `os.path.join(root, f)` in `os.walk`)"
     ))
+}
+
+/// When the task asks for the largest (or smallest) files and every line
+/// of `name` is a file under `base`: the first listed file a file not
+/// listed is bigger (smaller) than, or two lines out of that order. Files
+/// in hidden folders count only when the task does not leave them out;
+/// the result itself never counts.
+fn size_order(name: &str, text: &str, asked: &Asked, base: &Path) -> Option<String> {
+    let largest = asked
+        .words
+        .iter()
+        .any(|w| matches!(w.as_str(), "largest" | "biggest"));
+    let smallest = asked.words.iter().any(|w| w == "smallest");
+    if largest == smallest {
+        return None;
+    }
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.is_empty() || lines.len() > 50 {
+        return None;
+    }
+    let size_of = |line: &str| {
+        let path = line.strip_prefix("./").unwrap_or(line);
+        (!path.starts_with('/'))
+            .then(|| fs_err::metadata(base.join(path)).ok())
+            .flatten()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+    };
+    let listed: Vec<(&str, u64)> = lines
+        .iter()
+        .map(|l| Some((*l, size_of(l)?)))
+        .collect::<Option<_>>()?;
+    let bytes = |n: u64| {
+        if n == 1 {
+            "1 byte".to_owned()
+        } else {
+            format!("{n} bytes")
+        }
+    };
+    let word = if largest { "larger" } else { "smaller" };
+    // Whether a file of size `a` goes before one of size `b`.
+    let before = |a: u64, b: u64| if largest { a > b } else { a < b };
+    // Every file below, as its path relative to `base`.
+    let mut others: Vec<(String, u64)> = Vec::new();
+    let mut stack = vec![(base.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        let Ok(entries) = fs_err::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten().take(2000) {
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            let relative = format!("{prefix}{file_name}");
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !(asked.leaves_hidden && file_name.starts_with('.')) && others.len() < 5000 {
+                    stack.push((entry.path(), format!("{relative}/")));
+                }
+            } else if kind.is_file() && relative != name {
+                let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                others.push((relative, size));
+            }
+        }
+    }
+    let named = |path: &str| {
+        listed
+            .iter()
+            .any(|(line, _)| line.strip_prefix("./").unwrap_or(line) == path)
+    };
+    let (last, last_size) = listed
+        .iter()
+        .copied()
+        .reduce(|kept, next| if before(kept.1, next.1) { next } else { kept })?;
+    if let Some((path, size)) = others
+        .iter()
+        .filter(|(path, _)| !named(path))
+        .filter(|(_, size)| before(*size, last_size))
+        .reduce(|a, b| if before(b.1, a.1) { b } else { a })
+    {
+        return Some(format!(
+            "`{name}` lists `{last}` ({}), but `{path}` ({}) is {word} and not listed: find each file's size with `os.path.getsize` (in `os.walk`) or `find . -type f -printf '%s\\t%p\\n' | sort -n{}`, not from `ls -l`'s columns",
+            bytes(last_size),
+            bytes(*size),
+            if largest { "r" } else { "" }
+        ));
+    }
+    listed.windows(2).find(|w| before(w[1].1, w[0].1)).map(|w| {
+        format!(
+            "`{name}` lists `{}` ({}) before `{}` ({}), where the task asks the {} first",
+            w[0].0,
+            bytes(w[0].1),
+            w[1].0,
+            bytes(w[1].1),
+            if largest { "largest" } else { "smallest" }
+        )
+    })
 }
 
 /// The literals a task writes in lower case that Python prints otherwise:
@@ -5864,6 +6032,126 @@ mod tests {
             done.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
             None
         );
+    }
+
+    #[test]
+    fn the_largest_files_listed_are_checked_by_their_sizes() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        fs_err::create_dir_all(base.join("data/old exports")).unwrap();
+        fs_err::create_dir_all(base.join("docs")).unwrap();
+        fs_err::create_dir_all(base.join(".cache")).unwrap();
+        fs_err::write(
+            base.join("data/old exports/march 2024.csv"),
+            vec![b'x'; 1200],
+        )
+        .unwrap();
+        fs_err::write(base.join("docs/manual.pdf"), vec![b'x'; 900]).unwrap();
+        fs_err::write(base.join("docs/readme.md"), vec![b'x'; 80]).unwrap();
+        fs_err::write(base.join("top.log"), vec![b'x'; 700]).unwrap();
+        fs_err::write(base.join(".cache/blob"), vec![b'x'; 2000]).unwrap();
+        let asked = Asked::of(
+            "Find the three largest files in this folder, leaving out hidden folders. Write their paths, largest first, to largest.txt.",
+        );
+        assert_eq!(
+            size_order(
+                "largest.txt",
+                "./docs/manual.pdf\n./docs/readme.md\n./top.log\n",
+                &asked,
+                base
+            )
+            .as_deref(),
+            Some(
+                "`largest.txt` lists `./docs/readme.md` (80 bytes), but `data/old exports/march 2024.csv` (1200 bytes) is larger and not listed: find each file's size with `os.path.getsize` (in `os.walk`) or `find . -type f -printf '%s\\t%p\\n' | sort -nr`, not from `ls -l`'s columns"
+            )
+        );
+        assert_eq!(
+            size_order(
+                "largest.txt",
+                "top.log\ndocs/manual.pdf\ndata/old exports/march 2024.csv\n",
+                &asked,
+                base
+            )
+            .as_deref(),
+            Some(
+                "`largest.txt` lists `top.log` (700 bytes) before `docs/manual.pdf` (900 bytes), where the task asks the largest first"
+            )
+        );
+        // Right, with the hidden folder left out as asked.
+        assert_eq!(
+            size_order(
+                "largest.txt",
+                "./data/old exports/march 2024.csv\n./docs/manual.pdf\n./top.log\n",
+                &asked,
+                base
+            ),
+            None
+        );
+        // Lines that are not files, or a task about no sizes: nothing.
+        assert_eq!(size_order("largest.txt", "a\nb\n", &asked, base), None);
+        let other = Asked::of("Write the paths of the files to list.txt.");
+        assert_eq!(size_order("list.txt", "top.log\n", &other, base), None);
+    }
+
+    #[test]
+    fn the_table_a_run_printed_gets_the_line_that_writes_it() {
+        let code = "import pandas as pd\ndf = pd.read_csv('scores.csv')\nteam_avg = df.groupby('Team')['Score'].mean().reset_index(name='average')\nteam_avg.columns = ['team', 'average']\nprint(team_avg)\n";
+        assert_eq!(
+            printed_table_write(code, "team_avg.csv").as_deref(),
+            Some("team_avg.to_csv('team_avg.csv', index=False)")
+        );
+        // Not a CSV result, not pandas, or a print of something else.
+        assert_eq!(printed_table_write(code, "avg.txt"), None);
+        assert_eq!(printed_table_write("x = [1]\nprint(x)\n", "out.csv"), None);
+        assert_eq!(
+            printed_table_write(
+                "import pandas as pd\nprint(pd.read_csv('a.csv').head())\n",
+                "out.csv"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_result_holding_its_lines_twice_is_named() {
+        assert_eq!(
+            content_problems(
+                "flat.txt",
+                "apple\npear\napple\npear\n",
+                &[],
+                &NOTHING_ASKED,
+                ""
+            ),
+            [
+                "`flat.txt` holds its lines twice (`apple` again at line 3): code that opens it with `'a'` appends to what an earlier run wrote; open it with `'w'` once and write every line"
+            ]
+        );
+        assert_eq!(doubled_lines("a\nb\nc\n"), None);
+        assert_eq!(doubled_lines("x\nx\n"), None);
+        assert_eq!(doubled_lines("a\nb\na\nc\n"), None);
+    }
+
+    #[test]
+    fn a_csv_row_not_as_wide_as_its_header_is_named() {
+        let text = "Version,Codename,Date,Notes\n1.0,Acorn,2024-01-15,first\n1.1,Birch,2024-03-02,\"adds export, import\"\nOwner,Area\nana,docs\n";
+        assert_eq!(
+            content_problems("releases.csv", text, &[], &NOTHING_ASKED, ""),
+            [
+                "line 4 of `releases.csv` (`Owner,Area`) has 2 cells where its header has 4: every row of a CSV file has the header's columns (a second table written under the first, or a value holding a comma written without quotes: write rows with `csv.writer`)"
+            ]
+        );
+        // Even rows (a quoted comma stays in its cell), or not a CSV file.
+        assert!(
+            content_problems(
+                "releases.csv",
+                &text[..text.find("Owner").unwrap()],
+                &[],
+                &NOTHING_ASKED,
+                ""
+            )
+            .is_empty()
+        );
+        assert!(content_problems("notes.txt", text, &[], &NOTHING_ASKED, "").is_empty());
     }
 
     #[test]

@@ -356,6 +356,35 @@ pub(super) fn empty_columns(text: &str) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// In a CSV `text` (split by commas, a header of two or more fields),
+/// the first row that is not as wide as the header: its line number, the
+/// row as written and its count of cells, with the header's. A second
+/// table written under the first, or a row cut at a comma in a value.
+pub(super) fn ragged_row(text: &str) -> Option<(usize, String, usize, usize)> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut width = None;
+    for (i, record) in reader.records().take(MAX_ROWS).enumerate() {
+        let record = record.ok()?;
+        if record.len() == 1 && record.get(0).is_some_and(|f| f.trim().is_empty()) {
+            continue;
+        }
+        match width {
+            None if record.len() < 2 => return None,
+            None => width = Some(record.len()),
+            Some(w) if record.len() != w => {
+                let line = record.position().map_or(i + 1, |p| p.line() as usize);
+                let row: Vec<&str> = record.iter().collect();
+                return Some((line, row.join(","), record.len(), w));
+            }
+            Some(_) => {}
+        }
+    }
+    None
+}
+
 /// A column of the table `text` whose cells hold several values joined
 /// with `, ` (`10.0.0.2, 10.0.0.1`) in at least half of its rows, one of
 /// them at least two: its name and such a cell. Values listed where the
