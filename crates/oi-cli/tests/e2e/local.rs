@@ -2176,3 +2176,116 @@ async fn a_small_model_is_told_its_python_booleans_and_unsorted_lines_in_a_file_
         "app.debug=false\napp.name=L\nbeta=true\n"
     );
 }
+
+#[tokio::test]
+async fn a_small_models_shell_block_listing_packages_is_not_run_but_asked_again() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(
+        cwd.join("requirements.txt"),
+        "Flask==3.0\nrequests>=2\nNumPy\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text("```bash\nrequests\nJinja2\nNumPy\n```"))
+        .push(Reply::text(
+            "```python\nimport re\nnames = []\nfor line in open('requirements.txt'):\n    if '==' not in line:\n        names.append(re.split('[<>=~ ]', line.strip())[0].lower())\n_ = open('unpinned.txt', 'w').write('\\n'.join(sorted(names)) + '\\n')\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the packages of requirements.txt not pinned with == to unpinned.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(requests[1].body["temperature"], 0.7, "asked again, not run");
+    // The list never ran as commands: no "command not found" came back.
+    for request in &requests {
+        assert!(!request.body.to_string().contains("command not found"));
+    }
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("unpinned.txt")).unwrap(),
+        "numpy\nrequests\n"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_that_printed_a_table_is_given_the_line_that_writes_it() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(
+        cwd.join("scores.csv"),
+        "team,score\nred,12\nblue,7\nred,9\n",
+    )
+    .unwrap();
+    let Some(_) = oi_testkit::pip_package("pandas", "pandas") else {
+        return;
+    };
+    env.server
+        .push(Reply::text(
+            "```python\nimport pandas as pd\ndf = pd.read_csv('scores.csv')\nteam_avg = df.groupby('team')['score'].mean().reset_index(name='average')\nprint(team_avg)\n```",
+        ))
+        .push(Reply::text("```python\nteam_avg.to_csv('team_avg.csv', index=False)\n```"))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&["-y", "Write team_avg.csv with each team's average score."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains(
+            "(`team_avg.to_csv('team_avg.csv', index=False)` writes the table it printed)"
+        ),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("team_avg.csv")).unwrap(),
+        "team,average\nblue,7.0\nred,10.5\n"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_listing_files_out_of_size_order_is_told_their_sizes() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::create_dir_all(cwd.join("data/old exports")).unwrap();
+    fs_err::create_dir_all(cwd.join(".cache")).unwrap();
+    fs_err::write(
+        cwd.join("data/old exports/march 2024.csv"),
+        vec![b'x'; 1200],
+    )
+    .unwrap();
+    fs_err::write(cwd.join("small.txt"), vec![b'x'; 80]).unwrap();
+    fs_err::write(cwd.join("top.log"), vec![b'x'; 700]).unwrap();
+    fs_err::write(cwd.join(".cache/blob"), vec![b'x'; 5000]).unwrap();
+    // Sorted by `ls -l`'s first column, cut at a space: wrong, then right.
+    env.server
+        .push(Reply::text(
+            "```bash\nprintf './small.txt\\n./top.log\\n' > largest.txt\n```",
+        ))
+        .push(Reply::text(
+            "```bash\nfind . -path '*/.*' -prune -o -type f -not -name largest.txt -printf '%s\\t%p\\n' | sort -nr | head -n 2 | cut -f2 > largest.txt\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Find the two largest files here, leaving out hidden folders, and write their paths, largest first, to largest.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("`largest.txt` lists `./small.txt` (80 bytes), but `data/old exports/march 2024.csv` (1200 bytes) is larger and not listed"),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("largest.txt")).unwrap(),
+        "./data/old exports/march 2024.csv\n./top.log\n"
+    );
+}
