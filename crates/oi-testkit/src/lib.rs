@@ -24,7 +24,7 @@ pub use reply::{MockToolCall, Reply};
 pub use server::{MockServer, RecordedRequest};
 pub use skip::{
     Need, PodmanService, builtin_weights, container_image, installed, matplotlib_python,
-    npm_package, pip_package, present_or_skip, which,
+    npm_package, pip_package, present_or_skip, python3, which,
 };
 pub use wheel::{INSTALL_PROBE_WHEEL, MAKE_PROBE_WHEEL};
 pub use xvfb::{XEvent, Xvfb, wait_until, xev_events};

@@ -225,6 +225,16 @@ pub fn matplotlib_python() -> Option<String> {
     .then_some(candidate)
 }
 
+/// `python3`, when it runs (`python3 -c pass`); `None` (skipped)
+/// otherwise. For tests that run the Python code oi gives a model.
+pub fn python3() -> Option<&'static str> {
+    let works = std::process::Command::new("python3")
+        .args(["-c", "pass"])
+        .status()
+        .is_ok_and(|s| s.success());
+    present_or_skip(Need::Program("python3"), works, "python3 is not on PATH").then_some("python3")
+}
+
 /// The npm prefix holding `package` (`OI_NPM_PREFIX`, where `.ci/run`
 /// installs the clients the compatibility tests drive), with `node` on
 /// `PATH`; `None` (skipped) otherwise.

@@ -1262,10 +1262,7 @@ impl Coach {
             self.shown.insert(name.clone(), stamp);
             changed.push((name.clone(), path, meta.len()));
         }
-        let printed = reports.iter().any(|r| {
-            let text = r.text.trim();
-            !r.language.is_empty() && !text.is_empty() && text != crate::output::PRINTED_NOTHING
-        });
+        let printed = printed_something(reports);
         self.printed_unwritten = if self.small_model && !failed && printed && changed.is_empty() {
             self.expected
                 .iter()
@@ -1304,6 +1301,17 @@ impl Coach {
         &self.outputs_key
     }
 
+    /// In what a batch printed, the output of a script the task asks to
+    /// change that oi saved and ran (after its `saved NAME` line): the
+    /// script and that output.
+    fn script_output<'a>(&self, printed: &'a str) -> Option<(String, &'a str)> {
+        self.rewrites.iter().find_map(|name| {
+            let saved = super::save_as::saved_line(name);
+            let (_, output) = printed.split_once(&format!("{saved}\n"))?;
+            Some((name.clone(), output))
+        })
+    }
+
     /// After a batch that saved and ran a script the task asks to change
     /// (`printed`, all it printed): when the task leaves punctuation out of
     /// words and the script printed a word with punctuation on it, a note
@@ -1312,11 +1320,7 @@ impl Coach {
         if !self.no_punctuation || self.batch_failed {
             return None;
         }
-        let (name, output) = self.rewrites.iter().find_map(|name| {
-            let saved = super::save_as::saved_line(name);
-            let (_, output) = printed.split_once(&format!("{saved}\n"))?;
-            Some((name.clone(), output))
-        })?;
+        let (name, output) = self.script_output(printed)?;
         let Some(word) = punctuated_word(output) else {
             self.punctuated_output = None;
             return None;
@@ -1336,11 +1340,7 @@ impl Coach {
         if self.batch_failed {
             return None;
         }
-        let (name, output) = self.rewrites.iter().find_map(|name| {
-            let saved = super::save_as::saved_line(name);
-            let (_, output) = printed.split_once(&format!("{saved}\n"))?;
-            Some((name.clone(), output))
-        })?;
+        let (name, output) = self.script_output(printed)?;
         let Some(number) = other_decimals(output, places) else {
             self.undecimal_output = None;
             return None;
@@ -1391,10 +1391,7 @@ impl Coach {
     /// written. Small models print what they found, see it, and print it
     /// again, never writing it. Once a task.
     fn unwritten_note(&mut self, reports: &[Report], cwd: &Path) -> Option<String> {
-        let printed = reports.iter().any(|r| {
-            let text = r.text.trim();
-            !r.language.is_empty() && !text.is_empty() && text != crate::output::PRINTED_NOTHING
-        });
+        let printed = printed_something(reports);
         if !self.small_model || self.told_unwritten || !self.writes_expected || self.batch_failed {
             return None;
         }
@@ -4451,6 +4448,15 @@ fn unsorted_lines(text: &str) -> Option<(String, String)> {
         .map(|w| (w[0].to_owned(), w[1].to_owned()))
 }
 
+/// Whether a batch's runs printed anything (not only oi's "printed
+/// nothing" line).
+fn printed_something(reports: &[Report]) -> bool {
+    reports.iter().any(|r| {
+        let text = r.text.trim();
+        !r.language.is_empty() && !text.is_empty() && text != crate::output::PRINTED_NOTHING
+    })
+}
+
 /// For Python `code` (the last run's) that uses pandas and ends by
 /// printing one table variable (`print(team_avg)`), where the task asks
 /// for the CSV file `name`: the line that writes that table there
@@ -6238,18 +6244,9 @@ mod tests {
     /// The lines that fix a result file as it is run in real Python.
     #[test]
     fn the_lines_that_fix_a_result_as_it_is_run_in_python() {
-        let python = "python3";
-        let present = std::process::Command::new(python)
-            .args(["-c", "pass"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !oi_testkit::present_or_skip(
-            oi_testkit::Need::Program(python),
-            present,
-            "python3 is not on PATH",
-        ) {
+        let Some(python) = oi_testkit::python3() else {
             return;
-        }
+        };
         let dir = tempfile::tempdir().unwrap();
         let text = "b.debug=False\na.name=Truely\n\nc.on=True\n";
         fs_err::write(dir.path().join("flat.txt"), text).unwrap();

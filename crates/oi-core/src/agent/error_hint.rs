@@ -102,17 +102,22 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
     })
 }
 
+/// The last line of a run's `output` that is not blank nor oi's
+/// `[exit code N]`: where a Python error names itself.
+fn last_error(output: &str) -> Option<&str> {
+    output
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("[exit code "))
+}
+
 /// When a run failed with `IndexError: list index out of range` at a line
 /// that indexes the fields of a split line (`line.split()[2]`): a line
 /// with fewer fields (a blank line, a title, a note under a table) is the
 /// cause. Small models split every line of a report and index it.
 fn split_index(output: &str) -> Option<String> {
-    let last = output
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("[exit code "))?;
-    if !last.starts_with("IndexError: list index out of range") {
+    if !last_error(output)?.starts_with("IndexError: list index out of range") {
         return None;
     }
     let line = output
@@ -131,12 +136,7 @@ fn split_index(output: &str) -> Option<String> {
 /// a note's example separator into code that needs another. A comma is a
 /// CSV's: its quoted fields hold commas too, so `csv.reader` is the fix.
 fn unpack_split(output: &str) -> Option<String> {
-    let last = output
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("[exit code "))?;
-    if !last.starts_with("ValueError: not enough values to unpack") {
+    if !last_error(output)?.starts_with("ValueError: not enough values to unpack") {
         return None;
     }
     let line = output

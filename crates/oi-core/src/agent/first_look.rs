@@ -821,16 +821,7 @@ mod tests {
             .nth(1)
             .and_then(|rest| rest.split("```").next())
             .unwrap_or_else(|| panic!("{look}"));
-        let python = "python3";
-        let present = std::process::Command::new(python)
-            .args(["-c", "pass"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if oi_testkit::present_or_skip(
-            oi_testkit::Need::Program(python),
-            present,
-            "python3 is not on PATH",
-        ) {
+        if let Some(python) = oi_testkit::python3() {
             let script = format!("{code}print(sorted(r['service'] for r in rows))");
             assert_eq!(
                 run_python(python, dir.path(), &script),

@@ -478,37 +478,39 @@ mod tests {
 
     #[test]
     fn the_split_the_look_gives_splits_the_rows_in_python() {
-        let python = "python3";
-        let present = std::process::Command::new(python)
-            .args(["-c", "pass"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !oi_testkit::present_or_skip(
-            oi_testkit::Need::Program(python),
-            present,
-            "python3 is not on PATH",
-        ) {
+        let Some(python) = oi_testkit::python3() else {
             return;
-        }
+        };
         let script = format!(
             "import re, sys\nfor line in sys.stdin:\n    cells = {ALIGNED_SPLIT}\n    if len(cells) == 4 and cells[2] == 'FAILED':\n        print(cells[0])\n"
         );
+        let (out, _) = run_on(python, &script, REPORT);
+        assert_eq!(out, "J-102\nJ-104\n");
+    }
+
+    /// Runs the Python `script` with `input` on its standard input: its
+    /// standard output and error.
+    fn run_on(python: &str, script: &str, input: &str) -> (String, String) {
+        use std::io::Write as _;
         let mut child = std::process::Command::new(python)
             .arg("-c")
-            .arg(&script)
+            .arg(script)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        use std::io::Write as _;
         child
             .stdin
             .take()
             .unwrap()
-            .write_all(REPORT.as_bytes())
+            .write_all(input.as_bytes())
             .unwrap();
         let out = child.wait_with_output().unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "J-102\nJ-104\n");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     }
 
     #[test]
@@ -530,18 +532,9 @@ mod tests {
     /// The code each field's line gives, run in real Python on the log.
     #[test]
     fn the_time_and_request_code_reads_a_web_log_in_python() {
-        let python = "python3";
-        let present = std::process::Command::new(python)
-            .args(["-c", "pass"])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !oi_testkit::present_or_skip(
-            oi_testkit::Need::Program(python),
-            present,
-            "python3 is not on PATH",
-        ) {
+        let Some(python) = oi_testkit::python3() else {
             return;
-        }
+        };
         let profile = profile(ACCESS, true).unwrap();
         let code: Vec<&str> = profile.split('`').skip(1).step_by(2).collect();
         let pick = |start: &str| {
@@ -559,27 +552,11 @@ mod tests {
             pick("fields[4].strip"),
             pick("fields[4].split()[1]"),
         );
-        let mut child = std::process::Command::new(python)
-            .arg("-c")
-            .arg(&script)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write as _;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(ACCESS.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let (out, err) = run_on(python, &script, ACCESS);
         assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
+            out,
             "2026-11-02 GET /api/items/500\n2026-11-02 GET /index.html\n2026-11-02 GET /api/items/12\n2026-11-02 GET /img/500px.png\n",
-            "{script}\n{}",
-            String::from_utf8_lossy(&out.stderr)
+            "{script}\n{err}"
         );
     }
 

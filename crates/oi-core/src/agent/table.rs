@@ -361,10 +361,7 @@ pub(super) fn empty_columns(text: &str) -> Vec<(String, usize)> {
 /// row as written and its count of cells, with the header's. A second
 /// table written under the first, or a row cut at a comma in a value.
 pub(super) fn ragged_row(text: &str) -> Option<(usize, String, usize, usize)> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(text.as_bytes());
+    let mut reader = reader(text, b',');
     let mut width = None;
     for (i, record) in reader.records().take(MAX_ROWS).enumerate() {
         let record = record.ok()?;
@@ -564,11 +561,7 @@ fn split(text: &str) -> Option<(u8, Vec<Vec<String>>)> {
 /// The file's rows split by `sep`, if it splits into a table: a header of
 /// two or more fields and at least two rows, nearly all as wide as it.
 fn rows(text: &str, sep: u8) -> Option<Vec<Vec<String>>> {
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(sep)
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(text.as_bytes());
+    let mut reader = reader(text, sep);
     let mut rows = Vec::new();
     for record in reader.records().take(MAX_ROWS + 1) {
         let record = record.ok()?;
@@ -585,6 +578,16 @@ fn rows(text: &str, sep: u8) -> Option<Vec<Vec<String>>> {
     let even = rows.iter().filter(|row| row.len() == width).count();
     // Nearly every row as wide as the header (a trailing note may not be).
     (even * 10 >= rows.len() * 9).then_some(rows)
+}
+
+/// A CSV reader of `text` split by `sep`: every line a record, a header
+/// included, rows of any width.
+fn reader(text: &str, sep: u8) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .delimiter(sep)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes())
 }
 
 /// What a column's values are like.
