@@ -2222,9 +2222,11 @@ async fn a_small_model_that_printed_a_table_is_given_the_line_that_writes_it() {
         "team,score\nred,12\nblue,7\nred,9\n",
     )
     .unwrap();
-    let Some(_) = oi_testkit::pip_package("pandas", "pandas") else {
+    // The kernel runs the Python that has pandas.
+    let Some(python) = oi_testkit::pip_package("pandas", "pandas") else {
         return;
     };
+    let kernel = format!("languages.python.command=[{}]", json!(python));
     env.server
         .push(Reply::text(
             "```python\nimport pandas as pd\ndf = pd.read_csv('scores.csv')\nteam_avg = df.groupby('team')['score'].mean().reset_index(name='average')\nprint(team_avg)\n```",
@@ -2232,7 +2234,12 @@ async fn a_small_model_that_printed_a_table_is_given_the_line_that_writes_it() {
         .push(Reply::text("```python\nteam_avg.to_csv('team_avg.csv', index=False)\n```"))
         .push(Reply::text("Done."));
     let out = env
-        .exec(&["-y", "Write team_avg.csv with each team's average score."])
+        .exec(&[
+            "-y",
+            "-c",
+            &kernel,
+            "Write team_avg.csv with each team's average score.",
+        ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let told = env.server.chat_requests()[1].last_message_text();

@@ -3259,7 +3259,16 @@ fn content_problems(
         ));
     }
     let wrote = writes(python, name);
-    if asked.average && wrote && divides_nothing(python) {
+    // A table written here but made by an earlier run (the kernel keeps
+    // it): this code shows nothing of how it was computed.
+    let made_earlier = to_csv_line(name, python).is_some_and(|(_, table)| {
+        !python.lines().any(|line| {
+            line.trim_start().strip_prefix(table).is_some_and(|rest| {
+                rest.trim_start().starts_with('=') && !rest.trim_start().starts_with("==")
+            })
+        })
+    });
+    if asked.average && wrote && !made_earlier && divides_nothing(python) {
         problems.push(format!(
             "the task asks for an average, but the code that wrote `{name}` divides nothing (no `/`, no `mean`): it added values up; an average is their sum divided by their count (per key: count each one too, `counts[key] += 1`, then `totals[key] / counts[key]`)"
         ));
@@ -6965,6 +6974,32 @@ mod tests {
         }
         let total = Asked::of("Write the total response time to total.txt.");
         assert!(content_problems("slowest.txt", "5\n", &[], &total, summed).is_empty());
+        // A table an earlier run made, only written here: nothing shows
+        // how it was computed; made and written here, it is judged.
+        let averages = Asked::of("Write team_avg.csv with each team's average score.");
+        let written = "team_avg.to_csv('team_avg.csv', index=False)\n";
+        assert!(
+            content_problems(
+                "team_avg.csv",
+                "team,average\nred,10.5\n",
+                &[],
+                &averages,
+                written
+            )
+            .is_empty()
+        );
+        let summed_here = format!("team_avg = df.groupby('team')['score'].sum()\n{written}");
+        assert_eq!(
+            content_problems(
+                "team_avg.csv",
+                "team,average\nred,21\n",
+                &[],
+                &averages,
+                &summed_here
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]
