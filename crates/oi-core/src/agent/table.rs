@@ -147,6 +147,10 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
             // Codes typed in other case or with spaces (` c001 `, `C001`):
             // one spelling, so they match another table's.
             conversions.push(format!("{at} = {at}.str.strip().str.{case}()"));
+        } else if is_category(&values) {
+            // A few kinds typed in any case (`sale`, `Sale`, `SALE `):
+            // one spelling, so `== 'sale'` and a group by find them all.
+            conversions.push(format!("{at} = {at}.str.strip().str.lower()"));
         } else if not_plain
             && body
                 .iter()
@@ -183,6 +187,21 @@ fn id_case(values: &[&str]) -> Option<&'static str> {
     let upper = values.iter().filter(|v| v.to_uppercase() == **v).count();
     let lower = values.iter().filter(|v| v.to_lowercase() == **v).count();
     Some(if lower > upper { "lower" } else { "upper" })
+}
+
+/// Whether a column's `values` are a few kinds, each repeated, some
+/// written in other case or spacing (`sale`, `Sale`, `SALE `): words of
+/// letters only, at most half as many kinds as values. Names and other
+/// mostly distinct values are not (their case is the task's to choose).
+fn is_category(values: &[&str]) -> bool {
+    let word = |v: &&str| {
+        !v.is_empty()
+            && v.chars().any(char::is_alphabetic)
+            && v.chars()
+                .all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '_')
+    };
+    let kinds: BTreeSet<String> = values.iter().map(|v| fold(v)).collect();
+    values.iter().all(word) && variants(values).is_some() && kinds.len() * 2 <= values.len()
 }
 
 /// The pandas code that reads the column `at` of dates `values` (all
@@ -778,6 +797,12 @@ fn kind(values: &[&str]) -> String {
             examples(&odd)
         );
     }
+    if trimmed.iter().all(|v| iso_date_time(v)) {
+        return format!(
+            "dates with times, like {}; the day is the first 10 characters and the month the first 7 (pandas: `.str[:10]`, `.str[:7]` on the column; plain Python: `value[:10]`, `value[:7]`)",
+            examples(&trimmed)
+        );
+    }
     let formats: BTreeSet<&str> = trimmed.iter().filter_map(|v| date_format(v)).collect();
     if trimmed.iter().all(|v| date_format(v).is_some()) {
         return if formats.len() > 1 {
@@ -927,6 +952,18 @@ pub(super) fn written_number(value: &str) -> Option<Written> {
     None
 }
 
+/// Whether `value` is an ISO date with a time (`2024-01-05T09:12:00`,
+/// `2024-01-05 09:12`, with seconds, fractions or a zone or not).
+fn iso_date_time(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    value.len() >= 16
+        && value.is_char_boundary(10)
+        && date_format(&value[..10]) == Some("YYYY-MM-DD")
+        && matches!(bytes[10], b'T' | b' ')
+        && bytes[11..13].iter().all(u8::is_ascii_digit)
+        && bytes[13] == b':'
+}
+
 /// The format of a date, if `value` is one: `YYYY-MM-DD`, `NN/NN/YYYY`,
 /// `NN.NN.YYYY`, or a month's name with a day and a year.
 fn date_format(value: &str) -> Option<&'static str> {
@@ -995,6 +1032,48 @@ mod tests {
     }
 
     #[test]
+    fn kinds_typed_in_any_case_are_read_in_lower_case() {
+        let sales = "id,type,amount\n1,sale,3\n2,Sale,4\n3,refund,1\n4,SALE ,2\n5,Refund,1\n";
+        assert!(
+            read_with("t.csv", sales, true)
+                .unwrap()
+                .ends_with("then `df['type'] = df['type'].str.strip().str.lower()`"),
+            "{:?}",
+            read_with("t.csv", sales, true)
+        );
+        // Names, mostly distinct, keep the case the task chooses.
+        let names = "id,name\n1,Ana Lima\n2,ana lima\n3,Ben Cole\n4,Cy Dias\n";
+        assert!(
+            !read_with("n.csv", names, true)
+                .unwrap()
+                .contains(".str.lower()")
+        );
+        // One spelling each: nothing to fold.
+        let plain = "id,type\n1,sale\n2,sale\n3,refund\n";
+        assert!(
+            !read_with("p.csv", plain, true)
+                .unwrap()
+                .contains(".str.lower()")
+        );
+    }
+
+    #[test]
+    fn dates_with_times_get_their_day_and_month() {
+        let text =
+            "id,timestamp\n1,2024-01-05T09:12:00\n2,2024-02-02 08:00\n3,2024-03-01T00:00:01Z\n";
+        let profile = profile(text, true, false).unwrap();
+        assert!(
+            profile.contains("- `timestamp`: dates with times, like `2024-01-05T09:12:00`, `2024-02-02 08:00`, `2024-03-01T00:00:01Z`; the day is the first 10 characters and the month the first 7 (pandas: `.str[:10]`, `.str[:7]` on the column; plain Python: `value[:10]`, `value[:7]`)"),
+            "{profile}"
+        );
+        assert!(iso_date_time("2024-01-05T09:12"));
+        assert!(!iso_date_time("2024-01-05"));
+        assert!(!iso_date_time("2024-01-05 is when"));
+        assert!(!iso_date_time("05/01/2024 09:12:00"));
+        assert!(!iso_date_time("2024-01-05T9:1é:00"));
+    }
+
+    #[test]
     fn a_plain_csv_gets_its_columns_and_kinds() {
         let text = "name,age,city\nAna,31,Lisbon\nBen,27,Porto\nCy,40,Lisbon\n";
         assert_eq!(
@@ -1036,7 +1115,7 @@ mod tests {
             read_with("sales 2026.csv", text, true).unwrap(),
             "`df = pd.read_csv('sales 2026.csv', sep=';', na_values=['-', '?'], skipinitialspace=True)`, \
              then `df.columns = df.columns.str.strip()`, \
-             then `df['Region Name'] = df['Region Name'].str.strip()`, \
+             then `df['Region Name'] = df['Region Name'].str.strip().str.lower()`, \
              then `df['Amount'] = pd.to_numeric(df['Amount'].str.replace(r'[^0-9.-]', '', regex=True))`, \
              then `df['Price'] = pd.to_numeric(df['Price'].str.replace(r'[^0-9,-]', '', regex=True).str.replace(',', '.'))`, \
              then `df['When'] = pd.to_datetime(df['When'], format='mixed')`"
