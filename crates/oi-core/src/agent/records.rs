@@ -109,7 +109,83 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
             most - fixed
         ));
     }
+    if let Some(time) = date_and_time(&columns) {
+        out.push_str(&time);
+    }
+    if let Some(pairs) = pairs(&lines) {
+        out.push_str(&pairs);
+    }
     Some(out)
+}
+
+/// `key=value` pairs, wherever they stand on a line.
+const PAIR: &str = r"(\w+)=(\S+)";
+
+static PAIRS: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(PAIR).ok());
+
+/// Keys of `key=value` pairs listed, at most.
+const MAX_KEYS: usize = 8;
+
+/// When many of the records (`lines`, split into fields) hold `key=value`
+/// pairs (`user=alice action=login`), at other places on different lines:
+/// the keys, in how many lines each stands, and the code that reads them
+/// by key. Read by position, a small model compared `fields[3]` with
+/// `'user=alice'`.
+fn pairs(lines: &[Vec<&str>]) -> Option<String> {
+    let re = PAIRS.as_ref()?;
+    let mut keys: Vec<(String, usize)> = Vec::new();
+    let mut with = 0;
+    for fields in lines {
+        // In the order they stand on the line.
+        let mut seen: Vec<String> = Vec::new();
+        for field in fields {
+            if let Some(caps) = re.captures(field)
+                && caps.get(0).is_some_and(|m| m.as_str() == *field)
+                && let Some(key) = caps.get(1)
+                && !seen.iter().any(|k| k == key.as_str())
+            {
+                seen.push(key.as_str().to_owned());
+            }
+        }
+        with += usize::from(!seen.is_empty());
+        for key in seen {
+            match keys.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, n)) => *n += 1,
+                None => keys.push((key, 1)),
+            }
+        }
+    }
+    if keys.is_empty() || with * 3 < lines.len() {
+        return None;
+    }
+    keys.truncate(MAX_KEYS);
+    let first = keys.first().map(|(k, _)| k.clone())?;
+    let listed: Vec<String> = keys
+        .iter()
+        .map(|(key, n)| format!("`{key}` in {n} of {} lines", lines.len()))
+        .collect();
+    Some(format!(
+        "\nLines hold `key=value` pairs ({}): read them by key, wherever they stand, with `pairs = dict(re.findall(r'{PAIR}', line))`, then `pairs.get('{first}')` (None on a line without it).",
+        listed.join(", ")
+    ))
+}
+
+/// When one field holds a date (`2024-06-01`) and the next a time of day
+/// (`08:00:00`): the code that reads both as one time, to subtract or
+/// compare times.
+fn date_and_time(columns: &[Vec<&str>]) -> Option<String> {
+    let all = |values: &[&str], re: &str| {
+        Regex::new(re)
+            .ok()
+            .is_some_and(|re| values.iter().all(|v| re.is_match(v)))
+    };
+    let i = columns.windows(2).position(|pair| {
+        all(&pair[0], r"^\d{4}-\d{2}-\d{2}$") && all(&pair[1], r"^\d{2}:\d{2}:\d{2}$")
+    })?;
+    let j = i + 1;
+    Some(format!(
+        "\nThe time of a line is `datetime.strptime(fields[{i}] + ' ' + fields[{j}], '%Y-%m-%d %H:%M:%S')` (`from datetime import datetime`); two such times subtract to a `timedelta` (`.total_seconds() / 60` is minutes)."
+    ))
 }
 
 /// How a Markdown table's line splits into its cells, as Python code.
@@ -430,6 +506,57 @@ mod tests {
             "{profile}"
         );
         assert!(!profile.contains("fields[4]`"), "{profile}");
+    }
+
+    #[test]
+    fn key_value_pairs_and_a_date_beside_a_time_get_the_code_that_reads_them() {
+        let log = "2024-06-01 08:00:00 INFO  user=alice action=login ip=10.0.0.5\n\
+                   2024-06-01 08:05:00 INFO  user=bob action=login ip=10.0.0.7\n\
+                   2024-06-01 08:30:00 DEBUG cache warmed in 120ms\n\
+                   2024-06-01 09:00:00 INFO  user=alice action=logout\n\
+                   2024-06-01 09:15:00 WARN  slow query (2300ms) for user=bob\n\
+                   2024-06-01 09:35:00 INFO  user=bob action=logout\n";
+        let profile = profile(log, true).unwrap();
+        assert!(
+            profile.contains("\nLines hold `key=value` pairs (`user` in 5 of 6 lines, `action` in 4 of 6 lines, `ip` in 2 of 6 lines): read them by key, wherever they stand, with `pairs = dict(re.findall(r'(\\w+)=(\\S+)', line))`, then `pairs.get('user')` (None on a line without it)."),
+            "{profile}"
+        );
+        assert!(
+            profile
+                .contains("`datetime.strptime(fields[0] + ' ' + fields[1], '%Y-%m-%d %H:%M:%S')`"),
+            "{profile}"
+        );
+        // The code given runs in real Python and finds each login's time.
+        let Some(python) = oi_testkit::python3() else {
+            return;
+        };
+        let code: Vec<&str> = profile.split('`').skip(1).step_by(2).collect();
+        let pick = |start: &str| {
+            code.iter()
+                .find(|c| c.starts_with(start))
+                .copied()
+                .unwrap_or_else(|| panic!("no `{start}…` in {profile}"))
+        };
+        let script = format!(
+            "import re, sys\n{}\nfor line in sys.stdin:\n    {}\n    {}\n    if pairs.get('action') == 'login':\n        print({}.get('user'), {}.strftime('%H:%M'))\n",
+            pick("from datetime"),
+            pick("fields = "),
+            pick("pairs = "),
+            "pairs",
+            pick("datetime.strptime"),
+        );
+        let (out, err) = run_on(python, &script, log);
+        assert_eq!(out, "alice 08:00\nbob 08:05\n", "{script}\n{err}");
+    }
+
+    #[test]
+    fn lines_without_pairs_get_no_pairs_note() {
+        let log = "2026-11-02 10:00:01 INFO [db] connected\n\
+                   2026-11-02 10:00:02 ERROR [api] failed a=1\n\
+                   2026-11-02 10:00:03 INFO [api] served\n\
+                   2026-11-02 10:00:04 WARN [db] slow query\n";
+        let profile = profile(log, true).unwrap();
+        assert!(!profile.contains("key=value"), "{profile}");
     }
 
     #[test]
