@@ -305,6 +305,9 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
     } else {
         String::new()
     };
+    let xml = xml_outline(name, text)
+        .map(|outline| format!("\n{outline}"))
+        .unwrap_or_default();
     let whole = table.is_empty()
         && len as usize <= WHOLE_CHARS
         && count <= WHOLE_LINES
@@ -326,8 +329,107 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
         .map(|hint| format!("\n{hint}"))
         .unwrap_or_default();
     Some(format!(
-        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{aligned}{read}{hint}",
+        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{aligned}{xml}{read}{hint}",
         shown.join("\n")
+    ))
+}
+
+/// Element names of an XML outline listed, at most.
+const MAX_ELEMENTS: usize = 8;
+
+/// For an XML document (`.xml`, or text opening with `<?xml`; not HTML):
+/// its elements with how many times each stands, and the ElementTree
+/// code that finds the repeated ones. A default namespace
+/// (`xmlns="…"`) is named with its trap: ElementTree names every tag
+/// `{namespace}book`, so `findall('.//book')` finds nothing and a small
+/// model wrote an empty result; `{*}` matches any namespace.
+fn xml_outline(name: &str, text: &str) -> Option<String> {
+    let trimmed = text.trim_start();
+    let xml_name = Path::new(name)
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("xml"));
+    if !(trimmed.starts_with("<?xml") || (xml_name && trimmed.starts_with('<'))) {
+        return None;
+    }
+    // Comments may quote tags (`<!-- listed in <author> -->`).
+    let mut uncommented = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("<!--") {
+        uncommented.push_str(&rest[..open]);
+        rest = rest[open..]
+            .find("-->")
+            .map_or("", |close| &rest[open + close + 3..]);
+    }
+    uncommented.push_str(rest);
+    let text = uncommented.as_str();
+    // Element names in the order they first stand, with their counts.
+    let mut elements: Vec<(&str, usize)> = Vec::new();
+    let mut root_tag = None;
+    for (at, _) in text.match_indices('<') {
+        let rest = &text[at + 1..];
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+            .unwrap_or(rest.len());
+        let tag = &rest[..end];
+        if tag.is_empty() || !tag.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+            continue;
+        }
+        if root_tag.is_none() {
+            root_tag = Some(&rest[..rest.find('>').unwrap_or(rest.len())]);
+        }
+        match elements.iter_mut().find(|(t, _)| *t == tag) {
+            Some((_, n)) => *n += 1,
+            None => elements.push((tag, 1)),
+        }
+    }
+    let (root, _) = *elements.first()?;
+    if root.eq_ignore_ascii_case("html") {
+        return None;
+    }
+    let namespace = root_tag
+        .and_then(|tag| tag.split_once("xmlns=\""))
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(ns, _)| ns);
+    // The record: the first of the elements that stand most often, and
+    // the first element inside it.
+    let most = elements[1..].iter().map(|(_, n)| *n).max()?;
+    let at = elements[1..].iter().position(|(_, n)| *n == most)? + 1;
+    let (record, _) = elements[at];
+    let child = elements.get(at + 1).map(|(t, _)| *t);
+    let listed: Vec<String> = elements
+        .iter()
+        .take(MAX_ELEMENTS)
+        .map(|(tag, n)| format!("`{tag}` ×{n}"))
+        .collect();
+    let any = if namespace.is_some() || record.contains(':') {
+        "{*}"
+    } else {
+        ""
+    };
+    let var = record
+        .rsplit(':')
+        .next()
+        .filter(|v| v.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .unwrap_or("item")
+        .to_lowercase();
+    let local = |tag: &str| tag.rsplit(':').next().unwrap_or(tag).to_owned();
+    let inner = child
+        .map(|c| format!(", and inside it `{var}.find('{any}{}').text`", local(c)))
+        .unwrap_or_default();
+    let trap = namespace
+        .map(|ns| {
+            format!(
+                " Its root sets a default namespace (`xmlns=\"{ns}\"`), so ElementTree names every tag `{{{ns}}}{}`: `findall('.//{}')` finds nothing; `{{*}}` before a name matches any namespace.",
+                local(record),
+                local(record)
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "It is XML: elements {}.{trap}\nRead it with `import xml.etree.ElementTree as ET`, `root = ET.parse({}).getroot()`, then `for {var} in root.findall('.//{any}{}'):`{inner}.",
+        listed.join(", "),
+        table::python_string(name),
+        local(record)
     ))
 }
 
@@ -967,6 +1069,56 @@ mod tests {
         let look = first_look(dir, &[name.to_owned()], &[], &[]).unwrap();
         let script = format!("{}\n{tail}", read_code(&look).join("\n"));
         run_python(python, dir, &script)
+    }
+
+    #[test]
+    fn xml_gets_its_elements_and_the_code_that_finds_them_namespace_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let catalog = "<?xml version=\"1.0\"?>\n<!-- authors listed in <author> -->\n<catalog xmlns=\"http://example.com/c\">\n  <book id=\"1\"><title>A</title><author>Mara</author></book>\n  <book id=\"2\"><title>B</title><author> Tom </author></book>\n</catalog>\n";
+        fs_err::write(dir.path().join("catalog.xml"), catalog).unwrap();
+        let look = first_look(dir.path(), &["catalog.xml".to_owned()], &[], &[]).unwrap();
+        assert!(
+            look.contains("\nIt is XML: elements `catalog` ×1, `book` ×2, `title` ×2, `author` ×2. Its root sets a default namespace (`xmlns=\"http://example.com/c\"`), so ElementTree names every tag `{http://example.com/c}book`: `findall('.//book')` finds nothing; `{*}` before a name matches any namespace.\nRead it with `import xml.etree.ElementTree as ET`, `root = ET.parse('catalog.xml').getroot()`, then `for book in root.findall('.//{*}book'):`, and inside it `book.find('{*}title').text`."),
+            "{look}"
+        );
+        let plain = catalog.replace(" xmlns=\"http://example.com/c\"", "");
+        fs_err::write(dir.path().join("plain.xml"), &plain).unwrap();
+        let look = first_look(dir.path(), &["plain.xml".to_owned()], &[], &[]).unwrap();
+        assert!(
+            look.contains("then `for book in root.findall('.//book'):`, and inside it `book.find('title').text`."),
+            "{look}"
+        );
+        assert!(!look.contains("namespace"), "{look}");
+        // HTML and other text get no outline.
+        assert_eq!(
+            xml_outline("page.html", "<html><body><p>x</p></body></html>"),
+            None
+        );
+        assert_eq!(xml_outline("a.xml", "not xml"), None);
+        // The code given finds every record in real Python, both ways.
+        let Some(python) = oi_testkit::python3() else {
+            return;
+        };
+        for name in ["catalog.xml", "plain.xml"] {
+            let look = first_look(dir.path(), &[name.to_owned()], &[], &[]).unwrap();
+            let code: Vec<&str> = look
+                .lines()
+                .find(|l| l.starts_with("Read it with"))
+                .unwrap()
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .collect();
+            let script = format!(
+                "{}\n{}\n{}\n    print({}.strip())\n",
+                code[0], code[1], code[2], code[3]
+            );
+            assert_eq!(
+                run_python(python, dir.path(), &script),
+                "A\nB\n",
+                "{script}"
+            );
+        }
     }
 
     /// The code the look gives runs in real Python, with real pandas, and
