@@ -172,16 +172,22 @@ pub(super) fn save_rewritten_scripts(
             // names (`… the file given as its argument … crashes on
             // numbers.txt`), else on the one data file beside it; run bare
             // it only fails for the missing argument.
-            let input = named
+            let inputs: Vec<String> = named
                 .iter()
-                .find(|other| {
+                .filter(|other| {
                     !is_script(other) && *other != &name && cwd.join(other.as_str()).is_file()
                 })
                 .cloned()
-                .or_else(|| sole_data_file(cwd));
-            match input.filter(|_| reads_arguments(&code)) {
-                Some(input) => format!("{runner} '{name}' '{input}'\n"),
-                None => format!("{runner} '{name}'\n"),
+                .collect();
+            let inputs = if inputs.is_empty() {
+                sole_data_file(cwd).into_iter().collect()
+            } else {
+                inputs
+            };
+            if reads_arguments(&code) && !inputs.is_empty() {
+                run_with_arguments(runner, &name, &inputs, arguments_read(&code, runner))
+            } else {
+                format!("{runner} '{name}'\n")
             }
         } else {
             quoted
@@ -261,6 +267,77 @@ fn reads_arguments(code: &str) -> bool {
     ]
     .iter()
     .any(|mark| code.contains(mark))
+}
+
+/// How many arguments a script's `code`, run by `runner`, reads by
+/// position: the highest of Python's `sys.argv[N]`, Node's
+/// `process.argv[N+1]`, Ruby's or Perl's `ARGV[N-1]` and, for a shell
+/// script, `$N` (1 when it reads them otherwise, as with `argparse`).
+fn arguments_read(code: &str, runner: &str) -> usize {
+    let shell = runner == "bash";
+    let after = |mark: &str, offset: isize| -> usize {
+        code.match_indices(mark)
+            .filter_map(|(at, _)| {
+                let digits: String = code[at + mark.len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse::<isize>().ok()
+            })
+            .map(|n| usize::try_from(n + offset).unwrap_or(0))
+            .max()
+            .unwrap_or(0)
+    };
+    [
+        after("sys.argv[", 0),
+        after("process.argv[", -1),
+        after("ARGV[", 1),
+        if shell { after("${", 0) } else { 0 },
+        if shell { after("$", 0) } else { 0 },
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0)
+    .clamp(1, MAX_ARGUMENTS)
+}
+
+/// The most arguments oi gives a script it runs for the model.
+const MAX_ARGUMENTS: usize = 4;
+
+/// The command that runs the script `name` with `runner` on `inputs` (the
+/// files the task names, in order) when it reads `count` arguments: the
+/// inputs first; each argument beyond them is a file the script writes
+/// (`… writes the rows … to the file given as its second argument`), so
+/// it gets a scratch file outside the workspace (named like the first
+/// input, `out2.csv`) whose lines are shown after the run: the model sees
+/// what its script wrote, and the workspace gets no stray file.
+fn run_with_arguments(runner: &str, name: &str, inputs: &[String], count: usize) -> String {
+    let mut args: Vec<String> = inputs
+        .iter()
+        .take(count)
+        .map(|input| format!("'{input}'"))
+        .collect();
+    let ext = inputs
+        .first()
+        .and_then(|input| input.rsplit_once('.'))
+        .map(|(_, ext)| format!(".{ext}"))
+        .unwrap_or_default();
+    let outputs: Vec<String> = (args.len() + 1..=count)
+        .map(|n| format!("\"$oi_out/out{n}{ext}\""))
+        .collect();
+    args.extend(outputs.iter().cloned());
+    let run = format!("{runner} '{name}' {}", args.join(" "));
+    if outputs.is_empty() {
+        return format!("{run}\n");
+    }
+    let mut code = format!("oi_out=$(mktemp -d)\n{run}\noi_status=$?\n");
+    for (output, n) in outputs.iter().zip(args.len() - outputs.len() + 1..) {
+        code.push_str(&format!(
+            "if [ -f {output} ]; then echo \"[argument {n}, {output}, now holds:]\"; head -n 20 {output}; else echo \"[argument {n}, {output}: not written]\"; fi\n"
+        ));
+    }
+    code.push_str("exit $oi_status\n");
+    code
 }
 
 /// The commands of `commands` (those a task quotes) that run the script
@@ -736,6 +813,71 @@ mod tests {
             };
             assert!(saving.code.ends_with(command), "{}", saving.code);
         }
+    }
+
+    #[test]
+    fn a_script_writing_to_its_second_argument_writes_a_scratch_file_shown_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = "import csv, sys\nrows = list(csv.reader(open(sys.argv[1])))\nw = csv.writer(open(sys.argv[2], 'w'))\nfor row in rows[1:]:\n    if row[1] > '18':\n        w.writerow(row)\n";
+        fs_err::write(dir.path().join("adults.py"), old).unwrap();
+        fs_err::write(dir.path().join("people.csv"), "name,age\nAna,17\nBen,42\n").unwrap();
+        let new = "import csv, sys\nrows = list(csv.reader(open(sys.argv[1])))\nw = csv.writer(open(sys.argv[2], 'w'))\nw.writerow(rows[0])\nfor row in rows[1:]:\n    if int(row[1]) >= 18:\n        w.writerow(row)\n";
+        let named = ["adults.py".to_owned(), "people.csv".to_owned()];
+        let (actions, saved) =
+            save_rewritten_scripts(vec![run("python", new)], &named, &[], dir.path());
+        assert_eq!(saved, ["adults.py"]);
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        assert!(
+            saving
+                .code
+                .contains("python3 'adults.py' 'people.csv' \"$oi_out/out2.csv\"\n"),
+            "{}",
+            saving.code
+        );
+        let out = bash(&saving.code, dir.path());
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{out:?}");
+        assert!(
+            stdout.contains("/out2.csv, now holds:]\nname,age\r\nBen,42\r\n"),
+            "{stdout}"
+        );
+        // Nothing stray in the workspace.
+        let mut files: Vec<String> = fs_err::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        assert_eq!(files, ["adults.py", "people.csv"]);
+        // A script that fails keeps its exit status, and says it wrote
+        // nothing.
+        let failing = new.replace("w.writerow(rows[0])", "w.writerow(rows[0])\nsys.exit(3)");
+        let failing = failing.replace("open(sys.argv[2], 'w')", "open(sys.argv[2] + 'x', 'r')");
+        fs_err::write(dir.path().join("adults.py"), old).unwrap();
+        let (actions, _) =
+            save_rewritten_scripts(vec![run("python", &failing)], &named, &[], dir.path());
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        let out = bash(&saving.code, dir.path());
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("/out2.csv: not written]"));
+    }
+
+    #[test]
+    fn arguments_read_by_position_are_counted_per_language() {
+        assert_eq!(
+            arguments_read("x = sys.argv[1]\ny = sys.argv[2]\n", "python3"),
+            2
+        );
+        assert_eq!(arguments_read("import argparse\n", "python3"), 1);
+        assert_eq!(arguments_read("const f = process.argv[3];", "node"), 2);
+        assert_eq!(arguments_read("f = ARGV[0]", "ruby"), 1);
+        assert_eq!(arguments_read("sort \"$1\" > \"${2}\"", "bash"), 2);
+        // A regex capture in Perl is no argument.
+        assert_eq!(arguments_read("my $f = $ARGV[0]; print $2;", "perl"), 1);
+        assert_eq!(arguments_read("a = sys.argv[9]", "python3"), MAX_ARGUMENTS);
     }
 
     #[test]
