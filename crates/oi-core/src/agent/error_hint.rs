@@ -86,6 +86,12 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             note: format!("[oi: {text}]"),
         });
     }
+    if let Some(text) = series_text_method(output) {
+        return Some(Hint {
+            kind: "series-str",
+            note: format!("[oi: {text}]"),
+        });
+    }
     let lines: Vec<&str> = output.lines().collect();
     let start = lines.len().saturating_sub(TAIL);
     let failed = output.contains("[exit code ");
@@ -127,6 +133,40 @@ fn split_index(output: &str) -> Option<String> {
     Some(format!(
         "a line with fewer fields than the code indexes (a blank line, a title, a note) failed at `{line}`: split each line once (`fields = …`), skip the lines with too few (`if len(fields) < N: continue`), and split them the way the first look says when it says how."
     ))
+}
+
+/// When a pandas column was given a text method (`AttributeError:
+/// 'Series' object has no attribute 'lower'`) at a line the traceback
+/// shows: that line with `.str` put before each such call
+/// (`df['s'].str.strip().lower()` → `df['s'].str.strip().str.lower()`).
+/// Told only the rule, a small model wrote the same line again.
+fn series_text_method(output: &str) -> Option<String> {
+    let error = last_error(output)?;
+    let attribute = between(error, "'Series' object has no attribute '", "'")?;
+    if !error.starts_with("AttributeError:") || !TEXT_METHODS.contains(&attribute) {
+        return None;
+    }
+    let call = format!(".{attribute}(");
+    let line = output
+        .lines()
+        .map(str::trim)
+        .find(|l| l.contains(&call) && !l.starts_with("File ") && !l.starts_with('^'))?;
+    let mut fixed = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find(&call) {
+        fixed.push_str(&rest[..at]);
+        if !fixed.ends_with(".str") {
+            fixed.push_str(".str");
+        }
+        fixed.push_str(&call);
+        rest = &rest[at + call.len()..];
+    }
+    fixed.push_str(rest);
+    (fixed != line).then(|| {
+        format!(
+            "`.{attribute}()` is a method of text, not of a pandas column: on a column it is `.str.{attribute}()`. Write `{line}` as `{fixed}`."
+        )
+    })
 }
 
 /// When a run failed with `ValueError: not enough values to unpack` at a
@@ -686,6 +726,24 @@ mod tests {
         hint(output, Path::new("/nonexistent-folder"))
             .map(|h| h.note)
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_text_method_on_a_column_gets_its_line_fixed() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 7, in <module>\n    df['subject'] = df['subject'].str.strip().lower()\n                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  [1 frame inside libraries]\nAttributeError: 'Series' object has no attribute 'lower'\n";
+        assert_eq!(kind(out), Some("series-str"));
+        assert!(
+            note(out).ends_with("Write `df['subject'] = df['subject'].str.strip().lower()` as `df['subject'] = df['subject'].str.strip().str.lower()`.]"),
+            "{}",
+            note(out)
+        );
+        // Every call on the line, and none twice.
+        let out = "    x = df['a'].lower() + df['b'].str.lower()\nAttributeError: 'Series' object has no attribute 'lower'\n";
+        assert!(
+            note(out).contains("as `x = df['a'].str.lower() + df['b'].str.lower()`"),
+            "{}",
+            note(out)
+        );
     }
 
     #[test]
