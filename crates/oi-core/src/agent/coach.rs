@@ -195,7 +195,18 @@ pub(super) struct Coach {
     /// A script the task asks to change whose last run printed a number
     /// with other decimals than the task asks: the script and the number.
     undecimal_output: Option<(String, String)>,
+    /// The last batch's one block, with its language, when it held one
+    /// (small models).
+    batch_block: Option<(String, String)>,
+    /// For each result file, the block that last changed it: shown again
+    /// when the task is not done, so that the model changes that code
+    /// (turns later, a small model no longer finds it and answers about
+    /// other things).
+    made_by: BTreeMap<String, (String, String)>,
 }
+
+/// The longest block shown again beside a result it made, in lines.
+const SHOWN_BLOCK_LINES: usize = 30;
 
 /// How much of a result file is read to show or check it; a file no
 /// longer than this is read whole.
@@ -342,6 +353,8 @@ impl Coach {
                 Vec::new()
             },
             undecimal_output: None,
+            batch_block: None,
+            made_by: BTreeMap::new(),
             told_to_run: false,
             checked_outputs: false,
             ran_any: false,
@@ -425,6 +438,10 @@ impl Coach {
             .collect::<Vec<_>>()
             .join("\n");
         self.patterns = super::pattern::patterns(&self.python);
+        self.batch_block = match runs.iter().flatten().collect::<Vec<_>>().as_slice() {
+            [run] => self.block_of(run),
+            _ => None,
+        };
         // A value printed back from an earlier run's output was found.
         self.typed = runs
             .iter()
@@ -602,14 +619,15 @@ impl Coach {
                         )
                     })
                     .unwrap_or_default();
+                let made = self.block_that_made(&problems);
                 return Some(if self.completion_checks == 1 {
                     format!(
-                        "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again now.{unwritten}]",
+                        "[oi: before you finish: {}, so the task is probably not done. Fix the cause and run the step again now.{unwritten}{made}]",
                         problems.join(", and ")
                     )
                 } else {
                     format!(
-                        "[oi: still not done: {}. Your last run did not fix it.{} Change the code that makes the result, run it, and read its output before you answer.]",
+                        "[oi: still not done: {}. Your last run did not fix it.{} Change the code that makes the result, run it, and read its output before you answer.{made}]",
                         problems.join(", and "),
                         unwritten
                     )
@@ -617,6 +635,24 @@ impl Coach {
             }
         }
         None
+    }
+
+    /// The block that last wrote the first result file `problems` name,
+    /// as a clause to add to the note (` The code that wrote `x.csv`: …`),
+    /// when it is short; or nothing.
+    fn block_that_made(&self, problems: &[String]) -> String {
+        let said = problems.join(" ");
+        self.made_by
+            .iter()
+            .find(|(name, _)| said.contains(&format!("`{name}`")))
+            .filter(|(_, (_, code))| code.lines().count() <= SHOWN_BLOCK_LINES)
+            .map(|(name, (language, code))| {
+                format!(
+                    " The code that wrote `{name}` was:\n```{language}\n{}\n```\nSend it again, changed, in one block.",
+                    code.trim_end()
+                )
+            })
+            .unwrap_or_default()
     }
 
     /// For a result file the model left missing or blank, the line that
@@ -765,7 +801,7 @@ impl Coach {
                 ));
             }
             let shown = first_lines(&text, 3, 100);
-            if let Some((line, value)) = labelled(name, &shown) {
+            if let Some((line, value)) = labelled(name, &shown, self.asked(name)) {
                 problems.push(format!(
                     "`{name}` has words around its value (`{line}`) where the task likely asks for {}{}",
                     alone(name, value, &shown),
@@ -954,6 +990,16 @@ impl Coach {
         if lacks_something(&report.text) {
             self.lacking = Some(run.clone());
         }
+        self.batch_block = self.block_of(run);
+    }
+
+    /// A run's block as the model wrote it, with its language, to show it
+    /// again beside what it made (small models); not oi's own code that
+    /// saves a reply as a script.
+    fn block_of(&self, run: &ProposedRun) -> Option<(String, String)> {
+        let language = run.language.as_deref()?;
+        (self.small_model && !run.code.starts_with("# oi: "))
+            .then(|| (language.to_owned(), run.code.clone()))
     }
 
     /// After a batch of `runs` (the proposed code of each action) with
@@ -1272,6 +1318,10 @@ impl Coach {
             None
         };
         for (name, path, _) in &changed {
+            match &self.batch_block {
+                Some(block) => self.made_by.insert(name.clone(), block.clone()),
+                None => self.made_by.remove(name),
+            };
             self.know_result_fixes(name, path);
             if let Some(latest) = self.asked(name).latest
                 && let Some((code, fixed)) = keep_fix(&self.python, latest)
@@ -1479,7 +1529,8 @@ impl Coach {
     /// line and its change.
     fn write_fix_for(&self, name: &str, text: &str) -> Option<(String, String)> {
         let shown = first_lines(text, 3, 100);
-        labelled(name, &shown).and_then(|(line, value)| write_fix(&self.python, line, value))
+        labelled(name, &shown, self.asked(name))
+            .and_then(|(line, value)| write_fix(&self.python, line, value))
     }
 
     /// When the table `name` (its start `text`) begins with a header other
@@ -2055,7 +2106,7 @@ fn file_preview(
     let shown = first_lines(text, LINES, WIDTH);
     let more = if count > LINES { "\n…" } else { "" };
     let lines = if count == 1 { "line" } else { "lines" };
-    let check = match labelled(name, &shown) {
+    let check = match labelled(name, &shown, asked) {
         Some((line, value)) => format!(
             "It puts words before the value (`{line}`): if the task asks for the value, write {}{}.",
             alone(name, value, &shown),
@@ -2590,7 +2641,7 @@ pub(super) fn read_head(path: &Path, limit: u64) -> Option<Vec<u8>> {
 /// (`Mean: 25.5`, `Sum of squares = 55`, `The average is 21.0°C.`): the
 /// first such line and its number. Small models write these where a task
 /// asks for the value.
-fn labelled<'a>(name: &str, shown: &'a [String]) -> Option<(&'a str, &'a str)> {
+fn labelled<'a>(name: &str, shown: &'a [String], asked: &Asked) -> Option<(&'a str, &'a str)> {
     let plain = match Path::new(name).extension() {
         None => true,
         Some(ext) => ext.eq_ignore_ascii_case("txt"),
@@ -2618,7 +2669,12 @@ fn labelled<'a>(name: &str, shown: &'a [String]) -> Option<(&'a str, &'a str)> {
         let worded = label
             .chars()
             .any(|c| !(c.is_ascii_digit() || c == '.' || c == ','));
-        if !number || !worded {
+        // A label the task writes itself ("min: X") is asked for.
+        let own = label.to_lowercase();
+        let asked_for = [":", " :", "=", " ="]
+            .iter()
+            .any(|sep| asked.task.contains(&format!("{own}{sep}")));
+        if !number || !worded || asked_for {
             return None;
         }
         first.get_or_insert((line, value));
@@ -3552,6 +3608,15 @@ impl Without {
 /// names no other ("First, save … to passed.csv with the columns
 /// name,score. Then write the average to average.txt.").
 fn asked_of(task: &str, name: &str, expected: &[String]) -> Asked {
+    Asked {
+        task: task.to_lowercase(),
+        ..asked_by_sentence(task, name, expected)
+    }
+}
+
+/// What the sentence of `task` naming `name` asks of it (see
+/// [`asked_of`]).
+fn asked_by_sentence(task: &str, name: &str, expected: &[String]) -> Asked {
     if expected.len() == 1 {
         return Asked::of(task);
     }
@@ -3696,6 +3761,9 @@ static NOTHING_ASKED: std::sync::LazyLock<Asked> = std::sync::LazyLock::new(Aske
 
 #[derive(Debug, Default)]
 struct Asked {
+    /// The whole task's text in lower case: a label it writes itself
+    /// ("three lines: \"min: X\", …") is asked for.
+    task: String,
     /// Its header line (`with the header name,total`).
     header: Option<String>,
     /// One value per line ("the names …, one per line").
@@ -3770,6 +3838,7 @@ impl Asked {
             .map(|word| word.trim_end_matches(['?', '!']).to_owned())
             .collect();
         Self {
+            task: lower.clone(),
             header: asked_header(task),
             example: asked_example(task),
             one_per_line,
@@ -5327,6 +5396,67 @@ mod tests {
             text: text.into(),
             images: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_result_still_wrong_is_shown_with_the_block_that_wrote_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let md = HarnessKind::Markdown;
+        let task = "Write each name once to unique.txt";
+        let code = "names = open('in.txt').read().split('\\n')\nopen('unique.txt', 'w').write('\\n'.join(sorted(set(names))))";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(code)]);
+        fs_err::write(cwd.join("unique.txt"), "Bob\nbob\n").unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(
+            note.ends_with(&format!(
+                " The code that wrote `unique.txt` was:\n```python\n{code}\n```\nSend it again, changed, in one block.]"
+            )),
+            "{note}"
+        );
+        // Made by a block run again after an install: that block, not the
+        // install.
+        fs_err::remove_file(cwd.join("unique.txt")).unwrap();
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[Some(ProposedRun {
+            call_id: None,
+            language: Some("shell".to_owned()),
+            code: "pip install pandas".to_owned(),
+        })]);
+        coach.ran_again(&python_run(code).unwrap(), &python_report(""));
+        fs_err::write(cwd.join("unique.txt"), "Ann\nann\n").unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(note.contains(&format!("```python\n{code}\n```")), "{note}");
+        // oi's own code that saved a script, or two blocks at once: no
+        // block to show.
+        for runs in [
+            vec![Some(ProposedRun {
+                call_id: None,
+                language: Some("shell".to_owned()),
+                code: "# oi: the reply's code is a new version of x.py\ncat > x.py".to_owned(),
+            })],
+            vec![python_run("print(1)"), python_run(code)],
+        ] {
+            fs_err::remove_file(cwd.join("unique.txt")).unwrap();
+            let mut coach = Coach::new(true, task, cwd);
+            coach.saw_runs(&runs);
+            fs_err::write(cwd.join("unique.txt"), "Cy\ncy\n").unwrap();
+            coach.after_runs(&[python_report("")], cwd);
+            let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+            assert!(!note.contains("The code that wrote"), "{note}");
+        }
+        // A long block is not repeated.
+        let long = format!("{code}\n{}", "x = 1\n".repeat(SHOWN_BLOCK_LINES));
+        fs_err::remove_file(cwd.join("unique.txt")).unwrap();
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(&long)]);
+        fs_err::write(cwd.join("unique.txt"), "Di\ndi\n").unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(!note.contains("The code that wrote"), "{note}");
     }
 
     #[test]
@@ -8499,6 +8629,30 @@ mod tests {
         fine.after_runs(&ran, cwd);
         fs_err::write(cwd.join("avg.txt"), "25.5\n").unwrap();
         assert_eq!(fine.note_before_ending("Done.", md, cwd, None), None);
+        // Labels the task writes itself are asked for, even where the
+        // sentence naming the file names another.
+        let task = "First, write clean.csv from numbers.txt. Then, from clean.csv, write stats.txt with two lines: \"min: X\" and \"max: X\".";
+        let mut own = Coach::new(true, task, cwd);
+        own.after_runs(&ran, cwd);
+        fs_err::write(cwd.join("clean.csv"), "n\n10\n41\n").unwrap();
+        fs_err::write(cwd.join("stats.txt"), "min: 10\nmax: 41\n").unwrap();
+        let previews = own.after_runs(&ran, cwd);
+        assert!(
+            previews
+                .iter()
+                .all(|p| !p.contains("words before the value")),
+            "{previews:?}"
+        );
+        assert_eq!(own.note_before_ending("Done.", md, cwd, None), None);
+        // Another label than the task's still is not.
+        fs_err::write(cwd.join("stats.txt"), "Minimum: 10\nMaximum: 41\n").unwrap();
+        let previews = own.after_runs(&ran, cwd);
+        assert!(
+            previews
+                .iter()
+                .any(|p| p.contains("words before the value")),
+            "{previews:?}"
+        );
     }
 
     #[test]
