@@ -2296,3 +2296,61 @@ async fn a_small_model_listing_files_out_of_size_order_is_told_their_sizes() {
         "./data/old exports/march 2024.csv\n./top.log\n"
     );
 }
+
+#[tokio::test]
+async fn a_fixed_script_writing_to_its_second_argument_runs_with_a_scratch_file_shown_after() {
+    if oi_testkit::python3().is_none() {
+        return;
+    }
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    let broken = "import csv\nimport sys\n\nsrc, dst = sys.argv[1], sys.argv[2]\nwith open(src) as f:\n    rows = list(csv.reader(f))\n\nwith open(dst, 'w') as out:\n    writer = csv.writer(out)\n    for row in rows[1:]:\n        if row[1] > '18':\n            writer.writerow(row)\n";
+    fs_err::write(cwd.join("filter_adults.py"), broken).unwrap();
+    fs_err::write(cwd.join("people.csv"), "name,age\nAna,17\nBen,42\nCy,9\n").unwrap();
+    let fixed = broken
+        .replace(
+            "    for row in rows[1:]:",
+            "    writer.writerow(rows[0])\n    for row in rows[1:]:",
+        )
+        .replace("if row[1] > '18':", "if int(row[1]) >= 18:");
+    env.server
+        .push(Reply::text(&format!("```python\n{fixed}```")))
+        .push(Reply::text("```bash\nls\n```"))
+        .push(Reply::text("Fixed."));
+    let out = env
+        .exec(&[
+            "-y",
+            "filter_adults.py should write the rows of people aged 18 or over of the CSV file given as its first argument, with its header, to the file given as its second argument. On people.csv it gives wrong rows. Fix filter_adults.py.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("filter_adults.py")).unwrap(),
+        fixed
+    );
+    let requests = env.server.chat_requests();
+    let seen = requests[1].last_message_text();
+    assert!(
+        seen.contains("saved filter_adults.py\n[argument 2, ")
+            && seen.contains("/out2.csv, now holds:]\nname,age\nBen,42\n"),
+        "{seen}"
+    );
+    // The script's run ended no kernel, and left no file in the folder.
+    assert!(
+        !seen.contains("kernel died") && !seen.contains("failed as shown"),
+        "{seen}"
+    );
+    let after = requests[2].last_message_text();
+    assert!(
+        after.contains("filter_adults.py\npeople.csv") && !after.contains("kernel"),
+        "{after}"
+    );
+    let mut files: Vec<String> = fs_err::read_dir(cwd)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    files.sort();
+    assert_eq!(files, ["filter_adults.py", "people.csv"]);
+}

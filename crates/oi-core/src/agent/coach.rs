@@ -1550,7 +1550,7 @@ impl Coach {
         }
         // Only a line that is the call alone is replaced by it.
         lone_to_csv(name, &self.python)?;
-        header_call(name, &written, &asked, &self.python)
+        header_call(name, &written, &asked, &self.python, text)
     }
 
     /// When the result `name` (its start `text`), asked one value per
@@ -3186,6 +3186,19 @@ fn content_problems(
             }
         ));
     }
+    if let Some(column) = table::merge_suffixes(text) {
+        problems.push(format!(
+            "`{name}` has the columns `{column}_x` and `{column}_y`: pandas' `merge` kept each table's `{column}` with a suffix. Tables that hold the same kind of rows are stacked, not merged: `pd.concat([first, second])` (then `drop_duplicates`); else keep one column of each name"
+        ));
+    }
+    if asked.each_once
+        && let Some((column, a, b)) = table::folded_twins_in_column(text)
+    {
+        problems.push(format!(
+            "the `{column}` column of `{name}` holds `{a}` and `{b}`, one value in other case or spacing, where the task asks for each once: compare them normalised (pandas: a key `df[{col}].str.strip().str.lower()`, then `df[~key.duplicated()]`; plain Python: `value.strip().lower()`)",
+            col = table::python_string(&column)
+        ));
+    }
     if let Some((line, at)) = doubled_lines(text) {
         problems.push(format!(
             "`{name}` holds its lines twice (`{line}` again at line {at}): code that opens it with `'a'` appends to what an earlier run wrote; open it with `'w'` once and write every line"
@@ -3473,7 +3486,13 @@ fn content_problems(
             problems.push(format!(
                 "`{name}` begins with `{}` where the task asks for the header `{asked}`{}",
                 first.trim(),
-                header_fix(name, &header_fields(first), &header_fields(asked), python)
+                header_fix(
+                    name,
+                    &header_fields(first),
+                    &header_fields(asked),
+                    python,
+                    text
+                )
             ));
         }
     }
@@ -3528,6 +3547,29 @@ fn content_problems(
         ));
     }
     for &(input, seen) in inputs {
+        let missing = asked
+            .each
+            .iter()
+            .find_map(|word| table::groups_missing(text, seen, word));
+        if let Some((column, now, before)) = missing {
+            let listed = |values: &[String]| {
+                values
+                    .iter()
+                    .take(6)
+                    .map(|v| format!("`{v}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            problems.push(format!(
+                "the `{column}` column of `{name}` has {} value{} ({}) where `{input}` has {} ({}), and the task asks for each: write one row per `{column}` (pandas: `groupby({})`, with the column normalised first when its values differ in case)",
+                now.len(),
+                if now.len() == 1 { "" } else { "s" },
+                listed(&now),
+                before.len(),
+                listed(&before),
+                table::python_string(&column)
+            ));
+        }
         for (column, now, rows, before) in table::lost_values(text, seen) {
             problems.push(format!(
                 "the `{column}` column of `{name}` misses {now} of its {rows} values where `{input}` misses {before}: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead"
@@ -3817,6 +3859,12 @@ struct Asked {
     /// Whether it asks how many of something there are ("count", "the
     /// number of", "how many").
     counts: bool,
+    /// Whether it asks for each entry once ("each contact once",
+    /// "unique", "no duplicates").
+    each_once: bool,
+    /// The words after "each", "per" and "every" ("for each subject"):
+    /// what a row is asked for.
+    each: Vec<String>,
     /// Whether it asks for values separated by a tab.
     tab_separated: bool,
     /// Whether it asks for dates written `YYYY-MM-DD`.
@@ -3879,6 +3927,19 @@ impl Asked {
                 .iter()
                 .any(|w| matches!(w.as_str(), "count" | "counts" | "number"))
                 || lower.contains("how many"),
+            each: words
+                .windows(2)
+                .filter(|pair| matches!(pair[0].as_str(), "each" | "per" | "every"))
+                .map(|pair| {
+                    pair[1]
+                        .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+                        .to_owned()
+                })
+                .filter(|word| word.len() > 2)
+                .collect(),
+            each_once: words
+                .iter()
+                .any(|w| matches!(w.as_str(), "once" | "unique" | "duplicates" | "deduplicate")),
             tab_separated: [
                 "separated by a tab",
                 "separated by tabs",
@@ -4284,11 +4345,17 @@ fn shape(value: &str) -> Vec<String> {
 /// column matched to a written one by name (case and spacing aside), the
 /// rest in order (` (in your code, write it with `df[['Student',
 /// 'Score']].rename(columns={'Student': 'name', 'Score': 'score'}).to_csv(…)`)`).
-fn header_fix(name: &str, written: &[String], asked: &[String], python: &str) -> String {
+fn header_fix(
+    name: &str,
+    written: &[String],
+    asked: &[String],
+    python: &str,
+    text: &str,
+) -> String {
     if let Some(fix) = index_fix(name, written, asked, python) {
         return fix;
     }
-    header_call(name, written, asked, python)
+    header_call(name, written, asked, python, text)
         .map(|(_, call)| format!(" (in your code, write it with `{call}`)"))
         .unwrap_or_default()
 }
@@ -4343,6 +4410,7 @@ fn header_call(
     written: &[String],
     asked: &[String],
     python: &str,
+    text: &str,
 ) -> Option<(String, String)> {
     let (line, table) = to_csv_line(name, python)?;
     let fold = |s: &str| s.trim().to_lowercase().replace([' ', '_'], "");
@@ -4355,9 +4423,19 @@ fn header_call(
             Some(i)
         })
         .collect();
-    for choice in &mut chosen {
+    // An asked column named for a time (`month`, `date`) takes a written
+    // column of dates, or none: `type` renamed `month` was a wrong guess.
+    let dated = table::dated_columns(text);
+    let timely = |a: &str| {
+        let a = a.to_lowercase();
+        ["date", "day", "month", "year", "week", "time", "period"]
+            .iter()
+            .any(|w| a.contains(w))
+    };
+    for (choice, a) in chosen.iter_mut().zip(asked) {
         if choice.is_none() {
-            *choice = used.iter().position(|u| !u);
+            *choice = (0..written.len())
+                .find(|&i| !used[i] && (!timely(a) || dated.get(i).copied().unwrap_or(false)));
             if let Some(i) = *choice {
                 used[i] = true;
             }
@@ -5399,6 +5477,84 @@ mod tests {
     }
 
     #[test]
+    fn a_result_lacking_groups_the_task_asks_each_of_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("scores.csv"),
+            "student,subject,score\nMaya,Math,88\nLeo,math ,93\nInes,Physics,79\n",
+        )
+        .unwrap();
+        let task = "For each subject in scores.csv, find the best student. Write best.csv with the header subject,student,score.";
+        let mut coach = Coach::new(true, task, cwd);
+        fs_err::write(
+            cwd.join("best.csv"),
+            "subject,student,score\nmath,Leo,93\nmath,Maya,88\n",
+        )
+        .unwrap();
+        let previews = coach.after_runs(&[python_report("")], cwd);
+        assert!(
+            previews.iter().any(|p| p.contains("the `subject` column of `best.csv` has 1 value (`math`) where `scores.csv` has 2 (`math`, `physics`), and the task asks for each: write one row per `subject`")),
+            "{previews:?}"
+        );
+        fs_err::write(
+            cwd.join("best.csv"),
+            "subject,student,score\nmath,Leo,93\nphysics,Ines,79\n",
+        )
+        .unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        assert_eq!(
+            coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
+            None
+        );
+    }
+
+    #[test]
+    fn a_merge_with_suffixes_or_a_key_kept_in_two_cases_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Merge a.csv and b.csv into contacts.csv, each contact once (the same email, whatever its case, is the same contact).";
+        fs_err::write(cwd.join("a.csv"), "email,name\nana@x.com,Ana\n").unwrap();
+        fs_err::write(cwd.join("b.csv"), "name,email\nBen,Ben@x.com\n").unwrap();
+        let mut coach = Coach::new(true, task, cwd);
+        fs_err::write(
+            cwd.join("contacts.csv"),
+            "email,name_x,name_y\nana@x.com,Ana,\nBen@x.com,,Ben\n",
+        )
+        .unwrap();
+        let previews = coach.after_runs(&[python_report("")], cwd);
+        assert!(
+            previews.iter().any(|p| p.contains("has the columns `name_x` and `name_y`: pandas' `merge` kept each table's `name` with a suffix")),
+            "{previews:?}"
+        );
+        fs_err::write(
+            cwd.join("contacts.csv"),
+            "email,name\nana@x.com,Ana\nben@x.com,Ben\nBen@x.com,Ben Cole\ncy@x.com,Cy\n",
+        )
+        .unwrap();
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("the `email` column of `contacts.csv` holds `ben@x.com` and `Ben@x.com`, one value in other case or spacing, where the task asks for each once"),
+            "{note}"
+        );
+        // Without "once" in the task, two spellings may be what it asks.
+        fs_err::remove_file(cwd.join("contacts.csv")).unwrap();
+        let mut other = Coach::new(true, "Merge a.csv and b.csv into contacts.csv.", cwd);
+        fs_err::write(
+            cwd.join("contacts.csv"),
+            "email,name\nana@x.com,Ana\nben@x.com,Ben\nBen@x.com,Ben Cole\ncy@x.com,Cy\n",
+        )
+        .unwrap();
+        other.after_runs(&[python_report("")], cwd);
+        assert_eq!(
+            other.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
+            None
+        );
+    }
+
+    #[test]
     fn a_result_still_wrong_is_shown_with_the_block_that_wrote_it() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
@@ -6030,6 +6186,27 @@ mod tests {
                 )]
             );
         }
+    }
+
+    #[test]
+    fn an_asked_column_named_for_a_time_is_matched_only_to_dates() {
+        let asked = Asked::of("Write net_by_month.csv with the header month,net.");
+        let python = "import pandas as pd\nnet_by_month.to_csv('net_by_month.csv', index=False)\n";
+        let text = "net,type,timestamp\n120.5,1,2024-01\n80.0,1,2024-02\n";
+        assert_eq!(
+            content_problems("net_by_month.csv", text, &[], &asked, python),
+            [
+                "`net_by_month.csv` begins with `net,type,timestamp` where the task asks for the header `month,net` (in your code, write it with `net_by_month[['timestamp', 'net']].rename(columns={'timestamp': 'month'}).to_csv('net_by_month.csv', index=False)`)"
+            ]
+        );
+        // No column of dates: no column is guessed for `month`.
+        let undated = "net,type,id\n120.5,1,7\n80.0,1,8\n";
+        assert_eq!(
+            content_problems("net_by_month.csv", undated, &[], &asked, python),
+            [
+                "`net_by_month.csv` begins with `net,type,id` where the task asks for the header `month,net`"
+            ]
+        );
     }
 
     #[test]

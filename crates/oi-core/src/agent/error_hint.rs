@@ -373,6 +373,10 @@ fn python_hint(line: &str) -> Option<(&'static str, String)> {
         return None;
     }
     match name {
+        "AttributeError" if message.starts_with("Can only use .dt accessor") => Some((
+            "dt-text",
+            "`.dt` works on dates, and that column holds text: convert it first (`df[c] = pd.to_datetime(df[c], format='mixed')`); for ISO text (`2024-01-05T09:12:00`) the day is also `.str[:10]` and the month `.str[:7]`.".to_owned(),
+        )),
         "AttributeError" => attribute_hint(message),
         "TypeError" => type_hint(message),
         "ValueError" => value_hint(message),
@@ -517,6 +521,16 @@ fn type_hint(message: &str) -> Option<(&'static str, String)> {
 }
 
 fn value_hint(message: &str) -> Option<(&'static str, String)> {
+    if let Some(rest) = message.strip_prefix("Length mismatch: Expected axis has ") {
+        let has = rest.split(' ').next()?;
+        let given = between(rest, "new values have ", " ")?;
+        return Some((
+            "length-mismatch",
+            format!(
+                "the table has {has} columns and the list of names you gave has {given}: `.columns = [...]` renames every column, in order. Print the table's columns first (`print(table.columns)`, and `reset_index()` to make a grouped key a column), then keep the ones you need (`table[['a', 'b']]`) before renaming them."
+            ),
+        ));
+    }
     if message.starts_with("Specified a sep and a delimiter") {
         return Some((
             "sep",
@@ -726,6 +740,20 @@ mod tests {
         hint(output, Path::new("/nonexistent-folder"))
             .map(|h| h.note)
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn columns_renamed_with_the_wrong_count_and_dt_on_text_get_their_hints() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-2>\", line 1, in <module>\n    net.columns = ['month', 'net']\nValueError: Length mismatch: Expected axis has 4 elements, new values have 2 elements\n";
+        assert_eq!(kind(out), Some("length-mismatch"));
+        assert!(
+            note(out).contains("the table has 4 columns and the list of names you gave has 2"),
+            "{}",
+            note(out)
+        );
+        let out = "AttributeError: Can only use .dt accessor with datetimelike values\n";
+        assert_eq!(kind(out), Some("dt-text"));
+        assert!(note(out).contains("pd.to_datetime(df[c], format='mixed')"));
     }
 
     #[test]

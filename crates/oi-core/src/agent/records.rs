@@ -93,11 +93,18 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
             ""
         }
     );
+    let pairs = pairs(&lines);
     for (i, values) in columns.iter().enumerate().take(fixed.min(MAX_FIELDS)) {
         let read = when(values, i)
             .or_else(|| request(values, i))
             .unwrap_or_default();
-        out.push_str(&format!("\n- `fields[{i}]`: {}{read}", what(values)));
+        let what = match pairs.as_ref().and_then(|_| paired(values)) {
+            Some(example) => format!(
+                "a `key=value` pair on some lines (`{example}`), other words on others: read the pairs by key (below), not by position"
+            ),
+            None => what(values),
+        };
+        out.push_str(&format!("\n- `fields[{i}]`: {what}{read}"));
     }
     if fixed > MAX_FIELDS {
         out.push_str(&format!("\n- … ({fixed} fields before the rest)"));
@@ -112,10 +119,21 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
     if let Some(time) = date_and_time(&columns) {
         out.push_str(&time);
     }
-    if let Some(pairs) = pairs(&lines) {
+    if let Some(pairs) = pairs {
         out.push_str(&pairs);
     }
     Some(out)
+}
+
+/// When a field holds `key=value` pairs on some lines and not on all
+/// (`user=alice` here, `slow` there): its first pair.
+fn paired<'a>(values: &[&'a str]) -> Option<&'a str> {
+    let re = PAIRS.as_ref()?;
+    let is_pair = |v: &str| re.find(v).is_some_and(|m| m.as_str() == v);
+    let count = values.iter().filter(|v| is_pair(v)).count();
+    (count > 0 && count < values.len())
+        .then(|| values.iter().copied().find(|v| is_pair(v)))
+        .flatten()
 }
 
 /// `key=value` pairs, wherever they stand on a line.

@@ -336,7 +336,9 @@ fn run_with_arguments(runner: &str, name: &str, inputs: &[String], count: usize)
             "if [ -f {output} ]; then echo \"[argument {n}, {output}, now holds:]\"; head -n 20 {output}; else echo \"[argument {n}, {output}: not written]\"; fi\n"
         ));
     }
-    code.push_str("exit $oi_status\n");
+    // The script's status, without `exit`, which would end the shell
+    // kernel the code runs in.
+    code.push_str("(exit $oi_status)\n");
     code
 }
 
@@ -863,6 +865,12 @@ mod tests {
         let out = bash(&saving.code, dir.path());
         assert_eq!(out.status.code(), Some(1), "{out:?}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("/out2.csv: not written]"));
+        // The shell it runs in goes on after it (a kernel is one shell).
+        let out = bash(&format!("{}echo still here $?\n", saving.code), dir.path());
+        assert!(
+            String::from_utf8_lossy(&out.stdout).ends_with("still here 1\n"),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -276,6 +276,72 @@ pub(super) fn lost_values(result: &str, input: &str) -> Vec<(String, usize, usiz
     lost
 }
 
+/// For each column of the table `text`, whether its values are all dates
+/// or months (`2024-01-05`, `2024-01`, `03/02/2026`, an ISO time).
+pub(super) fn dated_columns(text: &str) -> Vec<bool> {
+    let Some((_, rows)) = split(text) else {
+        return Vec::new();
+    };
+    let month = |v: &str| {
+        let b = v.as_bytes();
+        b.len() == 7
+            && b[4] == b'-'
+            && v[..4].parse::<u32>().is_ok()
+            && v[5..].parse::<u32>().is_ok()
+    };
+    (0..rows[0].len())
+        .map(|i| {
+            let values: Vec<&str> = rows[1..]
+                .iter()
+                .filter_map(|row| row.get(i).map(|v| v.trim()))
+                .filter(|v| !is_missing(v))
+                .collect();
+            !values.is_empty()
+                && values
+                    .iter()
+                    .all(|v| month(v) || date_format(v).is_some() || iso_date_time(v))
+        })
+        .collect()
+}
+
+/// Where the task asks for something of each `word` ("for each subject")
+/// and `word` names a column of the table `input` (any case, singular or
+/// plural) that the table `result` has too: when `result` holds fewer of
+/// its values than `input` (compared normalised), the column's name and
+/// the values of each, sorted. A filter where one row per group was
+/// asked (the rows of the overall maximum, not each subject's).
+pub(super) fn groups_missing(
+    result: &str,
+    input: &str,
+    word: &str,
+) -> Option<(String, Vec<String>, Vec<String>)> {
+    let (_, out) = split(result)?;
+    let (_, inp) = split(input)?;
+    let word = word.to_lowercase();
+    let names = |name: &str| {
+        let name = name.trim().to_lowercase();
+        name == word || format!("{name}s") == word || format!("{word}s") == name
+    };
+    let j = inp[0].iter().position(|n| names(n))?;
+    let i = out[0].iter().position(|n| names(n))?;
+    let distinct = |rows: &[Vec<String>], at: usize| -> BTreeSet<String> {
+        rows[1..]
+            .iter()
+            .filter_map(|row| row.get(at))
+            .filter(|v| !is_missing(v))
+            .map(|v| fold(v))
+            .collect()
+    };
+    let (now, before) = (distinct(&out, i), distinct(&inp, j));
+    (!now.is_empty() && now.len() < before.len()).then(|| {
+        (
+            out[0][i].trim().to_owned(),
+            now.into_iter().collect(),
+            before.into_iter().collect(),
+        )
+    })
+}
+
 /// Where the table `result` keeps one row per key of the table `input`
 /// and the task asks for each key's latest row (`latest`; its earliest
 /// otherwise), by an ISO date column both have: the first key whose kept
@@ -399,6 +465,43 @@ pub(super) fn ragged_row(text: &str) -> Option<(usize, String, usize, usize)> {
         }
     }
     None
+}
+
+/// The columns of the table `text` that pandas' `merge` named with its
+/// suffixes: a pair `name_x` and `name_y` (the first such `name`). Two
+/// tables joined where they were to be stacked, or their columns kept
+/// twice.
+pub(super) fn merge_suffixes(text: &str) -> Option<String> {
+    let (_, rows) = split(text)?;
+    let header: Vec<&str> = rows[0].iter().map(|c| c.trim()).collect();
+    header.iter().find_map(|column| {
+        let base = column.strip_suffix("_x")?;
+        header
+            .contains(&format!("{base}_y").as_str())
+            .then(|| base.to_owned())
+    })
+}
+
+/// A column of the table `text` whose values are mostly distinct (a key:
+/// emails, ids, names) and of which two are one value in other case or
+/// spacing (`ben@example.com`, `Ben@Example.com`): its name and the two.
+/// One entry kept twice where the task asks each once.
+pub(super) fn folded_twins_in_column(text: &str) -> Option<(String, String, String)> {
+    let (_, rows) = split(text)?;
+    let body = &rows[1..];
+    rows[0].iter().enumerate().find_map(|(i, name)| {
+        let values: Vec<&str> = body
+            .iter()
+            .filter_map(|row| row.get(i).map(|v| v.trim()))
+            .filter(|v| !v.is_empty())
+            .collect();
+        let kinds: BTreeSet<String> = values.iter().map(|v| fold(v)).collect();
+        if kinds.len() * 4 < values.len() * 3 {
+            return None;
+        }
+        let (a, b) = variants(&values)?;
+        Some((name.trim().to_owned(), a.to_owned(), b.to_owned()))
+    })
 }
 
 /// A column of the table `text` whose cells hold several values joined
@@ -1029,6 +1132,49 @@ mod tests {
             written_number_columns(money),
             [("price".to_owned(), "$1,200.50".to_owned(), false)]
         );
+    }
+
+    #[test]
+    fn groups_the_result_lacks_are_found() {
+        let input =
+            "student,subject,score\nMaya,Math,88\nLeo,math ,93\nInes,Physics,79\nMaya,History,91\n";
+        let one = "subject,student,score\nmath,Maya,88\nmath,Leo,93\n";
+        assert_eq!(
+            groups_missing(one, input, "subject"),
+            Some((
+                "subject".to_owned(),
+                vec!["math".to_owned()],
+                vec![
+                    "history".to_owned(),
+                    "math".to_owned(),
+                    "physics".to_owned()
+                ]
+            ))
+        );
+        let all = "subject,student\nhistory,Maya\nmath,Leo\nphysics,Leo\n";
+        assert_eq!(groups_missing(all, input, "subjects"), None);
+        // No such column: nothing to compare.
+        assert_eq!(groups_missing(one, input, "student2"), None);
+    }
+
+    #[test]
+    fn merge_suffixes_and_keys_in_other_case_are_found() {
+        let merged = "email,name_x,phone_x,name_y,phone_y\nBen@Example.com,,,Ben Cole,555\nana@example.com,Ana,556,,\n";
+        assert_eq!(merge_suffixes(merged), Some("name".to_owned()));
+        assert_eq!(merge_suffixes("a,b_x,c\n1,2,3\n4,5,6\n"), None);
+        let twins = "email,name\nana@example.com,Ana\nben@example.com,Ben\nBen@Example.com,Ben\ncy@example.com,Cy\n";
+        assert_eq!(
+            folded_twins_in_column(twins),
+            Some((
+                "email".to_owned(),
+                "ben@example.com".to_owned(),
+                "Ben@Example.com".to_owned()
+            ))
+        );
+        // A column of a few kinds repeated is no key.
+        let kinds = "type,n\nsale,1\nSale,2\nsale,3\nrefund,4\n";
+        assert_eq!(folded_twins_in_column(kinds), None);
+        assert_eq!(folded_twins_in_column("a,b\nx,1\ny,2\n"), None);
     }
 
     #[test]
