@@ -3186,6 +3186,15 @@ fn content_problems(
             }
         ));
     }
+    if asked.order.is_none()
+        && let Some(word) = asked.sorted_by.as_deref()
+        && let Some((column, first, second)) = table::column_out_of_order(text, word)
+    {
+        problems.push(format!(
+            "the rows of `{name}` are not sorted by `{column}` (`{first}` comes before `{second}`), which the task asks: sort them before writing (pandas: `.sort_values({})`; Python: `sorted(rows, key=…)` on that value)",
+            table::python_string(&column)
+        ));
+    }
     if let Some(column) = table::merge_suffixes(text) {
         problems.push(format!(
             "`{name}` has the columns `{column}_x` and `{column}_y`: pandas' `merge` kept each table's `{column}` with a suffix. Tables that hold the same kind of rows are stacked, not merged: `pd.concat([first, second])` (then `drop_duplicates`); else keep one column of each name"
@@ -3862,6 +3871,10 @@ struct Asked {
     /// Whether it asks for each entry once ("each contact once",
     /// "unique", "no duplicates").
     each_once: bool,
+    /// The word after "sorted by" or "ordered by" ("sorted by subject"),
+    /// when it is no direction ("sorted by total, largest first" is
+    /// checked by `order`).
+    sorted_by: Option<String>,
     /// The words after "each", "per" and "every" ("for each subject"):
     /// what a row is asked for.
     each: Vec<String>,
@@ -3927,6 +3940,14 @@ impl Asked {
                 .iter()
                 .any(|w| matches!(w.as_str(), "count" | "counts" | "number"))
                 || lower.contains("how many"),
+            sorted_by: words.windows(3).find_map(|w| {
+                (matches!(w[0].as_str(), "sorted" | "ordered" | "sort" | "order") && w[1] == "by")
+                    .then(|| {
+                        w[2].trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+                            .to_owned()
+                    })
+                    .filter(|word| !word.is_empty())
+            }),
             each: words
                 .windows(2)
                 .filter(|pair| matches!(pair[0].as_str(), "each" | "per" | "every"))
@@ -4405,6 +4426,15 @@ fn header_fields(line: &str) -> Vec<String> {
 /// columns `asked` instead (`df[['Student', 'Score']].rename(columns=…)
 /// .to_csv('passed.csv', index=False)`), when the columns asked are among
 /// those written or as many.
+/// Words of a column's name that make it a time.
+const TIME_WORDS: &[&str] = &["date", "day", "month", "year", "week", "time", "period"];
+
+/// Words of a column's name that make it an amount.
+const AMOUNT_WORDS: &[&str] = &[
+    "net", "total", "sum", "count", "amount", "mean", "average", "avg", "minutes", "price",
+    "revenue", "sales", "qty", "quantity",
+];
+
 fn header_call(
     name: &str,
     written: &[String],
@@ -4424,18 +4454,29 @@ fn header_call(
         })
         .collect();
     // An asked column named for a time (`month`, `date`) takes a written
-    // column of dates, or none: `type` renamed `month` was a wrong guess.
-    let dated = table::dated_columns(text);
-    let timely = |a: &str| {
+    // column of dates, one named for an amount (`net`, `total`) a column
+    // of numbers that is no id, or none: `type` renamed `month` and `id`
+    // renamed `net` were wrong guesses.
+    let kinds = table::column_kinds(text);
+    let named = |a: &str, words: &[&str]| {
         let a = a.to_lowercase();
-        ["date", "day", "month", "year", "week", "time", "period"]
-            .iter()
-            .any(|w| a.contains(w))
+        words.iter().any(|w| a.contains(w))
     };
     for (choice, a) in chosen.iter_mut().zip(asked) {
         if choice.is_none() {
-            *choice = (0..written.len())
-                .find(|&i| !used[i] && (!timely(a) || dated.get(i).copied().unwrap_or(false)));
+            let fits = |i: usize| {
+                let (dated, number) = kinds.get(i).copied().unwrap_or((false, false));
+                let w = written[i].trim().to_lowercase();
+                let id = w == "id" || w.ends_with("_id") || w.ends_with(" id");
+                if named(a, TIME_WORDS) {
+                    dated
+                } else if named(a, AMOUNT_WORDS) {
+                    number && !id
+                } else {
+                    true
+                }
+            };
+            *choice = (0..written.len()).find(|&i| !used[i] && fits(i));
             if let Some(i) = *choice {
                 used[i] = true;
             }
@@ -5477,6 +5518,29 @@ mod tests {
     }
 
     #[test]
+    fn a_table_not_sorted_by_the_column_the_task_names_is_named() {
+        let asked =
+            Asked::of("Write best.csv with the header subject,student,score, sorted by subject.");
+        let text = "subject,student,score\nmath,Leo,93\nhistory,Maya,91\nphysics,Leo,85\n";
+        let problems = content_problems("best.csv", text, &[], &asked, "");
+        assert!(
+            problems.iter().any(|p| p.starts_with(
+                "the rows of `best.csv` are not sorted by `subject` (`math` comes before `history`)"
+            )),
+            "{problems:?}"
+        );
+        let sorted = "subject,student,score\nhistory,Maya,91\nmath,Leo,93\nphysics,Leo,85\n";
+        assert!(content_problems("best.csv", sorted, &[], &asked, "").is_empty());
+        // An order with a direction is the order check's.
+        let largest = Asked::of("Write best.csv sorted by score, largest first.");
+        assert!(
+            !content_problems("best.csv", sorted, &[], &largest, "")
+                .iter()
+                .any(|p| p.contains("not sorted by"))
+        );
+    }
+
+    #[test]
     fn a_result_lacking_groups_the_task_asks_each_of_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
@@ -6197,6 +6261,14 @@ mod tests {
             content_problems("net_by_month.csv", text, &[], &asked, python),
             [
                 "`net_by_month.csv` begins with `net,type,timestamp` where the task asks for the header `month,net` (in your code, write it with `net_by_month[['timestamp', 'net']].rename(columns={'timestamp': 'month'}).to_csv('net_by_month.csv', index=False)`)"
+            ]
+        );
+        // An amount takes no id: here no column is left for `net`.
+        let ids = "timestamp,id,type\n2024-01-05T09:12:00,1,sale\n2024-01-19T14:00:10,2,sale\n";
+        assert_eq!(
+            content_problems("net_by_month.csv", ids, &[], &asked, python),
+            [
+                "`net_by_month.csv` begins with `timestamp,id,type` where the task asks for the header `month,net`"
             ]
         );
         // No column of dates: no column is guessed for `month`.

@@ -276,9 +276,38 @@ pub(super) fn lost_values(result: &str, input: &str) -> Vec<(String, usize, usiz
     lost
 }
 
-/// For each column of the table `text`, whether its values are all dates
-/// or months (`2024-01-05`, `2024-01`, `03/02/2026`, an ISO time).
-pub(super) fn dated_columns(text: &str) -> Vec<bool> {
+/// In the table `text`, the column named `column` (any case) when its
+/// rows are not in its order — by number when every value is one, else
+/// alphabetical ignoring case: its name and the first two values out of
+/// order.
+pub(super) fn column_out_of_order(text: &str, column: &str) -> Option<(String, String, String)> {
+    let (_, rows) = split(text)?;
+    let at = rows[0]
+        .iter()
+        .position(|name| name.trim().eq_ignore_ascii_case(column.trim()))?;
+    let values: Vec<&str> = rows[1..]
+        .iter()
+        .filter_map(|row| row.get(at).map(|v| v.trim()))
+        .filter(|v| !is_missing(v))
+        .collect();
+    let numbers: Option<Vec<f64>> = values.iter().map(|v| v.parse::<f64>().ok()).collect();
+    let first = match numbers {
+        Some(numbers) => numbers.windows(2).position(|w| w[0] > w[1]),
+        None => values
+            .windows(2)
+            .position(|w| w[0].to_lowercase() > w[1].to_lowercase()),
+    }?;
+    Some((
+        rows[0][at].trim().to_owned(),
+        values[first].to_owned(),
+        values[first + 1].to_owned(),
+    ))
+}
+
+/// For each column of the table `text`: whether its values are all dates
+/// or months (`2024-01-05`, `2024-01`, `03/02/2026`, an ISO time), and
+/// whether they are all numbers.
+pub(super) fn column_kinds(text: &str) -> Vec<(bool, bool)> {
     let Some((_, rows)) = split(text) else {
         return Vec::new();
     };
@@ -296,10 +325,12 @@ pub(super) fn dated_columns(text: &str) -> Vec<bool> {
                 .filter_map(|row| row.get(i).map(|v| v.trim()))
                 .filter(|v| !is_missing(v))
                 .collect();
-            !values.is_empty()
+            let dated = !values.is_empty()
                 && values
                     .iter()
-                    .all(|v| month(v) || date_format(v).is_some() || iso_date_time(v))
+                    .all(|v| month(v) || date_format(v).is_some() || iso_date_time(v));
+            let number = !values.is_empty() && values.iter().all(|v| v.parse::<f64>().is_ok());
+            (dated, number)
         })
         .collect()
 }
@@ -1132,6 +1163,27 @@ mod tests {
             written_number_columns(money),
             [("price".to_owned(), "$1,200.50".to_owned(), false)]
         );
+    }
+
+    #[test]
+    fn a_column_out_of_its_order_is_found() {
+        let text = "subject,student,score\nmath,Leo,93\nhistory,Maya,91\nphysics,Leo,85\n";
+        assert_eq!(
+            column_out_of_order(text, "Subject"),
+            Some((
+                "subject".to_owned(),
+                "math".to_owned(),
+                "history".to_owned()
+            ))
+        );
+        assert_eq!(
+            column_out_of_order(text, "score"),
+            Some(("score".to_owned(), "93".to_owned(), "91".to_owned()))
+        );
+        let sorted = "subject,score\nHistory,9\nmath,10\nphysics,85\n";
+        assert_eq!(column_out_of_order(sorted, "subject"), None);
+        assert_eq!(column_out_of_order(sorted, "score"), None);
+        assert_eq!(column_out_of_order(sorted, "nothing"), None);
     }
 
     #[test]
