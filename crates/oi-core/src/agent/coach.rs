@@ -2669,17 +2669,36 @@ fn labelled<'a>(name: &str, shown: &'a [String], asked: &Asked) -> Option<(&'a s
         let worded = label
             .chars()
             .any(|c| !(c.is_ascii_digit() || c == '.' || c == ','));
-        // A label the task writes itself ("min: X") is asked for.
+        // A label the task writes itself ("min: X"), or a quoted form of
+        // label and value ("name: count"), is asked for.
         let own = label.to_lowercase();
         let asked_for = [":", " :", "=", " ="]
             .iter()
-            .any(|sep| asked.task.contains(&format!("{own}{sep}")));
+            .any(|sep| asked.task.contains(&format!("{own}{sep}")))
+            || quotes_a_labelled_form(&asked.task);
         if !number || !worded || asked_for {
             return None;
         }
         first.get_or_insert((line, value));
     }
     first.filter(|_| plain)
+}
+
+/// Whether a task's text quotes the form of a labelled line (`"name:
+/// count"`, `` `key = value` ``): a label and a value separated by `:` or
+/// `=`, within double quotes or backticks.
+fn quotes_a_labelled_form(task: &str) -> bool {
+    ['"', '`'].iter().any(|&quote| {
+        task.split(quote).skip(1).step_by(2).any(|quoted| {
+            let quoted = quoted.trim();
+            quoted.len() <= 40
+                && [": ", " = ", "="].iter().any(|sep| {
+                    quoted.split_once(sep).is_some_and(|(label, value)| {
+                        !label.trim().is_empty() && !value.trim().is_empty()
+                    })
+                })
+        })
+    })
 }
 
 /// The Python line that writes `value` alone to the file `name`: a small
@@ -8893,7 +8912,19 @@ mod tests {
             "{previews:?}"
         );
         assert_eq!(own.note_before_ending("Done.", md, cwd, None), None);
-        // Another label than the task's still is not.
+        // Another label than the task's still is not (a task naming its
+        // labels unquoted).
+        fs_err::remove_file(cwd.join("stats.txt")).unwrap();
+        let unquoted = "Write stats.txt from numbers.txt with the lines min: X and max: X.";
+        let mut own = Coach::new(true, unquoted, cwd);
+        fs_err::write(cwd.join("stats.txt"), "min: 10\nmax: 41\n").unwrap();
+        let previews = own.after_runs(&ran, cwd);
+        assert!(
+            previews
+                .iter()
+                .all(|p| !p.contains("words before the value")),
+            "{previews:?}"
+        );
         fs_err::write(cwd.join("stats.txt"), "Minimum: 10\nMaximum: 41\n").unwrap();
         let previews = own.after_runs(&ran, cwd);
         assert!(
@@ -8902,6 +8933,19 @@ mod tests {
                 .any(|p| p.contains("words before the value")),
             "{previews:?}"
         );
+        // A quoted form of label and value asks for such lines.
+        let form = "Count the books by author in books.csv. Write authors.txt with one line per author as \"name: count\".";
+        let mut quoted = Coach::new(true, form, cwd);
+        fs_err::write(cwd.join("authors.txt"), "Mara Quinn: 3\nAda Okafor: 1\n").unwrap();
+        let previews = quoted.after_runs(&ran, cwd);
+        assert!(
+            previews
+                .iter()
+                .all(|p| !p.contains("words before the value")),
+            "{previews:?}"
+        );
+        assert!(quotes_a_labelled_form("write `key = value` lines"));
+        assert!(!quotes_a_labelled_form("write \"done\" when it is: over"));
     }
 
     #[test]
