@@ -3894,7 +3894,7 @@ struct Asked {
     /// when it is no direction ("sorted by total, largest first" is
     /// checked by `order`).
     sorted_by: Option<String>,
-    /// The words after "each", "per" and "every" ("for each subject"):
+    /// The words after "each" and "per" ("for each subject"):
     /// what a row is asked for.
     each: Vec<String>,
     /// Whether it asks for values separated by a tab.
@@ -3969,7 +3969,7 @@ impl Asked {
             }),
             each: words
                 .windows(2)
-                .filter(|pair| matches!(pair[0].as_str(), "each" | "per" | "every"))
+                .filter(|pair| matches!(pair[0].as_str(), "each" | "per"))
                 .map(|pair| {
                     pair[1]
                         .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')

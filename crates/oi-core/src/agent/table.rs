@@ -364,7 +364,11 @@ pub(super) fn groups_missing(
             .collect()
     };
     let (now, before) = (distinct(&out, i), distinct(&inp, j));
-    (!now.is_empty() && now.len() < before.len()).then(|| {
+    // Rows grouped (fewer than the input's) and values copied, not
+    // changed: a result that rewrites each row (dates reformatted) is
+    // another matter.
+    let grouped = out.len() < inp.len();
+    (grouped && !now.is_empty() && now.len() < before.len() && now.is_subset(&before)).then(|| {
         (
             out[0][i].trim().to_owned(),
             now.into_iter().collect(),
@@ -1205,6 +1209,13 @@ mod tests {
         );
         let all = "subject,student\nhistory,Maya\nmath,Leo\nphysics,Leo\n";
         assert_eq!(groups_missing(all, input, "subjects"), None);
+        // Every row kept (rewritten, one value lost), or values changed:
+        // no groups asked or compared.
+        let dates = "event,date\nKickoff,2026-01-15\nReview,03/02/2026\nRetro,2026-04-01\n";
+        let rewritten = "event,date\nKickoff,2026-01-15\nReview,\nRetro,2026-04-01\n";
+        assert_eq!(groups_missing(rewritten, dates, "date"), None);
+        let changed = "subject,student,score\nMATHS,Leo,93\nmaths,Maya,88\n";
+        assert_eq!(groups_missing(changed, input, "subject"), None);
         // No such column: nothing to compare.
         assert_eq!(groups_missing(one, input, "student2"), None);
     }
