@@ -998,7 +998,7 @@ impl Coach {
     /// saves a reply as a script.
     fn block_of(&self, run: &ProposedRun) -> Option<(String, String)> {
         let language = run.language.as_deref()?;
-        (self.small_model && !run.code.starts_with("# oi: "))
+        (self.small_model && !super::save_as::is_saving(&run.code))
             .then(|| (language.to_owned(), run.code.clone()))
     }
 
@@ -2646,6 +2646,11 @@ fn labelled<'a>(name: &str, shown: &'a [String], asked: &Asked) -> Option<(&'a s
         None => true,
         Some(ext) => ext.eq_ignore_ascii_case("txt"),
     };
+    // A task quoting a form of label and value ("name: count") asks for
+    // labelled lines.
+    if quotes_a_labelled_form(&asked.task) {
+        return None;
+    }
     let mut first = None;
     for line in shown.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
         let (label, value) = split_label(line)?;
@@ -2669,13 +2674,11 @@ fn labelled<'a>(name: &str, shown: &'a [String], asked: &Asked) -> Option<(&'a s
         let worded = label
             .chars()
             .any(|c| !(c.is_ascii_digit() || c == '.' || c == ','));
-        // A label the task writes itself ("min: X"), or a quoted form of
-        // label and value ("name: count"), is asked for.
+        // A label the task writes itself ("min: X") is asked for.
         let own = label.to_lowercase();
         let asked_for = [":", " :", "=", " ="]
             .iter()
-            .any(|sep| asked.task.contains(&format!("{own}{sep}")))
-            || quotes_a_labelled_form(&asked.task);
+            .any(|sep| asked.task.contains(&format!("{own}{sep}")));
         if !number || !worded || asked_for {
             return None;
         }

@@ -1101,14 +1101,7 @@ mod tests {
         };
         for name in ["catalog.xml", "plain.xml"] {
             let look = first_look(dir.path(), &[name.to_owned()], &[], &[]).unwrap();
-            let code: Vec<&str> = look
-                .lines()
-                .find(|l| l.starts_with("Read it with"))
-                .unwrap()
-                .split('`')
-                .skip(1)
-                .step_by(2)
-                .collect();
+            let code = read_code(&look);
             let script = format!(
                 "{}\n{}\n{}\n    print({}.strip())\n",
                 code[0], code[1], code[2], code[3]

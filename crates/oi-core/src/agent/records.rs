@@ -188,18 +188,22 @@ fn pairs(lines: &[Vec<&str>]) -> Option<String> {
     ))
 }
 
+static DATE: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\d{4}-\d{2}-\d{2}$").ok());
+
+static TIME_OF_DAY: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^\d{2}:\d{2}:\d{2}$").ok());
+
 /// When one field holds a date (`2024-06-01`) and the next a time of day
 /// (`08:00:00`): the code that reads both as one time, to subtract or
 /// compare times.
 fn date_and_time(columns: &[Vec<&str>]) -> Option<String> {
-    let all = |values: &[&str], re: &str| {
-        Regex::new(re)
-            .ok()
+    let all = |values: &[&str], re: &LazyLock<Option<Regex>>| {
+        re.as_ref()
             .is_some_and(|re| values.iter().all(|v| re.is_match(v)))
     };
-    let i = columns.windows(2).position(|pair| {
-        all(&pair[0], r"^\d{4}-\d{2}-\d{2}$") && all(&pair[1], r"^\d{2}:\d{2}:\d{2}$")
-    })?;
+    let i = columns
+        .windows(2)
+        .position(|pair| all(&pair[0], &DATE) && all(&pair[1], &TIME_OF_DAY))?;
     let j = i + 1;
     Some(format!(
         "\nThe time of a line is `datetime.strptime(fields[{i}] + ' ' + fields[{j}], '%Y-%m-%d %H:%M:%S')` (`from datetime import datetime`); two such times subtract to a `timedelta` (`.total_seconds() / 60` is minutes)."
@@ -471,6 +475,17 @@ mod tests {
 10.0.0.4 - - [02/Nov/2026:10:03:00 +0000] "GET /img/500px.png HTTP/1.1" 200 500 "-" "curl/8.0"
 "#;
 
+    /// The first piece of code (in backticks) of a `profile` that starts
+    /// with `start`.
+    fn given<'a>(profile: &'a str, start: &str) -> &'a str {
+        profile
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .find(|c| c.starts_with(start))
+            .unwrap_or_else(|| panic!("no `{start}…` in {profile}"))
+    }
+
     #[test]
     fn an_access_log_is_split_into_its_fields() {
         let profile = profile(ACCESS, true).expect("an access log is records");
@@ -548,19 +563,12 @@ mod tests {
         let Some(python) = oi_testkit::python3() else {
             return;
         };
-        let code: Vec<&str> = profile.split('`').skip(1).step_by(2).collect();
-        let pick = |start: &str| {
-            code.iter()
-                .find(|c| c.starts_with(start))
-                .copied()
-                .unwrap_or_else(|| panic!("no `{start}…` in {profile}"))
-        };
+        let pick = |start: &str| given(&profile, start);
         let script = format!(
-            "import re, sys\n{}\nfor line in sys.stdin:\n    {}\n    {}\n    if pairs.get('action') == 'login':\n        print({}.get('user'), {}.strftime('%H:%M'))\n",
+            "import re, sys\n{}\nfor line in sys.stdin:\n    {}\n    {}\n    if pairs.get('action') == 'login':\n        print(pairs.get('user'), {}.strftime('%H:%M'))\n",
             pick("from datetime"),
             pick("fields = "),
             pick("pairs = "),
-            "pairs",
             pick("datetime.strptime"),
         );
         let (out, err) = run_on(python, &script, log);
@@ -681,13 +689,7 @@ mod tests {
             return;
         };
         let profile = profile(ACCESS, true).unwrap();
-        let code: Vec<&str> = profile.split('`').skip(1).step_by(2).collect();
-        let pick = |start: &str| {
-            code.iter()
-                .find(|c| c.starts_with(start))
-                .copied()
-                .unwrap_or_else(|| panic!("no `{start}…` in {profile}"))
-        };
+        let pick = |start: &str| given(&profile, start);
         let script = format!(
             "import re, sys\n{}\nfor line in sys.stdin:\n    {}\n    {}\n    print({}, {}, {})\n",
             pick("from datetime"),

@@ -511,10 +511,19 @@ fn writing(name: &str, code: &str, why: &str) -> String {
         body.push('\n');
     }
     format!(
-        "# oi: {why}\ncat > '{name}' <<'{end}'\n{body}{end}\necho \"{}\"\n",
+        "{SAVING}{why}\ncat > '{name}' <<'{end}'\n{body}{end}\necho \"{}\"\n",
         saved_line(name)
     )
 }
+
+/// Whether `code` is oi's own shell code that saves a reply's code as a
+/// script ([`writing`]), not code the model wrote.
+pub(super) fn is_saving(code: &str) -> bool {
+    code.starts_with(SAVING)
+}
+
+/// How oi's code that saves a reply as a script begins.
+const SAVING: &str = "# oi: ";
 
 /// The line the shell code that saves a reply's code as `name` prints once
 /// it is written: what follows it in the run's output is the script's own.
