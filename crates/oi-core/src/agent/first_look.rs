@@ -1137,7 +1137,7 @@ mod tests {
                  print(df['When'].dt.strftime('%Y-%m-%d').tolist())",
             ),
             "['Order No', 'Region Name', 'Amount', 'Price', 'When', 'Note']\n\
-             ['North', 'South', 'north', 'south']\n\
+             ['north', 'south']\n\
              1235.7 1222.5 2\n\
              ['2026-01-15', '2026-03-02', '2026-03-09', '2026-04-01']\n"
         );
