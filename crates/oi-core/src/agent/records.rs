@@ -97,6 +97,7 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
     for (i, values) in columns.iter().enumerate().take(fixed.min(MAX_FIELDS)) {
         let read = when(values, i)
             .or_else(|| request(values, i))
+            .or_else(|| status(&columns, i))
             .unwrap_or_default();
         let what = match pairs.as_ref().and_then(|_| paired(values)) {
             Some(example) => format!(
@@ -430,17 +431,32 @@ fn when(values: &[&str], i: usize) -> Option<String> {
 /// For field `i` whose values are all quoted HTTP requests (`"GET
 /// /about HTTP/1.1"`): where its method and path are.
 fn request(values: &[&str], i: usize) -> Option<String> {
-    let http = values.iter().all(|v| {
+    is_request(values).then(|| {
+        format!(
+            "; its method is `fields[{i}].strip('\"').split()[0]` and its path `fields[{i}].split()[1]`"
+        )
+    })
+}
+
+/// Whether `values` are all quoted HTTP requests (`"GET /about HTTP/1.1"`).
+fn is_request(values: &[&str]) -> bool {
+    values.iter().all(|v| {
         let words: Vec<&str> = v.trim_matches('"').split(' ').collect();
         v.starts_with('"')
             && words.len() == 3
             && words[0].chars().all(|c| c.is_ascii_uppercase())
             && words[2].starts_with("HTTP/")
-    });
-    http.then(|| {
-        format!(
-            "; its method is `fields[{i}].strip('\"').split()[0]` and its path `fields[{i}].split()[1]`"
-        )
+    })
+}
+
+/// For field `i` of `columns` right after the HTTP requests, whose values
+/// are all status codes (`200`, `404`, `500`): that it is the status,
+/// and how to compare it (a number in a path, `/items/500`, is not one).
+fn status(columns: &[Vec<&str>], i: usize) -> Option<String> {
+    let values = columns.get(i)?;
+    let code = |v: &&str| v.len() == 3 && v.parse::<u16>().is_ok_and(|n| (100..600).contains(&n));
+    (i > 0 && is_request(&columns[i - 1]) && values.iter().all(code)).then(|| {
+        format!("; it is the request's HTTP status: compare it whole, `fields[{i}] == '500'`")
     })
 }
 
@@ -497,7 +513,12 @@ mod tests {
         // The status is field 5, a number, shown with its values; the
         // bracketed time is one field.
         assert!(
-            profile.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`"),
+            profile.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`; it is the request's HTTP status: compare it whole, `fields[5] == '500'`\n"),
+            "{profile}"
+        );
+        // The bytes after it are no status.
+        assert!(
+            profile.contains("- `fields[6]`: whole numbers, like `500`, `5405`, `2571`\n"),
             "{profile}"
         );
         assert!(
