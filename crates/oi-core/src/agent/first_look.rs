@@ -425,12 +425,61 @@ fn xml_outline(name: &str, text: &str) -> Option<String> {
             )
         })
         .unwrap_or_default();
+    let spelled = xml_variants(text)
+        .map(|(tag, a, b, case)| {
+            format!(
+                "\nThe text of `{tag}` holds one value written with other {} (`{a}`, `{b}`): compare it as `' '.join({var}.find('{any}{tag}').text.split()){}`.",
+                if case { "case or spacing" } else { "spacing" },
+                if case { ".lower()" } else { "" },
+                tag = local(tag),
+            )
+        })
+        .unwrap_or_default();
     Some(format!(
-        "It is XML: elements {}.{trap}\nRead it with `import xml.etree.ElementTree as ET`, `root = ET.parse({}).getroot()`, then `for {var} in root.findall('.//{any}{}'):`{inner}.",
+        "It is XML: elements {}.{trap}\nRead it with `import xml.etree.ElementTree as ET`, `root = ET.parse({}).getroot()`, then `for {var} in root.findall('.//{any}{}'):`{inner}.{spelled}",
         listed.join(", "),
         table::python_string(name),
         local(record)
     ))
+}
+
+/// The first element of the XML `text` whose texts (`<author>Mara
+/// Quinn</author>`) hold one value written two ways (` Mara  Quinn`):
+/// its tag, the two ways, and whether they differ in case (else only in
+/// spacing).
+fn xml_variants(text: &str) -> Option<(&str, &str, &str, bool)> {
+    let mut texts: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (at, _) in text.match_indices('<') {
+        let rest = &text[at + 1..];
+        let Some(close) = rest.find('>') else {
+            continue;
+        };
+        let tag = rest[..close].split_whitespace().next().unwrap_or("");
+        if tag.is_empty() || !tag.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+            continue;
+        }
+        let inside = &rest[close + 1..];
+        let Some(end) = inside.find('<') else {
+            continue;
+        };
+        let value = &inside[..end];
+        if value.trim().is_empty() || !inside[end..].starts_with(&format!("</{tag}>")) {
+            continue;
+        }
+        match texts.iter_mut().find(|(t, _)| *t == tag) {
+            Some((_, values)) => values.push(value),
+            None => texts.push((tag, vec![value])),
+        }
+    }
+    texts.iter().find_map(|(tag, values)| {
+        let (a, b) = table::variants(values)?;
+        let case = values.iter().enumerate().any(|(i, x)| {
+            values[i + 1..].iter().any(|y| {
+                table::fold(x) == table::fold(y) && x.split_whitespace().ne(y.split_whitespace())
+            })
+        });
+        Some((*tag, a, b, case))
+    })
 }
 
 /// For an INI-style configuration (`[section]` lines, `key = value`
@@ -1112,6 +1161,52 @@ mod tests {
                 "{script}"
             );
         }
+    }
+
+    #[test]
+    fn xml_texts_written_two_ways_are_named_with_the_expression_that_makes_them_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let catalog = "<?xml version=\"1.0\"?>\n<catalog xmlns=\"http://example.com/c\">\n  <book><title>A</title><author>Mara Quinn</author></book>\n  <book><title>B</title><author> Tom Reyes </author></book>\n  <book><title>C</title><author>Mara  Quinn</author></book>\n</catalog>\n";
+        fs_err::write(dir.path().join("catalog.xml"), catalog).unwrap();
+        let look = first_look(dir.path(), &["catalog.xml".to_owned()], &[], &[]).unwrap();
+        assert!(
+            look.contains("\nThe text of `author` holds one value written with other spacing (`Mara Quinn`, `Mara  Quinn`): compare it as `' '.join(book.find('{*}author').text.split())`."),
+            "{look}"
+        );
+        // Other case too: `.lower()` as well.
+        assert_eq!(
+            xml_variants("<r><a><n>Ann</n></a><a><n>ANN </n></a></r>"),
+            Some(("n", "Ann", "ANN ", true))
+        );
+        // Values each written one way, or only the one title: nothing.
+        assert_eq!(
+            xml_variants("<r><a><n>Ann</n></a><a><n>Bo</n></a></r>"),
+            None
+        );
+        let plain = catalog.replace("Mara  Quinn", "Ada Okafor");
+        let look = xml_outline("plain.xml", &plain).unwrap();
+        assert!(!look.contains("written with other"), "{look}");
+        // The expression makes them one in real Python.
+        let Some(python) = oi_testkit::python3() else {
+            return;
+        };
+        let look = look_of(dir.path(), "catalog.xml");
+        let code = read_code(&look);
+        let named = look.lines().find(|l| l.starts_with("The text of")).unwrap();
+        let expression = named.split('`').rev().nth(1).unwrap();
+        let script = format!(
+            "{}\n{}\n{}\n    print({expression})\n",
+            code[0], code[1], code[2]
+        );
+        assert_eq!(
+            run_python(python, dir.path(), &script),
+            "Mara Quinn\nTom Reyes\nMara Quinn\n",
+            "{script}"
+        );
+    }
+
+    fn look_of(dir: &Path, name: &str) -> String {
+        first_look(dir, &[name.to_owned()], &[], &[]).unwrap()
     }
 
     /// The code the look gives runs in real Python, with real pandas, and
