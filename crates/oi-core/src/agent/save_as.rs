@@ -331,9 +331,22 @@ fn run_with_arguments(runner: &str, name: &str, inputs: &[String], count: usize)
         return format!("{run}\n");
     }
     let mut code = format!("oi_out=$(mktemp -d)\n{run}\noi_status=$?\n");
+    // A table in, a table out: whether the output kept the input's header
+    // (a filter that writes only the rows it keeps loses it).
+    let table_in = inputs.first().filter(|input| {
+        let lower = input.to_ascii_lowercase();
+        lower.ends_with(".csv") || lower.ends_with(".tsv")
+    });
     for (output, n) in outputs.iter().zip(args.len() - outputs.len() + 1..) {
+        let header = table_in
+            .map(|input| {
+                format!(
+                    "; if [ -s {output} ] && [ \"$(head -n 1 {output} | tr -d '\\r')\" != \"$(head -n 1 '{input}' | tr -d '\\r')\" ]; then echo \"[its first line is not the first line of {input}: $(head -n 1 '{input}')]\"; fi"
+                )
+            })
+            .unwrap_or_default();
         code.push_str(&format!(
-            "if [ -f {output} ]; then echo \"[argument {n}, {output}, now holds:]\"; head -n 20 {output}; else echo \"[argument {n}, {output}: not written]\"; fi\n"
+            "if [ -f {output} ]; then echo \"[argument {n}, {output}, now holds:]\"; head -n 20 {output}{header}; else echo \"[argument {n}, {output}: not written]\"; fi\n"
         ));
     }
     // The script's status, without `exit`, which would end the shell
@@ -853,6 +866,23 @@ mod tests {
         assert!(
             stdout.contains("/out2.csv, now holds:]\nname,age\r\nBen,42\r\n"),
             "{stdout}"
+        );
+        // The header kept (written with `\r\n`): no word on it.
+        assert!(!stdout.contains("its first line"), "{stdout}");
+        // Lost: the input's header is shown beside the output.
+        let headless = new.replace("w.writerow(rows[0])\n", "");
+        fs_err::write(dir.path().join("adults.py"), old).unwrap();
+        let (actions, _) =
+            save_rewritten_scripts(vec![run("python", &headless)], &named, &[], dir.path());
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        let out = bash(&saving.code, dir.path());
+        assert!(
+            String::from_utf8_lossy(&out.stdout).ends_with(
+                "now holds:]\nBen,42\r\n[its first line is not the first line of people.csv: name,age]\n"
+            ),
+            "{out:?}"
         );
         // Nothing stray in the workspace.
         let mut files: Vec<String> = fs_err::read_dir(dir.path())
