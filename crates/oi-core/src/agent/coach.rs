@@ -777,6 +777,21 @@ impl Coach {
                 &self.python,
             ));
             problems.extend(absent_paths(name, &text, self.asked(name), cwd));
+            if let Some((_, code)) = self.made_by.get(name.as_str()) {
+                problems.extend(search_problems(code, self.asked(name)));
+                // Written from rows typed into the code (a copy of the
+                // first look), not from the file.
+                if let Some((input, values)) = self
+                    .inputs_seen
+                    .iter()
+                    .find_map(|(input, text)| copied_rows(code, input, text).map(|v| (input, v)))
+                {
+                    problems.push(format!(
+                        "`{name}` was written by code that typed values of `{input}` into itself ({}) instead of reading `{input}`: read the file in that code",
+                        values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+            }
             problems.extend(size_order(name, &text, self.asked(name), cwd));
             let missed = answered_not_written(reply, &text, &inputs);
             if !missed.is_empty() {
@@ -3907,6 +3922,8 @@ struct Asked {
     /// Whether it leaves hidden files or folders out ("leaving out hidden
     /// folders", "not the hidden ones").
     leaves_hidden: bool,
+    /// Whether it matches a word only whole ("as a whole word").
+    whole_word: bool,
     /// Its words, lowercase.
     words: Vec<String>,
 }
@@ -3996,6 +4013,9 @@ impl Asked {
             iso_dates: task.contains("YYYY-MM-DD")
                 || lower.contains("iso date")
                 || lower.contains("iso format"),
+            whole_word: ["whole word", "whole-word", "entire word"]
+                .iter()
+                .any(|phrase| lower.contains(phrase)),
             leaves_hidden: words.iter().any(|w| w == "hidden")
                 && ![
                     "include hidden",
@@ -4422,11 +4442,23 @@ fn index_fix(name: &str, written: &[String], asked: &[String], python: &str) -> 
         return None;
     }
     let quoted = [format!("'{column}'"), format!("\"{column}\"")];
+    // Renamed away (`.rename(columns={'name': 'customer'})`): not lost
+    // as an index.
+    let renamed = python.lines().any(|l| {
+        let l = l.replace(' ', "");
+        l.contains(".rename(") && quoted.iter().any(|q| l.contains(&format!("{q}:")))
+    });
+    if renamed {
+        return None;
+    }
     let made = python.lines().find(|l| {
         [".pivot(", ".pivot_table(", ".groupby(", ".set_index("]
             .iter()
             .any(|call| l.contains(call))
             && quoted.iter().any(|q| l.contains(q.as_str()))
+            // An index made a column again on the same line is kept.
+            && !l.contains(".reset_index(")
+            && !l.replace(' ', "").contains("as_index=False")
     })?;
     Some(format!(
         " (`{column}` is the index of the table your code made at `{}`, and `index=False` leaves the index out: write `{table}.reset_index().to_csv({}, index=False)`)",
@@ -4845,6 +4877,57 @@ fn hidden_path(text: &str) -> Option<(String, String)> {
             .find(|part| part.len() > 1 && part.starts_with('.') && *part != "..")
             .map(|folder| (line.to_owned(), format!("{folder}/")))
     })
+}
+
+/// What the search in `code` (the block that wrote a result) misses of
+/// what the task asks: a whole word matched inside longer words too
+/// (`grep -i "cache"` where the task says "as a whole word"), or matches
+/// counted where the task counts lines (`grep -o … | wc -l`).
+fn search_problems(code: &str, asked: &Asked) -> Vec<String> {
+    let mut problems = Vec::new();
+    for line in code.lines().map(str::trim) {
+        let bounded = line.contains("\\b") || line.contains("\\<");
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(at) = words.iter().position(|w| *w == "grep") else {
+            // Python: a quoted word looked for in a line.
+            let substring =
+                (line.contains("' in ") || line.contains("\" in ")) && !line.contains(".split(");
+            let regex = ["re.search(", "re.findall(", "re.match(", ".str.contains("]
+                .iter()
+                .any(|call| line.contains(call));
+            if asked.whole_word && !bounded && (substring || regex) {
+                problems.push(format!(
+                    "the task asks for a whole word, and `{line}` also matches it inside longer words: match it with `\\b` on both sides (`re.search(r'\\bword\\b', line, re.IGNORECASE)`)"
+                ));
+                break;
+            }
+            continue;
+        };
+        let flags: Vec<&str> = words[at + 1..]
+            .iter()
+            .take_while(|w| w.starts_with('-'))
+            .copied()
+            .collect();
+        let has = |letter: char, long: &str| {
+            flags
+                .iter()
+                .any(|f| *f == long || (!f.starts_with("--") && f.contains(letter)))
+        };
+        if asked.whole_word && !bounded && !has('w', "--word-regexp") {
+            problems.push(format!(
+                "the task asks for a whole word, and `{line}` also matches it inside longer words: add `-w` to `grep` (whole words only)"
+            ));
+        }
+        if asked.counts_lines && has('o', "--only-matching") && line.contains("wc -l") {
+            problems.push(format!(
+                "`{line}` counts each match (`grep -o` prints every match on a line of its own), where the task counts lines: `grep -c` counts the lines that match"
+            ));
+        }
+        if !problems.is_empty() {
+            break;
+        }
+    }
+    problems
 }
 
 /// When the task asks for paths or file names and `name`'s lines name
@@ -6304,6 +6387,43 @@ mod tests {
     }
 
     #[test]
+    fn a_search_matching_inside_words_or_counting_matches_is_named() {
+        let asked = Asked::of(
+            "How many lines of notes.txt mention the word \"cache\" as a whole word, in any case? Write just the number to cache_lines.txt.",
+        );
+        assert!(asked.whole_word && asked.counts_lines);
+        let naive = search_problems(
+            "grep -o -i \"cache\" notes.txt | wc -l > cache_lines.txt\n",
+            &asked,
+        );
+        assert_eq!(naive.len(), 2, "{naive:?}");
+        assert!(naive[0].contains("add `-w` to `grep`"), "{naive:?}");
+        assert!(naive[1].contains("`grep -c` counts the lines"), "{naive:?}");
+        // Whole words, lines counted: nothing to say.
+        for right in [
+            "grep -ciw cache notes.txt > cache_lines.txt",
+            "grep -i -w 'cache' notes.txt | wc -l > cache_lines.txt",
+            "grep -ic '\\bcache\\b' notes.txt > cache_lines.txt",
+            "n = sum(1 for line in open('notes.txt') if re.search(r'\\bcache\\b', line, re.I))",
+            "n = sum(1 for line in open('notes.txt') if 'cache' in line.lower().split())",
+        ] {
+            assert_eq!(
+                search_problems(right, &asked),
+                Vec::<String>::new(),
+                "{right}"
+            );
+        }
+        let python = search_problems(
+            "n = sum(1 for line in open('notes.txt') if 'cache' in line.lower())",
+            &asked,
+        );
+        assert!(python[0].contains("re.search(r'\\bword\\b'"), "{python:?}");
+        // A task that asks for no whole word: a plain grep is fine.
+        let plain = Asked::of("Write the lines of app.log that mention ERROR to errors.txt.");
+        assert!(search_problems("grep ERROR app.log > errors.txt", &plain).is_empty());
+    }
+
+    #[test]
     fn a_header_lacking_the_index_a_pivot_made_gets_reset_index() {
         let asked = Asked::of(
             "Write wide.csv with one row per day and one column per metric, the columns day, clicks, views in that order.",
@@ -6320,6 +6440,19 @@ mod tests {
         assert!(content_problems("wide.csv", "day,clicks,views\n", &[], &asked, python).is_empty());
         let other = "import pandas as pd\nwide_df = df[['clicks', 'views']]\nwide_df.to_csv('wide.csv', index=False)\n";
         assert!(!content_problems("wide.csv", text, &[], &asked, other)[0].contains("reset_index"));
+        // An index made a column again, or the column renamed away: the
+        // index is not what the header lacks.
+        let asked = Asked::of(
+            "Write totals.csv with the header name,total: one row per customer, sorted by name.",
+        );
+        let text = "customer,total\nAna Lima,15.0\n";
+        for python in [
+            "t = merged.groupby('name')['amount'].sum().reset_index()\nt = t.rename(columns={'name': 'customer', 'amount': 'total'})\nt.to_csv('totals.csv', index=False)\n",
+            "t = merged.groupby('name', as_index=False)['amount'].sum()\nt.columns = ['customer', 'total']\nt.to_csv('totals.csv', index=False)\n",
+        ] {
+            let problems = content_problems("totals.csv", text, &[], &asked, python);
+            assert!(!problems[0].contains("is the index"), "{problems:?}");
+        }
     }
 
     #[test]
@@ -7450,6 +7583,25 @@ mod tests {
         );
         coach.saw_runs(&[run(typed)]);
         assert!(!told(&coach.after_runs(std::slice::from_ref(&report), cwd)));
+        // The result it wrote so is named when the model ends, told or not.
+        fs_err::write(cwd.join("passed.csv"), "Student,Score\nana ruiz,78\n").unwrap();
+        coach.saw_runs(&[run(typed)]);
+        coach.after_runs(std::slice::from_ref(&report), cwd);
+        let problems = coach.ending_problems(cwd, None, "The task is done.");
+        assert!(
+            problems.contains(&"`passed.csv` was written by code that typed values of `grades.csv` into itself (`ana ruiz`, `Ben Okafor`, `chen li`) instead of reading `grades.csv`: read the file in that code".to_owned()),
+            "{problems:?}"
+        );
+        // Written again by code that reads the file: no more.
+        let reads = format!("df = pd.read_csv('grades.csv')\n{typed}");
+        fs_err::write(cwd.join("passed.csv"), "Student,Score\nchen li,91\n").unwrap();
+        coach.saw_runs(&[run(&reads)]);
+        coach.after_runs(std::slice::from_ref(&report), cwd);
+        let problems = coach.ending_problems(cwd, None, "The task is done.");
+        assert!(
+            !problems.iter().any(|p| p.contains("typed values")),
+            "{problems:?}"
+        );
     }
 
     #[test]
