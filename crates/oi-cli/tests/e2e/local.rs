@@ -968,7 +968,7 @@ set_key('settings.ini', 'database', 'port', 5000 + n)\n```",
         "{first}"
     );
     assert!(
-        first.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`"),
+        first.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`; the HTTP status (`fields[5] == '500'`)"),
         "{first}"
     );
     assert!(

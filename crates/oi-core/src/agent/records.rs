@@ -455,9 +455,8 @@ fn is_request(values: &[&str]) -> bool {
 fn status(columns: &[Vec<&str>], i: usize) -> Option<String> {
     let values = columns.get(i)?;
     let code = |v: &&str| v.len() == 3 && v.parse::<u16>().is_ok_and(|n| (100..600).contains(&n));
-    (i > 0 && is_request(&columns[i - 1]) && values.iter().all(code)).then(|| {
-        format!("; it is the request's HTTP status: compare it whole, `fields[{i}] == '500'`")
-    })
+    (i > 0 && is_request(&columns[i - 1]) && values.iter().all(code))
+        .then(|| format!("; the HTTP status (`fields[{i}] == '500'`)"))
 }
 
 fn what(values: &[&str]) -> String {
@@ -513,7 +512,7 @@ mod tests {
         // The status is field 5, a number, shown with its values; the
         // bracketed time is one field.
         assert!(
-            profile.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`; it is the request's HTTP status: compare it whole, `fields[5] == '500'`\n"),
+            profile.contains("- `fields[5]`: whole numbers, like `200`, `500`, `404`; the HTTP status (`fields[5] == '500'`)\n"),
             "{profile}"
         );
         // The bytes after it are no status.
