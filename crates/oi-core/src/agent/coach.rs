@@ -4890,8 +4890,9 @@ fn search_problems(code: &str, asked: &Asked) -> Vec<String> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(at) = words.iter().position(|w| *w == "grep") else {
             // Python: a quoted word looked for in a line.
+            // (Not a word looked for among the words a split made.)
             let substring =
-                (line.contains("' in ") || line.contains("\" in ")) && !line.contains(".split(");
+                (line.contains("' in ") || line.contains("\" in ")) && !code.contains(".split(");
             let regex = ["re.search(", "re.findall(", "re.match(", ".str.contains("]
                 .iter()
                 .any(|call| line.contains(call));
@@ -6406,6 +6407,7 @@ mod tests {
             "grep -ic '\\bcache\\b' notes.txt > cache_lines.txt",
             "n = sum(1 for line in open('notes.txt') if re.search(r'\\bcache\\b', line, re.I))",
             "n = sum(1 for line in open('notes.txt') if 'cache' in line.lower().split())",
+            "for line in open('notes.txt'):\n    words = line.lower().split()\n    if 'cache' in words:\n        n += 1",
         ] {
             assert_eq!(
                 search_problems(right, &asked),
