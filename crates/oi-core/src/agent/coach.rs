@@ -788,7 +788,7 @@ impl Coach {
                 {
                     problems.push(format!(
                         "`{name}` was written by code that typed values of `{input}` into itself ({}) instead of reading `{input}`: read the file in that code",
-                        values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                        backticked(&values)
                     ));
                 }
             }
@@ -1095,7 +1095,7 @@ impl Coach {
             };
             previews.push(format!(
                 "[oi: that code typed values of `{input}` into itself ({}) instead of reading the file: the first look shows only some of its lines, and a copy misses the rest. Read `{input}` in the code{read} so that every line counts.]",
-                values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                backticked(&values)
             ));
         }
         if self.small_model {
@@ -4879,20 +4879,29 @@ fn hidden_path(text: &str) -> Option<(String, String)> {
     })
 }
 
+/// `values` in backticks, separated by commas (`` `a`, `b` ``).
+fn backticked(values: &[String]) -> String {
+    values
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// What the search in `code` (the block that wrote a result) misses of
 /// what the task asks: a whole word matched inside longer words too
 /// (`grep -i "cache"` where the task says "as a whole word"), or matches
 /// counted where the task counts lines (`grep -o … | wc -l`).
 fn search_problems(code: &str, asked: &Asked) -> Vec<String> {
+    // A word looked for among the words a split made is looked for whole.
+    let splits = code.contains(".split(");
     let mut problems = Vec::new();
     for line in code.lines().map(str::trim) {
         let bounded = line.contains("\\b") || line.contains("\\<");
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some(at) = words.iter().position(|w| *w == "grep") else {
-            // Python: a quoted word looked for in a line.
-            // (Not a word looked for among the words a split made.)
-            let substring =
-                (line.contains("' in ") || line.contains("\" in ")) && !code.contains(".split(");
+            // Python: a quoted word looked for in a line, or a regex.
+            let substring = (line.contains("' in ") || line.contains("\" in ")) && !splits;
             let regex = ["re.search(", "re.findall(", "re.match(", ".str.contains("]
                 .iter()
                 .any(|call| line.contains(call));

@@ -11,6 +11,7 @@
 //! Bounded: a few lines of each named file, a JSON document's shape rather
 //! than its text, at most [`MAX_CHARS`] in all.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value;
@@ -367,13 +368,9 @@ fn xml_outline(name: &str, text: &str) -> Option<String> {
     let mut root_tag = None;
     for (at, _) in text.match_indices('<') {
         let rest = &text[at + 1..];
-        let end = rest
-            .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
-            .unwrap_or(rest.len());
-        let tag = &rest[..end];
-        if tag.is_empty() || !tag.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        let Some(tag) = tag_name(rest) else {
             continue;
-        }
+        };
         if root_tag.is_none() {
             root_tag = Some(&rest[..rest.find('>').unwrap_or(rest.len())]);
         }
@@ -451,13 +448,9 @@ fn xml_variants(text: &str) -> Option<(&str, &str, &str, bool)> {
     let mut texts: Vec<(&str, Vec<&str>)> = Vec::new();
     for (at, _) in text.match_indices('<') {
         let rest = &text[at + 1..];
-        let Some(close) = rest.find('>') else {
+        let (Some(tag), Some(close)) = (tag_name(rest), rest.find('>')) else {
             continue;
         };
-        let tag = rest[..close].split_whitespace().next().unwrap_or("");
-        if tag.is_empty() || !tag.starts_with(|c: char| c.is_alphabetic() || c == '_') {
-            continue;
-        }
         let inside = &rest[close + 1..];
         let Some(end) = inside.find('<') else {
             continue;
@@ -473,13 +466,26 @@ fn xml_variants(text: &str) -> Option<(&str, &str, &str, bool)> {
     }
     texts.iter().find_map(|(tag, values)| {
         let (a, b) = table::variants(values)?;
-        let case = values.iter().enumerate().any(|(i, x)| {
-            values[i + 1..].iter().any(|y| {
-                table::fold(x) == table::fold(y) && x.split_whitespace().ne(y.split_whitespace())
-            })
-        });
-        Some((*tag, a, b, case))
+        // More spellings with spaces made one than with case folded too.
+        let spaced: BTreeSet<String> = values
+            .iter()
+            .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        let folded: BTreeSet<String> = values.iter().map(|v| table::fold(v)).collect();
+        Some((*tag, a, b, spaced.len() > folded.len()))
     })
+}
+
+/// The element name an XML tag opens with (`book` of `<book id="1">`),
+/// given the text after its `<`; `None` for a closing tag, a comment or
+/// a declaration.
+fn tag_name(rest: &str) -> Option<&str> {
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .unwrap_or(rest.len());
+    let tag = &rest[..end];
+    tag.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        .then_some(tag)
 }
 
 /// For an INI-style configuration (`[section]` lines, `key = value`
@@ -1115,8 +1121,7 @@ mod tests {
     /// the code its look gives followed by `tail`; the output.
     fn read_as_told(python: &str, dir: &Path, name: &str, text: &str, tail: &str) -> String {
         fs_err::write(dir.join(name), text).unwrap();
-        let look = first_look(dir, &[name.to_owned()], &[], &[]).unwrap();
-        let script = format!("{}\n{tail}", read_code(&look).join("\n"));
+        let script = format!("{}\n{tail}", read_code(&look_of(dir, name)).join("\n"));
         run_python(python, dir, &script)
     }
 
@@ -1125,14 +1130,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let catalog = "<?xml version=\"1.0\"?>\n<!-- authors listed in <author> -->\n<catalog xmlns=\"http://example.com/c\">\n  <book id=\"1\"><title>A</title><author>Mara</author></book>\n  <book id=\"2\"><title>B</title><author> Tom </author></book>\n</catalog>\n";
         fs_err::write(dir.path().join("catalog.xml"), catalog).unwrap();
-        let look = first_look(dir.path(), &["catalog.xml".to_owned()], &[], &[]).unwrap();
+        let look = look_of(dir.path(), "catalog.xml");
         assert!(
             look.contains("\nIt is XML: elements `catalog` ×1, `book` ×2, `title` ×2, `author` ×2. Its root sets a default namespace (`xmlns=\"http://example.com/c\"`), so ElementTree names every tag `{http://example.com/c}book`: `findall('.//book')` finds nothing; `{*}` before a name matches any namespace.\nRead it with `import xml.etree.ElementTree as ET`, `root = ET.parse('catalog.xml').getroot()`, then `for book in root.findall('.//{*}book'):`, and inside it `book.find('{*}title').text`."),
             "{look}"
         );
         let plain = catalog.replace(" xmlns=\"http://example.com/c\"", "");
         fs_err::write(dir.path().join("plain.xml"), &plain).unwrap();
-        let look = first_look(dir.path(), &["plain.xml".to_owned()], &[], &[]).unwrap();
+        let look = look_of(dir.path(), "plain.xml");
         assert!(
             look.contains("then `for book in root.findall('.//book'):`, and inside it `book.find('title').text`."),
             "{look}"
@@ -1149,12 +1154,8 @@ mod tests {
             return;
         };
         for name in ["catalog.xml", "plain.xml"] {
-            let look = first_look(dir.path(), &[name.to_owned()], &[], &[]).unwrap();
-            let code = read_code(&look);
-            let script = format!(
-                "{}\n{}\n{}\n    print({}.strip())\n",
-                code[0], code[1], code[2], code[3]
-            );
+            let code = read_code(&look_of(dir.path(), name));
+            let script = printing_each_record(&code, &format!("{}.strip()", code[3]));
             assert_eq!(
                 run_python(python, dir.path(), &script),
                 "A\nB\n",
@@ -1168,7 +1169,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let catalog = "<?xml version=\"1.0\"?>\n<catalog xmlns=\"http://example.com/c\">\n  <book><title>A</title><author>Mara Quinn</author></book>\n  <book><title>B</title><author> Tom Reyes </author></book>\n  <book><title>C</title><author>Mara  Quinn</author></book>\n</catalog>\n";
         fs_err::write(dir.path().join("catalog.xml"), catalog).unwrap();
-        let look = first_look(dir.path(), &["catalog.xml".to_owned()], &[], &[]).unwrap();
+        let look = look_of(dir.path(), "catalog.xml");
         assert!(
             look.contains("\nThe text of `author` holds one value written with other spacing (`Mara Quinn`, `Mara  Quinn`): compare it as `' '.join(book.find('{*}author').text.split())`."),
             "{look}"
@@ -1191,13 +1192,9 @@ mod tests {
             return;
         };
         let look = look_of(dir.path(), "catalog.xml");
-        let code = read_code(&look);
         let named = look.lines().find(|l| l.starts_with("The text of")).unwrap();
         let expression = named.split('`').rev().nth(1).unwrap();
-        let script = format!(
-            "{}\n{}\n{}\n    print({expression})\n",
-            code[0], code[1], code[2]
-        );
+        let script = printing_each_record(&read_code(&look), expression);
         assert_eq!(
             run_python(python, dir.path(), &script),
             "Mara Quinn\nTom Reyes\nMara Quinn\n",
@@ -1205,8 +1202,18 @@ mod tests {
         );
     }
 
+    /// The look at the one file `name` in `dir`.
     fn look_of(dir: &Path, name: &str) -> String {
         first_look(dir, &[name.to_owned()], &[], &[]).unwrap()
+    }
+
+    /// The XML look's import, parse and loop (`code`), printing
+    /// `expression` for each record.
+    fn printing_each_record(code: &[String], expression: &str) -> String {
+        format!(
+            "{}\n{}\n{}\n    print({expression})\n",
+            code[0], code[1], code[2]
+        )
     }
 
     /// The code the look gives runs in real Python, with real pandas, and

@@ -839,6 +839,16 @@ mod tests {
         }
     }
 
+    /// The shell code oi runs for a reply of Python `code` that rewrites
+    /// one of the scripts `named` in `dir`.
+    fn saving_code(code: &str, named: &[String], dir: &Path) -> String {
+        let (actions, _) = save_rewritten_scripts(vec![run("python", code)], named, &[], dir);
+        let Action::Run(saving) = &actions[0] else {
+            panic!("{actions:?}")
+        };
+        saving.code.clone()
+    }
+
     #[test]
     fn a_script_writing_to_its_second_argument_writes_a_scratch_file_shown_after() {
         let dir = tempfile::tempdir().unwrap();
@@ -872,12 +882,7 @@ mod tests {
         // Lost: the input's header is shown beside the output.
         let headless = new.replace("w.writerow(rows[0])\n", "");
         fs_err::write(dir.path().join("adults.py"), old).unwrap();
-        let (actions, _) =
-            save_rewritten_scripts(vec![run("python", &headless)], &named, &[], dir.path());
-        let Action::Run(saving) = &actions[0] else {
-            panic!("{actions:?}")
-        };
-        let out = bash(&saving.code, dir.path());
+        let out = bash(&saving_code(&headless, &named, dir.path()), dir.path());
         assert!(
             String::from_utf8_lossy(&out.stdout).ends_with(
                 "now holds:]\nBen,42\r\n[its first line is not the first line of people.csv: name,age]\n"
@@ -896,16 +901,12 @@ mod tests {
         let failing = new.replace("w.writerow(rows[0])", "w.writerow(rows[0])\nsys.exit(3)");
         let failing = failing.replace("open(sys.argv[2], 'w')", "open(sys.argv[2] + 'x', 'r')");
         fs_err::write(dir.path().join("adults.py"), old).unwrap();
-        let (actions, _) =
-            save_rewritten_scripts(vec![run("python", &failing)], &named, &[], dir.path());
-        let Action::Run(saving) = &actions[0] else {
-            panic!("{actions:?}")
-        };
-        let out = bash(&saving.code, dir.path());
+        let saving = saving_code(&failing, &named, dir.path());
+        let out = bash(&saving, dir.path());
         assert_eq!(out.status.code(), Some(1), "{out:?}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("/out2.csv: not written]"));
         // The shell it runs in goes on after it (a kernel is one shell).
-        let out = bash(&format!("{}echo still here $?\n", saving.code), dir.path());
+        let out = bash(&format!("{saving}echo still here $?\n"), dir.path());
         assert!(
             String::from_utf8_lossy(&out.stdout).ends_with("still here 1\n"),
             "{out:?}"
