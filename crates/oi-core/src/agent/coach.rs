@@ -3174,9 +3174,19 @@ fn answer_value(reply: &str) -> Option<String> {
 /// A line cut where its label ends: at its last `:` or `=`, or its last
 /// ` is `, ` are `, ` was ` or ` equals ` (a sentence around a value).
 fn split_label(line: &str) -> Option<(&str, &str)> {
+    // A `:` between digits is in a time or a ratio (`00:30:02`), no label's.
+    let in_number = |at: usize, sep: &str| {
+        sep == ":"
+            && line[..at].ends_with(|c: char| c.is_ascii_digit())
+            && line[at + 1..].starts_with(|c: char| c.is_ascii_digit())
+    };
     [":", "=", " is ", " are ", " was ", " equals "]
         .iter()
-        .filter_map(|sep| line.rfind(sep).map(|at| (at, at + sep.len())))
+        .filter_map(|sep| {
+            line.rmatch_indices(sep)
+                .find(|&(at, _)| !in_number(at, sep))
+                .map(|(at, _)| (at, at + sep.len()))
+        })
         .max_by_key(|&(_, end)| end)
         .map(|(at, end)| (&line[..at], &line[end..]))
 }
@@ -3425,7 +3435,7 @@ fn content_problems(
             "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: read it as `key = key.replace('export ', '').strip()`)"
         ));
     }
-    if asked.single {
+    if asked.single || asks_count_alone(&asked.task, name) {
         let lines: Vec<&str> = text
             .lines()
             .map(str::trim)
@@ -4159,6 +4169,34 @@ fn asks_single(words: &[String]) -> bool {
                 .take_while(|w| w.as_str() != "to")
                 .all(|w| !plural(w) && w != "and")
     })
+}
+
+/// Whether the sentence of `task` (lowercased) that names the file `name`
+/// asks for a count or total alone before it ("Then write the number of
+/// files you made to count.txt"), where [`asks_single`] saw the plural
+/// after "of", or an "each" in another sentence. Not for a table's file,
+/// and not where that sentence asks for one per something.
+fn asks_count_alone(task: &str, name: &str) -> bool {
+    let name = name.to_lowercase();
+    if [".csv", ".tsv", ".json", ".jsonl"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+    {
+        return false;
+    }
+    let Some((before, _)) = sentence_of(task, &name) else {
+        return false;
+    };
+    let words: Vec<&str> = task_words(before).collect();
+    !words
+        .iter()
+        .any(|w| matches!(*w, "each" | "every" | "per" | "and"))
+        && words.windows(4).any(|w| {
+            matches!(w[0], "write" | "save" | "put" | "store")
+                && matches!(w[1], "the" | "its")
+                && matches!(w[2], "number" | "count" | "total")
+                && w[3] == "of"
+        })
 }
 
 /// The order a task (lowercased) asks rows to go in by their numbers, and
@@ -7742,6 +7780,36 @@ mod tests {
         ] {
             assert!(!Asked::of(task).single, "{task}");
         }
+        let split = "split customers.csv by country: make a folder by_country and in it one csv per country. then write the number of files you made to count.txt.";
+        assert!(!Asked::of(split).single);
+        assert!(asks_count_alone(split, "count.txt"));
+        assert!(!asks_count_alone(split, "by_country/india.csv"));
+        for (task, name) in [
+            (
+                "for each region, count the orders. write the number of orders per region to counts.txt.",
+                "counts.txt",
+            ),
+            ("write the number of orders to counts.csv.", "counts.csv"),
+            (
+                "write the number and the names of the files to report.txt.",
+                "report.txt",
+            ),
+            ("write the names of the files to names.txt.", "names.txt"),
+        ] {
+            assert!(!asks_count_alone(task, name), "{task}");
+        }
+        assert_eq!(
+            content_problems(
+                "count.txt",
+                "country\nindia             1\nportugal          2\n",
+                &[],
+                &Asked::of(split),
+                "python3"
+            ),
+            [
+                "`count.txt` has 3 lines (the first is `country`) where the task asks for one value alone: write only that value"
+            ]
+        );
         let asked = Asked::of("Write just that path to slowest.txt.");
         assert_eq!(
             content_problems(
@@ -8945,6 +9013,12 @@ mod tests {
             ),
             ("mean.txt", "25.5\n", None),
             ("time.txt", "12:30\n", None),
+            // A time's colons are no label's.
+            (
+                "failed.txt",
+                "J-104   integration      FAILED    00:30:02\n",
+                None,
+            ),
             ("cfg.ini", "port = 9090\n", None),
             ("notes.txt", "Mean: high\n", None),
             // A short unit after the number; not a sentence.
