@@ -3602,6 +3602,17 @@ fn content_problems(
             "`{name}` has lines that differ only in {differ} (`{first}` and `{other}`), likely one entry written twice: {fix}"
         ));
     }
+    if let Some((column, value, rows)) = asked
+        .each
+        .iter()
+        .filter(|word| asked.picks_one || asked.task.contains(&format!("one row per {word}")))
+        .find_map(|word| table::repeated_group(text, word))
+    {
+        problems.push(format!(
+            "the `{column}` column of `{name}` holds `{value}` on {rows} rows where the task asks for one row for each {column}: keep one per {column} (pandas: sort so that the row to keep comes first, with the task's tie rule as a second sort key, then `.drop_duplicates({})`)",
+            table::python_string(&column)
+        ));
+    }
     for &(input, seen) in inputs {
         let missing = asked
             .each
@@ -3915,6 +3926,9 @@ struct Asked {
     /// Whether it asks how many of something there are ("count", "the
     /// number of", "how many").
     counts: bool,
+    /// Whether it asks for one pick by a superlative ("the student with
+    /// the highest score", "the latest row").
+    picks_one: bool,
     /// Whether it asks for each entry once ("each contact once",
     /// "unique", "no duplicates").
     each_once: bool,
@@ -4007,6 +4021,38 @@ impl Asked {
                 })
                 .filter(|word| word.len() > 2)
                 .collect(),
+            picks_one: words.iter().enumerate().any(|(at, w)| {
+                // "the top 3", "the three largest" pick several.
+                let several = |w: &str| {
+                    w.parse::<usize>().is_ok_and(|n| n > 1)
+                        || matches!(w, "two" | "three" | "four" | "five" | "ten")
+                };
+                let near = [at.checked_sub(1), Some(at + 1)]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|i| words.get(i))
+                    .any(|w| several(w));
+                !near
+                    && matches!(
+                        w.as_str(),
+                        "highest"
+                            | "lowest"
+                            | "largest"
+                            | "smallest"
+                            | "biggest"
+                            | "best"
+                            | "top"
+                            | "latest"
+                            | "earliest"
+                            | "newest"
+                            | "oldest"
+                            | "maximum"
+                            | "minimum"
+                            | "cheapest"
+                            | "longest"
+                            | "shortest"
+                    )
+            }),
             each_once: words
                 .iter()
                 .any(|w| matches!(w.as_str(), "once" | "unique" | "duplicates" | "deduplicate")),
@@ -7757,6 +7803,56 @@ mod tests {
         );
         assert_eq!(table::not_latest(newest, newest, true), None);
         assert_eq!(Asked::of("Write the names to names.txt.").latest, None);
+    }
+
+    #[test]
+    fn a_group_on_several_rows_where_the_task_picks_one_per_group_is_named() {
+        let task = "scores.csv has one row per exam. For each subject, find the student with the highest score (on a tie, the name that comes first alphabetically). Write best.csv with the header subject,student,score, sorted by subject.";
+        let tied =
+            "subject,student,score\nhistory,Maya,91\nmath,Leo,93\nmath,Ari,93\nphysics,Leo,85\n";
+        let problems = content_problems("best.csv", tied, &[], &Asked::of(task), "python3");
+        assert_eq!(
+            problems,
+            [
+                "the `subject` column of `best.csv` holds `math` on 2 rows where the task asks for one row for each subject: keep one per subject (pandas: sort so that the row to keep comes first, with the task's tie rule as a second sort key, then `.drop_duplicates('subject')`)"
+            ]
+        );
+        let one_each = "subject,student,score\nhistory,Maya,91\nmath,Ari,93\nphysics,Leo,85\n";
+        assert!(
+            content_problems("best.csv", one_each, &[], &Asked::of(task), "python3").is_empty()
+        );
+        // Spelled in other case, one group still.
+        let folded = "subject,student,score\nMath,Leo,93\nmath ,Ari,93\n";
+        assert_eq!(
+            table::repeated_group(folded, "subjects"),
+            Some(("subject".to_owned(), "Math".to_owned(), 2))
+        );
+        // Several rows per group are what a task without a pick asks.
+        let listing = "For each order, write its items to items.csv with the header order,item.";
+        let items = "order,item\n1,pen\n1,ink\n";
+        assert!(
+            content_problems("items.csv", items, &[], &Asked::of(listing), "python3").is_empty()
+        );
+        for several in [
+            "For each region, write its top 3 products to top.csv with the header region,product.",
+            "For each region, write the three largest orders to top.csv with the header region,order.",
+        ] {
+            assert!(!Asked::of(several).picks_one, "{several}");
+        }
+        assert!(Asked::of("Which is the largest file in each folder?").picks_one);
+        let per_row =
+            "Write users.csv with one row per user and their minutes, most minutes first.";
+        assert_eq!(
+            content_problems(
+                "users.csv",
+                "user,minutes\nann,3\nann,2\n",
+                &[],
+                &Asked::of(per_row),
+                "python3"
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]

@@ -377,6 +377,28 @@ pub(super) fn groups_missing(
     })
 }
 
+/// Where the table `result` has a column named `word` (or its plural) in
+/// which one value, compared folded, stands on several rows: that
+/// column's name, the value as first written, and its rows.
+pub(super) fn repeated_group(result: &str, word: &str) -> Option<(String, String, usize)> {
+    let (_, out) = split(result)?;
+    let word = word.to_lowercase();
+    let i = out[0].iter().position(|n| {
+        let name = n.trim().to_lowercase();
+        name == word || format!("{name}s") == word || format!("{word}s") == name
+    })?;
+    let values: Vec<&String> = out[1..]
+        .iter()
+        .filter_map(|row| row.get(i))
+        .filter(|v| !is_missing(v))
+        .collect();
+    values.iter().find_map(|value| {
+        let key = fold(value);
+        let rows = values.iter().filter(|v| fold(v) == key).count();
+        (rows > 1).then(|| (out[0][i].trim().to_owned(), value.trim().to_owned(), rows))
+    })
+}
+
 /// Where the table `result` keeps one row per key of the table `input`
 /// and the task asks for each key's latest row (`latest`; its earliest
 /// otherwise), by an ISO date column both have: the first key whose kept
