@@ -3242,6 +3242,18 @@ fn content_problems(
             table::python_string(&column)
         ));
     }
+    let lower = name.to_ascii_lowercase();
+    if (lower.ends_with(".csv") || lower.ends_with(".tsv"))
+        && let [header] = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .collect::<Vec<_>>()[..]
+        && header.contains([',', '\t', ';'])
+    {
+        problems.push(format!(
+            "`{name}` holds its header (`{header}`) and no rows: the code's table came out empty, so a filter or a merge in it matched nothing (values written differently in the two tables, compared before they are made alike, or the wrong columns compared); print the table before that step to see its values"
+        ));
+    }
     if let Some(column) = table::merge_suffixes(text) {
         problems.push(format!(
             "`{name}` has the columns `{column}_x` and `{column}_y`: pandas' `merge` kept each table's `{column}` with a suffix. Tables that hold the same kind of rows are stacked, not merged: `pd.concat([first, second])` (then `drop_duplicates`); else keep one column of each name"
@@ -6532,7 +6544,16 @@ mod tests {
             ]
         );
         // Written with the index, or the column made no index: no such fix.
-        assert!(content_problems("wide.csv", "day,clicks,views\n", &[], &asked, python).is_empty());
+        assert!(
+            content_problems(
+                "wide.csv",
+                "day,clicks,views\n1,12,300\n",
+                &[],
+                &asked,
+                python
+            )
+            .is_empty()
+        );
         let other = "import pandas as pd\nwide_df = df[['clicks', 'views']]\nwide_df.to_csv('wide.csv', index=False)\n";
         assert!(!content_problems("wide.csv", text, &[], &asked, other)[0].contains("reset_index"));
         // An index made a column again, or the column renamed away: the
@@ -7803,6 +7824,23 @@ mod tests {
         );
         assert_eq!(table::not_latest(newest, newest, true), None);
         assert_eq!(Asked::of("Write the names to names.txt.").latest, None);
+    }
+
+    #[test]
+    fn a_table_of_its_header_alone_is_named() {
+        let asked = Asked::of("Write totals.csv with the header name,total.");
+        assert_eq!(
+            content_problems("totals.csv", "name,total\n", &[], &asked, "python3"),
+            [
+                "`totals.csv` holds its header (`name,total`) and no rows: the code's table came out empty, so a filter or a merge in it matched nothing (values written differently in the two tables, compared before they are made alike, or the wrong columns compared); print the table before that step to see its values"
+            ]
+        );
+        assert!(
+            content_problems("totals.csv", "name,total\nAna,3\n", &[], &asked, "python3")
+                .is_empty()
+        );
+        // One value alone in a CSV file is no header.
+        assert!(content_problems("n.csv", "3\n", &[], &Asked::default(), "python3").is_empty());
     }
 
     #[test]
