@@ -1616,6 +1616,9 @@ impl Coach {
             {
                 let has = |text: &str, line: &str| text.lines().any(|l| l.trim() == line);
                 let whole = if has(&run.code, code) {
+                    if made_its_own_fix(&run.code, code, fixed, block) {
+                        continue;
+                    }
                     false
                 } else if has(&run.code, fixed)
                     && block
@@ -3832,6 +3835,38 @@ impl KnownFix {
                 .as_ref()
                 .is_some_and(|(path, head)| read_head(path, FIX_HEAD).as_ref() == Some(head))
     }
+}
+
+/// Whether `code` (the model's new Python), while it still holds the line
+/// `line` a note said to write as `fixed` in `block`, makes that change
+/// its own way elsewhere: a line other than `line` names a string the fix
+/// adds (`result = result.rename(columns={'timestamp': 'month'})` before
+/// `result.to_csv(…)`, where the fix renames to `'month'` in the write).
+/// Applying the fix on top of it would undo the model's change.
+fn made_its_own_fix(code: &str, line: &str, fixed: &str, block: &str) -> bool {
+    let strings = |text: &str| -> BTreeSet<String> {
+        let mut found = BTreeSet::new();
+        for quote in ['\'', '"'] {
+            found.extend(
+                text.split(quote)
+                    .skip(1)
+                    .step_by(2)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
+            );
+        }
+        found
+    };
+    let had = strings(block);
+    let added: Vec<String> = strings(fixed)
+        .into_iter()
+        .filter(|s| !had.contains(s))
+        .collect();
+    !added.is_empty()
+        && code
+            .lines()
+            .filter(|l| l.trim() != line)
+            .any(|l| added.iter().any(|s| strings(l).contains(s)))
 }
 
 /// A line of the model's code changed as a note said
@@ -6122,6 +6157,27 @@ mod tests {
         coach.saw_runs(&[python_run(code)]);
         coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], dir.path());
         assert_eq!(coach.standing_fix(), None);
+    }
+
+    #[test]
+    fn a_known_fix_is_not_made_over_the_models_own() {
+        let block =
+            "result = df[['timestamp', 'net']]\nresult.to_csv('net_by_month.csv', index=False)\n";
+        let line = "result.to_csv('net_by_month.csv', index=False)";
+        let fixed = "result[['timestamp', 'net']].rename(columns={'timestamp': 'month'}).to_csv('net_by_month.csv', index=False)";
+        let own = "result = df[['timestamp', 'net']]\nresult = result.rename(columns={'timestamp': 'month', 'net': 'net'})\nresult.to_csv('net_by_month.csv', index=False)\n";
+        assert!(made_its_own_fix(own, line, fixed, block));
+        // The same block again, or one changed elsewhere: the fix is made.
+        assert!(!made_its_own_fix(block, line, fixed, block));
+        let other = "result = df[['timestamp', 'net']].round(2)\nresult.to_csv('net_by_month.csv', index=False)\n";
+        assert!(!made_its_own_fix(other, line, fixed, block));
+        // A fix adding no string is never taken as made.
+        assert!(!made_its_own_fix(
+            "x.reset_index()\nx.to_csv('a.csv', index=False)\n",
+            "x.to_csv('a.csv', index=False)",
+            "x.reset_index().to_csv('a.csv', index=False)",
+            "x.to_csv('a.csv', index=False)\n",
+        ));
     }
 
     #[test]
