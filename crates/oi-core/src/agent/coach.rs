@@ -2532,6 +2532,20 @@ pub(super) fn quoted(rest: &str) -> Option<&str> {
     rest.find(quote).map(|end| &rest[..end])
 }
 
+/// The key a `KeyError` names in `rest` (the text after `KeyError: `): a
+/// quoted key (`'customer'`), or the first name of a selection pandas did
+/// not find (`"['timestamp'] not in index"`), and whether it was that.
+fn key_error(rest: &str) -> Option<(&str, bool)> {
+    let key = quoted(rest)?;
+    match key
+        .strip_suffix(" not in index")
+        .and_then(|list| list.strip_prefix('['))
+    {
+        Some(list) => quoted(list).map(|name| (name, true)),
+        None => Some((key, false)),
+    }
+}
+
 /// The tables among the `inputs` (in `cwd`): each name, its separator and
 /// its columns, read from the file's start.
 fn input_tables<'a>(inputs: &'a [String], cwd: &Path) -> Vec<(&'a String, char, Vec<String>)> {
@@ -2552,13 +2566,14 @@ fn input_tables<'a>(inputs: &'a [String], cwd: &Path) -> Vec<(&'a String, char, 
 /// summed columns). Told the columns of the inputs, a small model sees the
 /// name is right and runs the same code again.
 fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> Option<String> {
-    if !code.contains(".groupby(") {
-        return None;
-    }
     // Library frames folded: their lines are not the model's.
     let output = super::traceback::compact(output);
     let (before, rest) = output.rsplit_once("KeyError: ")?;
-    let key = quoted(rest)?;
+    let (key, selected) = key_error(rest)?;
+    let grouped = code.contains(".groupby(");
+    if !grouped && !selected {
+        return None;
+    }
     // The failing line of the model's code: the traceback's last line
     // indented as code (four spaces) before the error, not a marker.
     let failing = before
@@ -2573,9 +2588,15 @@ fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
     let (owner, _, _) = input_tables(inputs, cwd)
         .into_iter()
         .find(|(_, sep, columns)| *sep == ',' && columns.iter().any(|c| c == key))?;
-    Some(format!(
-        "[oi: `{key}` is a column of `{owner}`, but the table `{failing}` uses has no `{key}` column any more: a `groupby(…)[…].sum()` keeps only the grouped and summed columns, so group by `{key}` too (`groupby([…, '{key}'])`), or print the table's `.columns` before that line to see what it holds.]"
-    ))
+    Some(if grouped {
+        format!(
+            "[oi: `{key}` is a column of `{owner}`, but the table `{failing}` uses has no `{key}` column any more: a `groupby(…)[…].sum()` keeps only the grouped and summed columns, so group by `{key}` too (`groupby([…, '{key}'])`), or print the table's `.columns` before that line to see what it holds.]"
+        )
+    } else {
+        format!(
+            "[oi: `{key}` is a column of `{owner}`, but the table `{failing}` selects from has no `{key}` column any more: your code renamed it or left it out before that line. Use the name the table has there (print its `.columns` before that line to see them).]"
+        )
+    })
 }
 
 /// When a run failed for a missing key (`KeyError: 'customer'`) that is
@@ -2585,7 +2606,8 @@ fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
 fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
     let key = output
         .rsplit_once("KeyError: ")
-        .and_then(|(_, rest)| quoted(rest));
+        .and_then(|(_, rest)| key_error(rest))
+        .map(|(key, _)| key);
     // `row[1]` of a `;` table read as `,`: each row is one field.
     if key.is_none() && !output.contains("IndexError: list index out of range") {
         return None;
@@ -9088,6 +9110,29 @@ mod tests {
             ),
             Vec::<String>::new()
         );
+        // A selection of a column renamed earlier, without a groupby.
+        let mut renamed = Coach::new(true, task, cwd);
+        renamed.saw_runs(&[Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: "r = r.rename(columns={'name': 'who'})\nr[['name', 'id']].to_csv('t.csv')"
+                .to_owned(),
+        })]);
+        renamed.saw_failure(true);
+        let notes = renamed.after_runs(
+            &[failed(
+                "  File \"<cell-2>\", line 2, in <module>\n    r[['name', 'id']].to_csv('t.csv')\n  [3 frames inside libraries]\nKeyError: \"['name'] not in index\"\n",
+            )],
+            cwd,
+        );
+        assert_eq!(
+            notes,
+            [
+                "[oi: `name` is a column of `customers.csv`, but the table `r[['name', 'id']].to_csv('t.csv')` selects from has no `name` column any more: your code renamed it or left it out before that line. Use the name the table has there (print its `.columns` before that line to see them).]"
+            ]
+        );
+        assert_eq!(key_error("\"['a', 'b'] not in index\""), Some(("a", true)));
+        assert_eq!(key_error("'customer'"), Some(("customer", false)));
         let mut merging = Coach::new(true, task, cwd);
         merging.saw_runs(&[Some(ProposedRun {
             call_id: None,
