@@ -1320,7 +1320,17 @@ impl Coach {
             if self.shown.get(name) == Some(&stamp) {
                 continue;
             }
-            self.shown.insert(name.clone(), stamp);
+            let before = self
+                .shown
+                .insert(name.clone(), stamp)
+                .map(|(len, _)| len)
+                .filter(|&len| len > 0 && len < meta.len());
+            if let (true, Some(before), Some((_, code))) =
+                (self.small_model, before, &self.batch_block)
+                && appends_to(code, name)
+            {
+                previews.push(appended_note(name, before, meta.len()));
+            }
             changed.push((name.clone(), path, meta.len()));
         }
         let printed = printed_something(reports);
@@ -4896,6 +4906,35 @@ fn printed_table_write(code: &str, name: &str) -> Option<String> {
     })
 }
 
+/// Whether `code` opens the file `name` to append to it: Python's
+/// `open('name', 'a')` (or `'a+'`, `mode='a'`), or the shell's `>> name`.
+fn appends_to(code: &str, name: &str) -> bool {
+    let quoted = [format!("'{name}'"), format!("\"{name}\"")];
+    code.lines().any(|line| {
+        let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+        let python = quoted.iter().any(|q| {
+            compact.split(&format!("open({q},")).skip(1).any(|args| {
+                let args = args.strip_prefix("mode=").unwrap_or(args);
+                ["'a'", "\"a\"", "'a+'", "\"a+\""]
+                    .iter()
+                    .any(|mode| args.starts_with(mode))
+            })
+        });
+        let shell = compact.contains(&format!(">>{name}"))
+            || quoted.iter().any(|q| compact.contains(&format!(">>{q}")));
+        python || shell
+    })
+}
+
+/// The note for a result file `name` that a run opened to append to and
+/// that grew from `before` to `now` bytes: it holds what earlier runs
+/// wrote too, which a small model, shown its lines, reads as new faults.
+fn appended_note(name: &str, before: u64, now: u64) -> String {
+    format!(
+        "[oi: `{name}` grew from {before} to {now} bytes: your code opens it to append (`'a'`, `>>`), so it holds what earlier runs wrote too. Collect the lines first, then write them all at once, opening it with `'w'` (`>` in the shell) once, outside any loop or function that runs more than once.]"
+    )
+}
+
 /// When the lines of `text` (four or more) are one list written twice,
 /// its second half the same as its first: the first line and where it
 /// comes again (a result appended to by a second run).
@@ -7902,6 +7941,58 @@ mod tests {
         );
         assert_eq!(table::not_latest(newest, newest, true), None);
         assert_eq!(Asked::of("Write the names to names.txt.").latest, None);
+    }
+
+    #[test]
+    fn a_result_appended_to_by_a_run_again_is_named() {
+        for code in [
+            "with open('flat.txt', 'a') as f:\n    f.write(line)",
+            "f = open(\"flat.txt\", mode=\"a+\")",
+            "echo x >> flat.txt",
+            "echo x >>'flat.txt'",
+        ] {
+            assert!(appends_to(code, "flat.txt"), "{code}");
+        }
+        for code in [
+            "with open('flat.txt', 'w') as f:\n    f.write(line)",
+            "open('other.txt', 'a').write(x)",
+            "echo x > flat.txt",
+        ] {
+            assert!(!appends_to(code, "flat.txt"), "{code}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Flatten settings.json into flat.txt, one line per leaf.";
+        let code = "with open('flat.txt', 'a') as f:\n    f.write('a=1\\n')\n";
+        let mut coach = Coach::new(true, task, cwd);
+        let run = |coach: &mut Coach| {
+            coach.saw_runs(&[Some(ProposedRun {
+                call_id: None,
+                language: Some("python".to_owned()),
+                code: code.to_owned(),
+            })]);
+        };
+        run(&mut coach);
+        fs_err::write(cwd.join("flat.txt"), "a=1\n").unwrap();
+        let first = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert!(!first.iter().any(|n| n.contains("grew")), "{first:?}");
+        run(&mut coach);
+        fs_err::write(cwd.join("flat.txt"), "a=1\na=1\n").unwrap();
+        let again = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert!(
+            again.contains(&appended_note("flat.txt", 4, 8)),
+            "{again:?}"
+        );
+        // Other models hear nothing of it.
+        let mut big = Coach::new(false, task, cwd);
+        fs_err::remove_file(cwd.join("flat.txt")).unwrap();
+        run(&mut big);
+        fs_err::write(cwd.join("flat.txt"), "a=1\n").unwrap();
+        big.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        run(&mut big);
+        fs_err::write(cwd.join("flat.txt"), "a=1\na=1\n").unwrap();
+        let notes = big.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert!(!notes.iter().any(|n| n.contains("grew")), "{notes:?}");
     }
 
     #[test]
