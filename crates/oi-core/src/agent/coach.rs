@@ -111,6 +111,16 @@ pub(super) struct Coach {
     /// Whether the model was told its code typed an input's rows in
     /// instead of reading the file.
     told_typed_rows: bool,
+    /// The header line of a CSV input that the scratch output of the
+    /// script last run for the task does not begin with, with the input's
+    /// name ([`super::save_as`] says so after the run).
+    scratch_header: Option<(String, String)>,
+    /// Whether the task speaks of a header ("with the same header").
+    asks_header: bool,
+    /// A result file the last run that changed it appended to, grown
+    /// since it was shown before: its other faults are likely the earlier
+    /// runs' lines.
+    appended: Option<String>,
     /// Whether it was told its code wrote a copy of a result beside it.
     told_copy: bool,
     /// Whether it was told a piece of the script to change ran alone.
@@ -373,6 +383,9 @@ impl Coach {
             printed_unwritten: None,
             asks_why: asks_why(task),
             told_typed_rows: false,
+            scratch_header: None,
+            asks_header: task.to_lowercase().contains("header"),
+            appended: None,
             told_copy: false,
             told_piece: false,
             rewrites,
@@ -716,6 +729,18 @@ impl Coach {
             problems.push(format!("your last run failed ({error})"));
         }
         problems.extend(folders);
+        if let Some(name) = &self.appended {
+            problems.push(format!(
+                "your code opens `{name}` to append (`'a'`, `>>`), so it holds what earlier runs wrote too: collect the lines first, then write them all at once, opening it with `'w'` once, outside any loop or function that runs more than once"
+            ));
+        }
+        if let Some((input, header)) = &self.scratch_header
+            && self.asks_header
+        {
+            problems.push(format!(
+                "what your script wrote for its output argument does not begin with the header line of `{input}` (`{header}`), which the task asks it to keep: write that line first (`writer.writerow(rows[0])` before the rows), then run it again"
+            ));
+        }
         // Told once it does not exist yet, the model ran code and still
         // ends without it (it printed the text instead of writing it).
         let missing = if self.ran_any && (!self.question || self.writes_expected) {
@@ -757,7 +782,11 @@ impl Coach {
             }
         }
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-        for (name, head) in &heads {
+        // An appended result's faults are likely the earlier runs' lines.
+        let checked = heads
+            .iter()
+            .filter(|(name, _)| self.appended.as_ref() != Some(*name));
+        for (name, head) in checked {
             let text = String::from_utf8_lossy(head);
             if is_zero(&text) {
                 problems.push(format!(
@@ -1064,6 +1093,9 @@ impl Coach {
         let ran = reports.iter().any(|r| !r.language.is_empty());
         self.ran_any |= ran;
         self.ran_since_check |= ran;
+        if reports.iter().any(|r| r.text.contains("now holds:]")) {
+            self.scratch_header = reports.iter().find_map(|r| scratch_header(&r.text));
+        }
         let mut previews = Vec::new();
         if let Some((value, file)) = self.typed.take()
             && self.small_model
@@ -1329,7 +1361,14 @@ impl Coach {
                 (self.small_model, before, &self.batch_block)
                 && appends_to(code, name)
             {
+                // Its lines shown with their faults would be mostly the
+                // earlier runs': the note alone says what to change.
                 previews.push(appended_note(name, before, meta.len()));
+                self.appended = Some(name.clone());
+                continue;
+            }
+            if self.appended.as_ref() == Some(name) {
+                self.appended = None;
             }
             changed.push((name.clone(), path, meta.len()));
         }
@@ -4906,6 +4945,16 @@ fn printed_table_write(code: &str, name: &str) -> Option<String> {
     })
 }
 
+/// The input and header line a script's scratch output lacks, as
+/// [`super::save_as`] reports it after the run (`[its first line is not
+/// the first line of people.csv: name,age]`).
+fn scratch_header(output: &str) -> Option<(String, String)> {
+    let (_, rest) = output.split_once("[its first line is not the first line of ")?;
+    let line = rest.lines().next()?.strip_suffix(']')?;
+    let (input, header) = line.split_once(": ")?;
+    Some((input.to_owned(), header.to_owned()))
+}
+
 /// Whether `code` opens the file `name` to append to it: Python's
 /// `open('name', 'a')` (or `'a+'`, `mode='a'`), or the shell's `>> name`.
 fn appends_to(code: &str, name: &str) -> bool {
@@ -7944,6 +7993,49 @@ mod tests {
     }
 
     #[test]
+    fn a_scratch_output_without_the_inputs_header_is_named_before_ending() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("people.csv"), "name,age\nAna,17\nBen,42\n").unwrap();
+        fs_err::write(cwd.join("filter_adults.py"), "import csv, sys\n").unwrap();
+        let task = "filter_adults.py should write the rows of people aged 18 or over, with the same header, to the file given as its second argument. Fix filter_adults.py.";
+        let lacking = "saved filter_adults.py\n[argument 2, /tmp/k/out2.csv, now holds:]\nBen,42\r\n[its first line is not the first line of people.csv: name,age]\n";
+        assert_eq!(
+            scratch_header(lacking),
+            Some(("people.csv".to_owned(), "name,age".to_owned()))
+        );
+        let mut coach = Coach::new(true, task, cwd);
+        coach.after_runs(&[python_report(lacking)], cwd);
+        let note = coach
+            .note_before_ending("The task is done.", HarnessKind::Markdown, cwd, None)
+            .unwrap_or_default();
+        assert!(
+            note.contains("what your script wrote for its output argument does not begin with the header line of `people.csv` (`name,age`)"),
+            "{note}"
+        );
+        // Run again with the header kept: nothing to say of it.
+        let mut fixed = Coach::new(true, task, cwd);
+        fixed.after_runs(&[python_report(lacking)], cwd);
+        fixed.after_runs(
+            &[python_report(
+                "[argument 2, /tmp/k/out2.csv, now holds:]\nname,age\nBen,42\n",
+            )],
+            cwd,
+        );
+        let note = fixed
+            .note_before_ending("The task is done.", HarnessKind::Markdown, cwd, None)
+            .unwrap_or_default();
+        assert!(!note.contains("header line"), "{note}");
+        // A task that says nothing of a header hears nothing of it.
+        let mut other = Coach::new(true, "Fix filter_adults.py so it keeps adults.", cwd);
+        other.after_runs(&[python_report(lacking)], cwd);
+        let note = other
+            .note_before_ending("The task is done.", HarnessKind::Markdown, cwd, None)
+            .unwrap_or_default();
+        assert!(!note.contains("header line"), "{note}");
+    }
+
+    #[test]
     fn a_result_appended_to_by_a_run_again_is_named() {
         for code in [
             "with open('flat.txt', 'a') as f:\n    f.write(line)",
@@ -7962,6 +8054,7 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
+        fs_err::write(cwd.join("settings.json"), "{\"a\": 1, \"b\": 2}").unwrap();
         let task = "Flatten settings.json into flat.txt, one line per leaf.";
         let code = "with open('flat.txt', 'a') as f:\n    f.write('a=1\\n')\n";
         let mut coach = Coach::new(true, task, cwd);
@@ -7973,16 +8066,23 @@ mod tests {
             })]);
         };
         run(&mut coach);
-        fs_err::write(cwd.join("flat.txt"), "a=1\n").unwrap();
+        fs_err::write(cwd.join("flat.txt"), "a=1\nb=2\n").unwrap();
         let first = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
         assert!(!first.iter().any(|n| n.contains("grew")), "{first:?}");
         run(&mut coach);
-        fs_err::write(cwd.join("flat.txt"), "a=1\na=1\n").unwrap();
+        fs_err::write(cwd.join("flat.txt"), "a=1\nb=2\na=1\nb=2\n").unwrap();
         let again = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert_eq!(again, [appended_note("flat.txt", 8, 16)]);
+        // Before it ends, that alone is said of the file, not its lines'
+        // faults (here the line written twice).
+        let note = coach
+            .note_before_ending("The task is done.", HarnessKind::Markdown, cwd, None)
+            .unwrap_or_default();
         assert!(
-            again.contains(&appended_note("flat.txt", 4, 8)),
-            "{again:?}"
+            note.contains("your code opens `flat.txt` to append"),
+            "{note}"
         );
+        assert!(!note.contains("twice"), "{note}");
         // Other models hear nothing of it.
         let mut big = Coach::new(false, task, cwd);
         fs_err::remove_file(cwd.join("flat.txt")).unwrap();
