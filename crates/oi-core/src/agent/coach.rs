@@ -1093,8 +1093,12 @@ impl Coach {
         let ran = reports.iter().any(|r| !r.language.is_empty());
         self.ran_any |= ran;
         self.ran_since_check |= ran;
-        if reports.iter().any(|r| r.text.contains("now holds:]")) {
-            self.scratch_header = reports.iter().find_map(|r| scratch_header(&r.text));
+        let scratch: Vec<_> = reports
+            .iter()
+            .filter_map(|r| super::save_as::scratch_header(&r.text))
+            .collect();
+        if !scratch.is_empty() {
+            self.scratch_header = scratch.into_iter().flatten().next();
         }
         let mut previews = Vec::new();
         if let Some((value, file)) = self.typed.take()
@@ -1361,13 +1365,9 @@ impl Coach {
                 (self.small_model, before, &self.batch_block)
                 && appends_to(code, name)
             {
-                // Its lines shown with their faults would be mostly the
-                // earlier runs': the note alone says what to change.
                 previews.push(appended_note(name, before, meta.len()));
                 self.appended = Some(name.clone());
-                continue;
-            }
-            if self.appended.as_ref() == Some(name) {
+            } else if self.appended.as_ref() == Some(name) {
                 self.appended = None;
             }
             changed.push((name.clone(), path, meta.len()));
@@ -1394,7 +1394,12 @@ impl Coach {
             }
         }
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
-        for (name, path, len) in &changed {
+        // An appended result's lines shown with their faults would be
+        // mostly the earlier runs': the note alone says what to change.
+        let shown = changed
+            .iter()
+            .filter(|(name, _, _)| self.appended.as_ref() != Some(name));
+        for (name, path, len) in shown {
             previews.extend(file_preview(
                 name,
                 path,
@@ -2907,10 +2912,7 @@ fn written_names(code: &str) -> Vec<(String, String)> {
     code.lines()
         .map(str::trim)
         .filter_map(|line| {
-            let opened = line.find("open(").and_then(|at| {
-                let close = at + line[at..].find(')')?;
-                typed::opened_for_writing(&line[at..=close])
-            });
+            let opened = open_call(line).and_then(typed::opened_for_writing);
             let name = opened.or_else(|| {
                 [".to_csv(", ".to_json(", ".savefig(", ".to_excel("]
                     .iter()
@@ -4945,34 +4947,26 @@ fn printed_table_write(code: &str, name: &str) -> Option<String> {
     })
 }
 
-/// The input and header line a script's scratch output lacks, as
-/// [`super::save_as`] reports it after the run (`[its first line is not
-/// the first line of people.csv: name,age]`).
-fn scratch_header(output: &str) -> Option<(String, String)> {
-    let (_, rest) = output.split_once("[its first line is not the first line of ")?;
-    let line = rest.lines().next()?.strip_suffix(']')?;
-    let (input, header) = line.split_once(": ")?;
-    Some((input.to_owned(), header.to_owned()))
-}
-
 /// Whether `code` opens the file `name` to append to it: Python's
 /// `open('name', 'a')` (or `'a+'`, `mode='a'`), or the shell's `>> name`.
 fn appends_to(code: &str, name: &str) -> bool {
     let quoted = [format!("'{name}'"), format!("\"{name}\"")];
     code.lines().any(|line| {
+        let python = open_call(line)
+            .and_then(typed::opened)
+            .is_some_and(|(file, mode)| file == name && mode.starts_with('a'));
         let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-        let python = quoted.iter().any(|q| {
-            compact.split(&format!("open({q},")).skip(1).any(|args| {
-                let args = args.strip_prefix("mode=").unwrap_or(args);
-                ["'a'", "\"a\"", "'a+'", "\"a+\""]
-                    .iter()
-                    .any(|mode| args.starts_with(mode))
-            })
-        });
         let shell = compact.contains(&format!(">>{name}"))
             || quoted.iter().any(|q| compact.contains(&format!(">>{q}")));
         python || shell
     })
+}
+
+/// The first `open(…)` call of a line of Python, to its first `)`.
+fn open_call(line: &str) -> Option<&str> {
+    let at = line.find("open(")?;
+    let close = at + line[at..].find(')')?;
+    Some(&line[at..=close])
 }
 
 /// The note for a result file `name` that a run opened to append to and
@@ -8001,8 +7995,8 @@ mod tests {
         let task = "filter_adults.py should write the rows of people aged 18 or over, with the same header, to the file given as its second argument. Fix filter_adults.py.";
         let lacking = "saved filter_adults.py\n[argument 2, /tmp/k/out2.csv, now holds:]\nBen,42\r\n[its first line is not the first line of people.csv: name,age]\n";
         assert_eq!(
-            scratch_header(lacking),
-            Some(("people.csv".to_owned(), "name,age".to_owned()))
+            super::super::save_as::scratch_header(lacking),
+            Some(Some(("people.csv".to_owned(), "name,age".to_owned())))
         );
         let mut coach = Coach::new(true, task, cwd);
         coach.after_runs(&[python_report(lacking)], cwd);

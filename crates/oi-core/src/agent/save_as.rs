@@ -304,6 +304,24 @@ fn arguments_read(code: &str, runner: &str) -> usize {
 /// The most arguments oi gives a script it runs for the model.
 const MAX_ARGUMENTS: usize = 4;
 
+/// How [`run_with_arguments`]' output ends the line that shows a scratch
+/// output, and begins the line saying it lacks the input's header.
+const SHOWN: &str = "now holds:]";
+const LACKS_HEADER: &str = "[its first line is not the first line of ";
+
+/// What a run's `output` says of the scratch outputs
+/// [`run_with_arguments`] showed: `None` when it showed none; else the
+/// input and its header line that one of them does not begin with, if one
+/// does not.
+pub(super) fn scratch_header(output: &str) -> Option<Option<(String, String)>> {
+    output.contains(SHOWN).then(|| {
+        let (_, rest) = output.split_once(LACKS_HEADER)?;
+        let line = rest.lines().next()?.strip_suffix(']')?;
+        let (input, header) = line.split_once(": ")?;
+        Some((input.to_owned(), header.to_owned()))
+    })
+}
+
 /// The command that runs the script `name` with `runner` on `inputs` (the
 /// files the task names, in order) when it reads `count` arguments: the
 /// inputs first; each argument beyond them is a file the script writes
@@ -341,12 +359,12 @@ fn run_with_arguments(runner: &str, name: &str, inputs: &[String], count: usize)
         let header = table_in
             .map(|input| {
                 format!(
-                    "; if [ -s {output} ] && [ \"$(head -n 1 {output} | tr -d '\\r')\" != \"$(head -n 1 '{input}' | tr -d '\\r')\" ]; then echo \"[its first line is not the first line of {input}: $(head -n 1 '{input}')]\"; fi"
+                    "; if [ -s {output} ] && [ \"$(head -n 1 {output} | tr -d '\\r')\" != \"$(head -n 1 '{input}' | tr -d '\\r')\" ]; then echo \"{LACKS_HEADER}{input}: $(head -n 1 '{input}')]\"; fi"
                 )
             })
             .unwrap_or_default();
         code.push_str(&format!(
-            "if [ -f {output} ]; then echo \"[argument {n}, {output}, now holds:]\"; head -n 20 {output}{header}; else echo \"[argument {n}, {output}: not written]\"; fi\n"
+            "if [ -f {output} ]; then echo \"[argument {n}, {output}, {SHOWN}\"; head -n 20 {output}{header}; else echo \"[argument {n}, {output}: not written]\"; fi\n"
         ));
     }
     // The script's status, without `exit`, which would end the shell

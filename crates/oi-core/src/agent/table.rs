@@ -348,13 +348,8 @@ pub(super) fn groups_missing(
 ) -> Option<(String, Vec<String>, Vec<String>)> {
     let (_, out) = split(result)?;
     let (_, inp) = split(input)?;
-    let word = word.to_lowercase();
-    let names = |name: &str| {
-        let name = name.trim().to_lowercase();
-        name == word || format!("{name}s") == word || format!("{word}s") == name
-    };
-    let j = inp[0].iter().position(|n| names(n))?;
-    let i = out[0].iter().position(|n| names(n))?;
+    let j = column_named(&inp[0], word)?;
+    let i = column_named(&out[0], word)?;
     let distinct = |rows: &[Vec<String>], at: usize| -> BTreeSet<String> {
         rows[1..]
             .iter()
@@ -377,16 +372,22 @@ pub(super) fn groups_missing(
     })
 }
 
+/// The column of `header` named `word` (a task's word: "each subject"),
+/// in any case, in the singular or the plural.
+fn column_named(header: &[String], word: &str) -> Option<usize> {
+    let word = word.to_lowercase();
+    header.iter().position(|name| {
+        let name = name.trim().to_lowercase();
+        name == word || format!("{name}s") == word || format!("{word}s") == name
+    })
+}
+
 /// Where the table `result` has a column named `word` (or its plural) in
 /// which one value, compared folded, stands on several rows: that
 /// column's name, the value as first written, and its rows.
 pub(super) fn repeated_group(result: &str, word: &str) -> Option<(String, String, usize)> {
     let (_, out) = split(result)?;
-    let word = word.to_lowercase();
-    let i = out[0].iter().position(|n| {
-        let name = n.trim().to_lowercase();
-        name == word || format!("{name}s") == word || format!("{word}s") == name
-    })?;
+    let i = column_named(&out[0], word)?;
     let values: Vec<&String> = out[1..]
         .iter()
         .filter_map(|row| row.get(i))

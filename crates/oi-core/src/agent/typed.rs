@@ -105,6 +105,13 @@ fn with_open(line: &str) -> Option<(String, String)> {
 
 /// `open('n.txt', 'w')` (or `'a'`): the file.
 pub(super) fn opened_for_writing(call: &str) -> Option<String> {
+    let (name, mode) = opened(call)?;
+    (plain_file(&name) && (mode.contains('w') || mode.contains('a'))).then_some(name)
+}
+
+/// `open('n.txt', 'a')` (or `mode='a'`): the file and the mode, both
+/// literals.
+pub(super) fn opened(call: &str) -> Option<(String, String)> {
     let inner = call.strip_prefix("open(")?.strip_suffix(')')?;
     let args = split_args(inner)?;
     let [name, mode, ..] = args.as_slice() else {
@@ -112,7 +119,7 @@ pub(super) fn opened_for_writing(call: &str) -> Option<String> {
     };
     let name = literal_text(name.trim())?;
     let mode = literal_text(mode.trim().trim_start_matches("mode=").trim_start())?;
-    (plain_file(&name) && (mode.contains('w') || mode.contains('a'))).then_some(name)
+    Some((name, mode))
 }
 
 /// A line writing a literal: `open('n.txt', 'w').write('4')`, or through
