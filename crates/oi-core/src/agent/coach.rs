@@ -17,6 +17,7 @@ use std::time::SystemTime;
 
 use oi_protocol::HarnessKind;
 
+use super::error_hint::LineChange;
 use super::save_as::is_python;
 use super::{table, typed};
 use crate::harness::{Action, ProposedRun, Report};
@@ -156,6 +157,10 @@ pub(super) struct Coach {
     raw_numbers: Option<usize>,
     /// The kinds of error hints given in this task (each once).
     hinted: Vec<&'static str>,
+    /// The failed Python block of the batch, with the one line its error
+    /// names changed as the error calls for, to run again for the model
+    /// ([`Self::rerun`]); with that change.
+    fix_rerun: Option<(ProposedRun, LineChange)>,
     /// The text files the task names that it asks to change ("set the
     /// port in settings.ini"), when it names no file to make; not those
     /// it says to keep ("important.db must stay").
@@ -398,6 +403,7 @@ impl Coach {
             configs,
             raw_numbers: None,
             hinted: Vec::new(),
+            fix_rerun: None,
             edits,
             changed_input: false,
             patterns: Vec::new(),
@@ -422,6 +428,7 @@ impl Coach {
     /// most [`MAX_FIXES`] times). Small models explain the error in prose
     /// instead, often pandas' own hint back, and then stop.
     pub(super) fn after_batch(&mut self, failed: bool) {
+        self.fix_rerun = None;
         if self.small_model && failed && self.acts && self.fixes < MAX_FIXES {
             self.fixes += 1;
             self.wants_code = true;
@@ -938,7 +945,28 @@ impl Coach {
                     .to_owned(),
             )
         });
-        installed.or_else(|| self.rerun_after_definition(runs, reports))
+        installed
+            .or_else(|| self.rerun_after_definition(runs, reports))
+            .or_else(|| self.rerun_with_fix())
+    }
+
+    /// The failed Python block of the batch with the line its error names
+    /// changed as the error calls for (`.str.lower()` on a pandas column,
+    /// a merge on each table's own key), kept by [`Self::after_runs`] in
+    /// place of the hint's note: with the lead that says what oi changed.
+    /// Counted with the other re-runs; its code is then the model's code
+    /// the notes are about. Small models only.
+    fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
+        let (run, LineChange { line, fixed }) = self.fix_rerun.take()?;
+        self.reruns += 1;
+        self.python = run.code.clone();
+        self.patterns = super::pattern::patterns(&self.python);
+        Some((
+            run,
+            format!(
+                "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `{fixed}`:]"
+            ),
+        ))
     }
 
     /// After a batch of `runs` (the proposed code of each action, in order)
@@ -1157,6 +1185,29 @@ impl Coach {
                     && !self.hinted.contains(&hint.kind)
                 {
                     self.hinted.push(hint.kind);
+                    // A change of one line the error calls for is made and
+                    // run by oi; the re-run's result says so. Told it, a
+                    // small model sends the line unchanged, or changed
+                    // another way.
+                    if let Some(fix) = hint.fix
+                        && self.fix_rerun.is_none()
+                        && self.reruns < MAX_RERUNS
+                        && self.python.lines().any(|l| l.trim() == fix.line)
+                    {
+                        KnownFix::keep(
+                            &mut self.line_fixes,
+                            fix.line.clone(),
+                            fix.fixed.clone(),
+                            self.python.clone(),
+                        );
+                        let run = ProposedRun {
+                            call_id: None,
+                            language: Some("python".to_owned()),
+                            code: with_line(&self.python, &fix.line, &fix.fixed),
+                        };
+                        self.fix_rerun = Some((run, fix));
+                        continue;
+                    }
                     previews.push(hint.note);
                 }
             }
@@ -1581,6 +1632,7 @@ impl Coach {
             self.write_fix_for(name, &text),
             self.header_fix_for(name, &text),
             self.one_value_fix_for(name, &text),
+            repeated_key(&text).and_then(|_| key_value_fix(&self.python)),
         ];
         for (code, fixed) in fixes.into_iter().flatten() {
             KnownFix::keep_for(
@@ -2941,6 +2993,45 @@ fn repeated_key(text: &str) -> Option<(String, String, String)> {
     })
 }
 
+/// The line of `python` that splits a `KEY=value` line into a key and a
+/// value (`key, value = line.strip().split('=')`), and that line reading
+/// the key without `export ` before it, and both without spaces or quotes
+/// around them, split at the first `=` only. Small models told to
+/// normalise the key send the same code again.
+fn key_value_fix(python: &str) -> Option<(String, String)> {
+    python.lines().map(str::trim).find_map(|line| {
+        let (names, call) = line.split_once('=')?;
+        let names: Vec<&str> = names.split(',').map(str::trim).collect();
+        let plain = |n: &str| {
+            !n.is_empty()
+                && n.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !n.starts_with(|c: char| c.is_ascii_digit())
+        };
+        let [key, value] = names[..] else {
+            return None;
+        };
+        if !plain(key) || !plain(value) {
+            return None;
+        }
+        let call = call.trim();
+        let source = ["('=')", "(\"=\")", "('=', 1)", "(\"=\", 1)"]
+            .iter()
+            .find_map(|args| call.strip_suffix(&format!(".split{args}")))?;
+        let source_plain = !source.is_empty()
+            && source
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')' | '[' | ']' | '\''));
+        source_plain.then(|| {
+            (
+                line.to_owned(),
+                format!(
+                    "{key}, {value} = (part.strip().strip('\"').strip(\"'\") for part in {source}.replace('export ', '', 1).split('=', 1))"
+                ),
+            )
+        })
+    })
+}
+
 /// The keys of a `KEY=value` text (a `.env`, a properties file), each with
 /// its line (trimmed): every line not blank nor a `#` comment sets a key,
 /// read with spaces around `=` or `export ` before it as the same key.
@@ -3519,8 +3610,12 @@ fn content_problems(
         ));
     }
     if let Some((key, first, second)) = repeated_key(text) {
+        let how = match key_value_fix(python) {
+            Some((code, fixed)) => format!("in your code, `{code}` becomes `{fixed}`"),
+            None => "read it as `key = key.replace('export ', '').strip()`".to_owned(),
+        };
         problems.push(format!(
-            "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: read it as `key = key.replace('export ', '').strip()`)"
+            "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: {how})"
         ));
     }
     if asked.single || asks_count_alone(&asked.task, name) {
@@ -8256,6 +8351,40 @@ mod tests {
     }
 
     #[test]
+    fn a_key_set_twice_gets_its_split_line_changed_when_sent_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = "Merge defaults.env and local.env into merged.env: every key from both, where local.env's value wins, one KEY=value line per key.";
+        let code = "merged = {}\nfor name in ['defaults.env', 'local.env']:\n    for line in open(name):\n        if line.strip() and not line.startswith('#'):\n            key, value = line.strip().split('=')\n            merged[key] = value\nwith open('merged.env', 'w') as f:\n    for k, v in sorted(merged.items()):\n        f.write(f'{k}={v}\\n')";
+        let run = ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+        };
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_runs(&[Some(run.clone())]);
+        fs_err::write(
+            dir.path().join("merged.env"),
+            "APP_PORT=8080\nAPP_PORT = 9090\nLOG_LEVEL=info\n",
+        )
+        .unwrap();
+        coach.saw_failure(false);
+        coach.after_runs(&[python_report("")], dir.path());
+        let mut actions = vec![Action::Run(run)];
+        let fix = coach
+            .apply_line_fix(&mut actions)
+            .expect("the line is changed");
+        assert_eq!(fix.code, "key, value = line.strip().split('=')");
+        let Action::Run(sent) = &actions[0] else {
+            panic!("a run")
+        };
+        assert!(
+            sent.code.contains("\n            key, value = (part.strip().strip('\"').strip(\"'\") for part in line.strip().replace('export ', '', 1).split('=', 1))\n            merged[key] = value"),
+            "{}",
+            sent.code
+        );
+    }
+
+    #[test]
     fn a_key_set_twice_and_quotes_the_task_leaves_out_are_named() {
         let merged = "APP_HOST=0.0.0.0\nAPP_PORT=8080\nAPP_PORT = 9090\nDB_URL=\"postgres://localhost/app\"\n";
         let asked = Asked::of(
@@ -8268,6 +8397,32 @@ mod tests {
                 "`merged.env` has quotes in it (`DB_URL=\"postgres://localhost/app\"`) where the task says without quotes: strip them from each value as you read it (`value = value.strip().strip('\"')`)",
             ]
         );
+        // The line of the code that split the setting, changed.
+        let python = "for line in open('local.env'):\n    if line.strip() and not line.startswith('#'):\n        key, value = line.strip().split('=')\n        merged[key] = value";
+        let fixed = "key, value = (part.strip().strip('\"').strip(\"'\") for part in line.strip().replace('export ', '', 1).split('=', 1))";
+        assert!(
+            content_problems("merged.env", merged, &[], &asked, python)[0].ends_with(&format!(
+                "is the same key: in your code, `key, value = line.strip().split('=')` becomes `{fixed}`)"
+            )),
+            "{:?}",
+            content_problems("merged.env", merged, &[], &asked, python)
+        );
+        assert_eq!(
+            key_value_fix("k, v = l.split(\"=\", 1)"),
+            Some((
+                "k, v = l.split(\"=\", 1)".to_owned(),
+                "k, v = (part.strip().strip('\"').strip(\"'\") for part in l.replace('export ', '', 1).split('=', 1))".to_owned()
+            ))
+        );
+        // Not two names split at `=`.
+        for code in [
+            "parts = line.split('=')",
+            "key, value = line.split(':')",
+            "a, b, c = line.split('=')",
+            "key, value = f(x, y).split('=')",
+        ] {
+            assert_eq!(key_value_fix(code), None, "{code}");
+        }
         assert_eq!(
             repeated_key("LOG_LEVEL=info\nexport LOG_LEVEL=debug\n"),
             Some((
@@ -10158,6 +10313,77 @@ mod tests {
         // Not for other models.
         let mut big = Coach::new(false, "Set it.", dir.path());
         assert_eq!(big.rerun_after_definition(&[call], &[failed]), None);
+    }
+
+    #[test]
+    fn a_failed_block_whose_error_has_a_known_line_fix_runs_again_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = "Write totals.csv with the total of each customer's payments.";
+        let code = "import pandas as pd\ndf = pd.read_csv('payments.csv')\nfor c in ['customer']:\n    df[c] = df[c].lower()\ndf.groupby('customer')['amount'].sum().to_csv('totals.csv')";
+        let run = Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+        });
+        let failed = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    df[c] = df[c].lower()\n  [2 frames inside libraries]\nAttributeError: 'Series' object has no attribute 'lower'\n[exit code 1]",
+        );
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_runs(std::slice::from_ref(&run));
+        coach.saw_failure(true);
+        let notes = coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        // The hint is not told: oi makes its change and says so as it runs.
+        assert!(
+            !notes.iter().any(|n| n.contains(".str.lower()")),
+            "{notes:?}"
+        );
+        let (again, lead) = coach
+            .rerun(std::slice::from_ref(&run), std::slice::from_ref(&failed))
+            .expect("the block runs again, fixed");
+        assert_eq!(
+            again.code,
+            "import pandas as pd\ndf = pd.read_csv('payments.csv')\nfor c in ['customer']:\n    df[c] = df[c].str.lower()\ndf.groupby('customer')['amount'].sum().to_csv('totals.csv')"
+        );
+        assert_eq!(again.language.as_deref(), Some("python"));
+        assert_eq!(
+            lead,
+            "[oi: that error has a known fix, so oi ran your code again with `df[c] = df[c].lower()` written as `df[c] = df[c].str.lower()`:]"
+        );
+        // Once; the model's code is now the fixed block, and the line sent
+        // again unchanged gets the change too.
+        coach.after_batch(false);
+        assert_eq!(coach.rerun(&[run.clone()], &[python_report("")]), None);
+        assert_eq!(coach.python, again.code);
+        let mut actions = vec![Action::Run(run.clone().unwrap())];
+        assert!(coach.apply_line_fix(&mut actions).is_some());
+        let Action::Run(sent) = &actions[0] else {
+            panic!("a run")
+        };
+        assert_eq!(sent.code, again.code);
+        // A line the block does not hold (a script run by the shell): the
+        // hint is told, nothing runs again.
+        let mut coach = Coach::new(true, task, dir.path());
+        let other = Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: "import subprocess\nsubprocess.run(['python', 'totals.py'])".to_owned(),
+        });
+        coach.saw_runs(std::slice::from_ref(&other));
+        coach.saw_failure(true);
+        let notes = coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("as `df[c] = df[c].str.lower()`")),
+            "{notes:?}"
+        );
+        assert_eq!(coach.rerun(&[other], &[failed.clone()]), None);
+        // Not for other models.
+        let mut big = Coach::new(false, task, dir.path());
+        big.saw_runs(std::slice::from_ref(&run));
+        big.saw_failure(true);
+        big.after_runs(std::slice::from_ref(&failed), dir.path());
+        assert_eq!(big.rerun(&[run], &[failed]), None);
     }
 
     #[test]

@@ -57,39 +57,53 @@ const IMPORTS: &[(&str, &str)] = &[
     ("itertools", "import itertools"),
 ];
 
-/// A hint: its kind (each kind is given once a task) and its note.
+/// A hint: its kind (each kind is given once a task), its note, and the
+/// change of one line it names, when it names one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Hint {
     pub(super) kind: &'static str,
     pub(super) note: String,
+    pub(super) fix: Option<LineChange>,
+}
+
+/// A line of the failed code, trimmed as the traceback shows it, and the
+/// same line changed as the error calls for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct LineChange {
+    pub(super) line: String,
+    pub(super) fixed: String,
 }
 
 /// The hint for the last error in a run's `output` that has one, with
 /// `cwd` for listing the folder when a file was not found.
 pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
     if let Some(text) = merge_keys(output) {
-        let text = merge_with(output, cwd).unwrap_or_else(|| text.to_owned());
+        let (text, fix) = merge_with(output, cwd).unwrap_or_else(|| (text.to_owned(), None));
         return Some(Hint {
             kind: "merge-keys",
             note: format!("[oi: {text}]"),
+            fix,
         });
     }
     if let Some(text) = split_index(output) {
         return Some(Hint {
             kind: "split-index",
             note: format!("[oi: {text}]"),
+            fix: None,
         });
     }
     if let Some(text) = unpack_split(output) {
         return Some(Hint {
             kind: "unpack",
             note: format!("[oi: {text}]"),
+            fix: None,
         });
     }
-    if let Some(text) = series_text_method(output) {
+    if let Some((text, fix)) = series_text_method(output) {
         return Some(Hint {
             kind: "series-str",
             note: format!("[oi: {text}]"),
+            fix: Some(fix),
         });
     }
     let lines: Vec<&str> = output.lines().collect();
@@ -104,6 +118,7 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
         Some(Hint {
             kind,
             note: format!("[oi: {text}]"),
+            fix: None,
         })
     })
 }
@@ -139,8 +154,9 @@ fn split_index(output: &str) -> Option<String> {
 /// 'Series' object has no attribute 'lower'`) at a line the traceback
 /// shows: that line with `.str` put before each such call
 /// (`df['s'].str.strip().lower()` → `df['s'].str.strip().str.lower()`).
-/// Told only the rule, a small model wrote the same line again.
-fn series_text_method(output: &str) -> Option<String> {
+/// Told only the rule, a small model wrote the same line again. With the
+/// line and its change.
+fn series_text_method(output: &str) -> Option<(String, LineChange)> {
     let error = last_error(output)?;
     let attribute = between(error, "'Series' object has no attribute '", "'")?;
     if !error.starts_with("AttributeError:") || !TEXT_METHODS.contains(&attribute) {
@@ -163,8 +179,14 @@ fn series_text_method(output: &str) -> Option<String> {
     }
     fixed.push_str(rest);
     (fixed != line).then(|| {
-        format!(
-            "`.{attribute}()` is a method of text, not of a pandas column: on a column it is `.str.{attribute}()`. Write `{line}` as `{fixed}`."
+        (
+            format!(
+                "`.{attribute}()` is a method of text, not of a pandas column: on a column it is `.str.{attribute}()`. Write `{line}` as `{fixed}`."
+            ),
+            LineChange {
+                line: line.to_owned(),
+                fixed,
+            },
         )
     })
 }
@@ -231,8 +253,10 @@ fn merge_keys(output: &str) -> Option<&'static str> {
 /// own key column: the tables named by its two arguments (`customers` or
 /// `df_customers` for `customers.csv`, among the tables in `cwd`), the one
 /// without `key` given the column `key` names a part of (`id` for
-/// `customer_id`) or that names a part of `key` (`customer`).
-fn merge_with(output: &str, cwd: &Path) -> Option<String> {
+/// `customer_id`) or that names a part of `key` (`customer`). With the
+/// failed line changed to that merge, when its `on=` argument is found in
+/// it once.
+fn merge_with(output: &str, cwd: &Path) -> Option<(String, Option<LineChange>)> {
     let line = output
         .lines()
         .map(str::trim)
@@ -329,7 +353,28 @@ fn merge_with(output: &str, cwd: &Path) -> Option<String> {
         (true, false) => (key.to_owned(), counterpart(right_table)?, right_table),
         _ => return None,
     };
-    Some(format!(
+    // The `on='key'` argument as written, its closing quote included, and
+    // not part of another name (`left_on=`).
+    let on = args.iter().find_map(|a| {
+        let rest = a.strip_prefix("on=")?;
+        let quote = rest.chars().next().filter(|q| *q == '\'' || *q == '"')?;
+        let end = rest[1..].find(quote)?;
+        Some(&a[.."on=".len() + end + 2])
+    });
+    let fix = on.and_then(|on| {
+        let at = line.find(on)?;
+        let alone = line.matches(on).count() == 1
+            && !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        alone.then(|| LineChange {
+            line: line.to_owned(),
+            fixed: format!(
+                "{}left_on='{left_on}', right_on='{right_on}'{}",
+                &line[..at],
+                &line[at + on.len()..]
+            ),
+        })
+    });
+    let text = format!(
         "`{}` has no `{key}` column (its columns: {}): its key is `{}`. Merge on each table's own column: `pd.merge({left}, {right}, left_on='{left_on}', right_on='{right_on}')` (make the values alike first if they are written differently).",
         lacking.0,
         lacking
@@ -343,7 +388,8 @@ fn merge_with(output: &str, cwd: &Path) -> Option<String> {
         } else {
             &right_on
         },
-    ))
+    );
+    Some((text, fix))
 }
 
 /// When a program that failed printed how to use it (`Usage: prog
@@ -765,6 +811,13 @@ mod tests {
             "{}",
             note(out)
         );
+        assert_eq!(
+            hint(out, Path::new(".")).unwrap().fix,
+            Some(LineChange {
+                line: "df['subject'] = df['subject'].str.strip().lower()".to_owned(),
+                fixed: "df['subject'] = df['subject'].str.strip().str.lower()".to_owned(),
+            })
+        );
         // Every call on the line, and none twice.
         let out = "    x = df['a'].lower() + df['b'].str.lower()\nAttributeError: 'Series' object has no attribute 'lower'\n";
         assert!(
@@ -804,6 +857,16 @@ mod tests {
             hint(failed, dir.path()).unwrap().note,
             "[oi: `customers.csv` has no `customer_id` column (its columns: `id`, `name`): its key is `id`. Merge on each table's own column: `pd.merge(df_customers, df_orders, left_on='id', right_on='customer_id')` (make the values alike first if they are written differently).]"
         );
+        // The failed line itself, changed to that merge.
+        assert_eq!(
+            hint(failed, dir.path()).unwrap().fix,
+            Some(LineChange {
+                line: "merged_df = pd.merge(df_customers, df_orders, on='customer_id', how='left')"
+                    .to_owned(),
+                fixed: "merged_df = pd.merge(df_customers, df_orders, left_on='id', right_on='customer_id', how='left')"
+                    .to_owned(),
+            })
+        );
         // The other way round, and a key that names a part of the other's.
         fs_err::write(
             dir.path().join("payments.csv"),
@@ -816,6 +879,16 @@ mod tests {
         )
         .unwrap();
         let failed = "    m = clients.merge(payments, on='customer_id')\nKeyError: 'customer_id'\n";
+        assert_eq!(
+            hint(failed, dir.path()).unwrap().fix.map(|f| f.fixed),
+            Some(
+                "m = clients.merge(payments, left_on='customer_id', right_on='customer')"
+                    .to_owned()
+            )
+        );
+        // `on=` written twice on the line: no change is guessed.
+        let twice = "    m = clients.merge(payments, on='customer_id').merge(payments, on='customer_id')\nKeyError: 'customer_id'\n";
+        assert_eq!(hint(twice, dir.path()).unwrap().fix, None);
         assert!(
             hint(failed, dir.path()).unwrap().note.contains("`payments.csv` has no `customer_id` column (its columns: `id`, `customer`, `amount`): its key is `customer`. Merge on each table's own column: `pd.merge(clients, payments, left_on='customer_id', right_on='customer')`"),
             "{:?}",
