@@ -2256,6 +2256,52 @@ async fn a_small_model_that_printed_a_table_is_given_the_line_that_writes_it() {
 }
 
 #[tokio::test]
+async fn a_small_models_merge_on_a_key_one_table_lacks_runs_again_fixed_by_oi() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(
+        cwd.join("customers.csv"),
+        "customer_id,name\nC001,Ana\nC002,Ben\n",
+    )
+    .unwrap();
+    fs_err::write(
+        cwd.join("payments.csv"),
+        "id,customer,amount\n1,C001,10.5\n2,C002,20\n3,C001,4.5\n",
+    )
+    .unwrap();
+    let Some(python) = oi_testkit::pip_package("pandas", "pandas") else {
+        return;
+    };
+    let kernel = format!("languages.python.command=[{}]", json!(python));
+    env.server
+        .push(Reply::text(
+            "```python\nimport pandas as pd\ncustomers = pd.read_csv('customers.csv')\npayments = pd.read_csv('payments.csv')\nmerged = pd.merge(customers, payments, on='customer_id')\nmerged.groupby('name')['amount'].sum().reset_index(name='total').to_csv('totals.csv', index=False)\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "-c",
+            &kernel,
+            "Write totals.csv with the header name,total: each customer's total payments.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(told.contains("KeyError: 'customer_id'"), "{told}");
+    assert!(
+        told.contains("[oi: that error has a known fix, so oi ran your code again with `merged = pd.merge(customers, payments, on='customer_id')` written as `merged = pd.merge(customers, payments, left_on='customer_id', right_on='customer')`:]"),
+        "{told}"
+    );
+    assert!(!told.contains("Merge on each table's own column"), "{told}");
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("totals.csv")).unwrap(),
+        "name,total\nAna,15.0\nBen,20.0\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_listing_files_out_of_size_order_is_told_their_sizes() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

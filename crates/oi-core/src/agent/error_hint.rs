@@ -106,6 +106,13 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             fix: Some(fix),
         });
     }
+    if let Some((text, fix)) = dt_on_text(output) {
+        return Some(Hint {
+            kind: "dt-text",
+            note: format!("[oi: {text}]"),
+            fix: Some(fix),
+        });
+    }
     let lines: Vec<&str> = output.lines().collect();
     let start = lines.len().saturating_sub(TAIL);
     let failed = output.contains("[exit code ");
@@ -189,6 +196,47 @@ fn series_text_method(output: &str) -> Option<(String, LineChange)> {
             },
         )
     })
+}
+
+/// When `.dt` was used on a pandas column of text (`AttributeError: Can
+/// only use .dt accessor with datetimelike values`) at a line the
+/// traceback shows, on a column written `table['name']`: that line with
+/// the column converted where it is used
+/// (`df['ts'].dt.month` → `pd.to_datetime(df['ts'], format='mixed').dt.month`).
+fn dt_on_text(output: &str) -> Option<(String, LineChange)> {
+    if !last_error(output)?.starts_with("AttributeError: Can only use .dt accessor") {
+        return None;
+    }
+    let line = output
+        .lines()
+        .map(str::trim)
+        .find(|l| l.contains("].dt.") && !l.starts_with("File ") && !l.starts_with('^'))?;
+    let end = line.find("].dt.")? + 1;
+    let open = line[..end].rfind('[')?;
+    let table_start = line[..open]
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let (table, key) = (&line[table_start..open], &line[open + 1..end - 1]);
+    let quoted_key = key.len() >= 3
+        && (key.starts_with('\'') && key.ends_with('\'')
+            || key.starts_with('"') && key.ends_with('"'));
+    if table.is_empty() || table.starts_with(|c: char| c.is_ascii_digit()) || !quoted_key {
+        return None;
+    }
+    let column = &line[table_start..end];
+    let fixed = line.replace(
+        &format!("{column}.dt."),
+        &format!("pd.to_datetime({column}, format='mixed').dt."),
+    );
+    Some((
+        format!(
+            "`.dt` works on dates, and `{column}` holds text: convert it where you use it, `{line}` as `{fixed}`; for ISO text (`2024-01-05T09:12:00`) the day is also `.str[:10]` and the month `.str[:7]`."
+        ),
+        LineChange {
+            line: line.to_owned(),
+            fixed,
+        },
+    ))
 }
 
 /// When a run failed with `ValueError: not enough values to unpack` at a
@@ -800,6 +848,35 @@ mod tests {
         let out = "AttributeError: Can only use .dt accessor with datetimelike values\n";
         assert_eq!(kind(out), Some("dt-text"));
         assert!(note(out).contains("pd.to_datetime(df[c], format='mixed')"));
+        assert_eq!(hint(out, Path::new(".")).unwrap().fix, None);
+    }
+
+    #[test]
+    fn dt_on_a_text_column_gets_its_line_fixed() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 13, in <module>\n    net = df.groupby(df['timestamp'].dt.to_period('M'))['amount'].sum()\n                     ^^^^^^^^^^^^^^^^^^\n  [3 frames inside libraries]\nAttributeError: Can only use .dt accessor with datetimelike values\n";
+        let found = hint(out, Path::new(".")).expect("a hint");
+        assert_eq!(found.kind, "dt-text");
+        assert_eq!(
+            found.fix,
+            Some(LineChange {
+                line: "net = df.groupby(df['timestamp'].dt.to_period('M'))['amount'].sum()"
+                    .to_owned(),
+                fixed: "net = df.groupby(pd.to_datetime(df['timestamp'], format='mixed').dt.to_period('M'))['amount'].sum()"
+                    .to_owned(),
+            })
+        );
+        assert!(found.note.contains("`df['timestamp']` holds text"), "{}", found.note);
+        // Every use of that column on the line; a column not written
+        // `table['name']` gets the general note.
+        let out = "    df['m'] = df[\"ts\"].dt.month * 100 + df[\"ts\"].dt.day\nAttributeError: Can only use .dt accessor with datetimelike values\n";
+        assert_eq!(
+            hint(out, Path::new(".")).unwrap().fix.map(|f| f.fixed),
+            Some("df['m'] = pd.to_datetime(df[\"ts\"], format='mixed').dt.month * 100 + pd.to_datetime(df[\"ts\"], format='mixed').dt.day".to_owned())
+        );
+        let out = "    df['m'] = df.ts.dt.month\nAttributeError: Can only use .dt accessor with datetimelike values\n";
+        assert_eq!(hint(out, Path::new(".")).unwrap().fix, None);
+        let out = "    m = rows[0].dt.month\nAttributeError: Can only use .dt accessor with datetimelike values\n";
+        assert_eq!(hint(out, Path::new(".")).unwrap().fix, None);
     }
 
     #[test]
