@@ -957,16 +957,20 @@ impl Coach {
     /// Counted with the other re-runs; its code is then the model's code
     /// the notes are about. Small models only.
     fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
-        let (run, LineChange { line, fixed }) = self.fix_rerun.take()?;
+        let (run, LineChange { line, fixed, .. }) = self.fix_rerun.take()?;
         self.reruns += 1;
         self.python = run.code.clone();
         self.patterns = super::pattern::patterns(&self.python);
-        Some((
-            run,
+        let lead = if fixed.contains('\n') {
+            format!(
+                "[oi: that error has a known fix, so oi ran your code again with `{line}` written as:\n```python\n{fixed}\n```\nIts result:]"
+            )
+        } else {
             format!(
                 "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `{fixed}`:]"
-            ),
-        ))
+            )
+        };
+        Some((run, lead))
     }
 
     /// After a batch of `runs` (the proposed code of each action, in order)
@@ -1193,6 +1197,7 @@ impl Coach {
                         && self.fix_rerun.is_none()
                         && self.reruns < MAX_RERUNS
                         && self.python.lines().any(|l| l.trim() == fix.line)
+                        && (!fix.in_loop || in_loop(&self.python, &fix.line))
                     {
                         KnownFix::keep(
                             &mut self.line_fixes,
@@ -3548,6 +3553,13 @@ fn content_problems(
             write_only(name, &value)
         ));
     }
+    if let Some(example) = &asked.dotted_example
+        && let Some(first) = undotted_paths(text, example, inputs)
+    {
+        problems.push(format!(
+            "no line of `{name}` has a dot (`{first}`) where the task's example `{example}` is a dotted path: a key inside a nested object is written with the keys above it, joined by `.`; walk each document down to its leaves (`def leaves(d, path=''):` then, for each `k, v` in `d.items()`, `p = f'{{path}}.{{k}}' if path else k`, `yield from leaves(v, p)` when `v` is a dict, else `yield p`)"
+        ));
+    }
     if asked.picks
         && let Some((folder, count)) = names_every_file(text, &asked.picked_from)
     {
@@ -3600,6 +3612,15 @@ fn content_problems(
         };
         problems.push(format!(
             "`{name}` keeps the row of `{key}` {value} with `{date}` {kept}, but `{input}` has {other} one ({best}) and the task asks for the {which}: {how}"
+        ));
+    }
+    if asked.ties_alphabetical
+        && let Some((input, [key, value, text_column, kept, first, number, n])) = inputs
+            .iter()
+            .find_map(|(input, body)| table::tie_not_first(text, body).map(|tie| (input, tie)))
+    {
+        problems.push(format!(
+            "`{name}` keeps `{kept}` for `{key}` {value}, but `{input}` has `{first}` there with the same `{number}` ({n}), and the task breaks ties alphabetically: sort by `{number}` (the way the task picks) and then by `{text_column}` A to Z before keeping one row per `{key}` (pandas: `.sort_values(['{number}', '{text_column}'], ascending=[False, True]).drop_duplicates('{key}')` for the highest)"
         ));
     }
     if asked.every_key
@@ -3926,14 +3947,42 @@ fn asked_by_sentence(task: &str, name: &str, expected: &[String]) -> Asked {
     }
 }
 
+/// Whether every line of `code` that is `line` (trimmed) is in the body
+/// of a `for` or `while` loop: a line above it, less indented, opens one
+/// before any other less indented line does.
+fn in_loop(code: &str, line: &str) -> bool {
+    let lines: Vec<&str> = code.lines().collect();
+    let at: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].trim() == line)
+        .collect();
+    !at.is_empty()
+        && at.iter().all(|&i| {
+            let mut depth = super::splice::indent(lines[i]).len();
+            lines[..i].iter().rev().any(|above| {
+                let trimmed = above.trim_start();
+                let own = above.len() - trimmed.len();
+                if trimmed.is_empty() || trimmed.starts_with('#') || own >= depth {
+                    return false;
+                }
+                depth = own;
+                trimmed.starts_with("for ") || trimmed.starts_with("while ")
+            })
+        })
+}
+
 /// `text` with each line that is `code` (trimmed) replaced by `fixed`, at
-/// its indentation.
+/// its indentation (each of its lines).
 fn with_line(text: &str, code: &str, fixed: &str) -> String {
     let mut changed: Vec<String> = text
         .lines()
         .map(|l| {
             if l.trim() == code {
-                format!("{}{fixed}", super::splice::indent(l))
+                let indent = super::splice::indent(l);
+                fixed
+                    .lines()
+                    .map(|f| format!("{indent}{f}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
             } else {
                 l.to_owned()
             }
@@ -4097,6 +4146,10 @@ struct Asked {
     alphabetical: bool,
     /// An example of the value, with a digit in it ("for example 3.11.7").
     example: Option<String>,
+    /// A dotted path the task gives as its example of a value, where it
+    /// speaks of dotted paths ("as its dotted path (for example
+    /// server.tls.cert)").
+    dotted_example: Option<String>,
     /// A count of lines ("Count the lines of data.csv"), which a header
     /// line is one of.
     counts_lines: bool,
@@ -4180,6 +4233,7 @@ impl Asked {
             task: lower.clone(),
             header: asked_header(task),
             example: asked_example(task),
+            dotted_example: dotted_example(task),
             one_per_line,
             order: asked_order(&lower),
             alphabetical: asks_alphabetical(&lower),
@@ -4645,6 +4699,46 @@ fn asked_example(task: &str) -> Option<String> {
             (word.chars().any(|c| c.is_ascii_digit()) && !word.contains('/'))
                 .then(|| word.to_owned())
         })
+}
+
+/// The example a task gives of a value (after "for example", "e.g.",
+/// "like") that is a dotted path of words (`server.tls.cert`), where the
+/// task speaks of dotted paths or keys.
+fn dotted_example(task: &str) -> Option<String> {
+    let lower = task.to_lowercase();
+    if !lower.contains("dotted") && !lower.contains("dot-separated") {
+        return None;
+    }
+    ["for example ", "e.g. ", "such as ", "like "]
+        .iter()
+        .find_map(|lead| {
+            let at = lower.find(lead)? + lead.len();
+            let word = task.get(at..)?.split_whitespace().next()?;
+            let word = word
+                .trim_end_matches([')', ',', ';', ':'])
+                .trim_end_matches('.')
+                .trim_matches(['`', '\'', '"']);
+            let parts: Vec<&str> = word.split('.').collect();
+            (parts.len() >= 2
+                && parts.iter().all(|p| {
+                    !p.is_empty()
+                        && p.chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+                }))
+            .then(|| word.to_owned())
+        })
+}
+
+/// Where the task's `example` is a dotted path and an input is a JSON
+/// document with objects inside objects: the result `text`'s first line,
+/// when none of its lines has a dot (only top-level keys were read).
+fn undotted_paths(text: &str, example: &str, inputs: &[(&String, &String)]) -> Option<String> {
+    let nested = inputs.iter().any(|(name, body)| {
+        name.to_lowercase().ends_with(".json") && body.matches('{').count() >= 2
+    });
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.clone().next()?;
+    (nested && example.contains('.') && !lines.any(|l| l.contains('.'))).then(|| first.to_owned())
 }
 
 /// The values a final `reply` names that the result `text` lacks: words
@@ -8351,6 +8445,87 @@ mod tests {
     }
 
     #[test]
+    fn a_tie_kept_other_than_alphabetically_is_named() {
+        let task = "scores.csv has one row per exam. For each subject, find the student with the highest score (on a tie, the name that comes first alphabetically). Write best.csv with the header subject,student,score, sorted by subject.";
+        let asked = Asked::of(task);
+        let (input, body) = (
+            "scores.csv".to_owned(),
+            "subject,student,score\nMath,Leo,93\n math ,Ari,93\nhistory,Maya,91\nmath,Zed,80\nhistory,Ari,70\n"
+                .to_owned(),
+        );
+        let inputs = [(&input, &body)];
+        assert_eq!(
+            content_problems(
+                "best.csv",
+                "subject,student,score\nhistory,Maya,91\nmath,Leo,93\n",
+                &inputs,
+                &asked,
+                ""
+            ),
+            [
+                "`best.csv` keeps `Leo` for `subject` math, but `scores.csv` has `Ari` there with the same `score` (93), and the task breaks ties alphabetically: sort by `score` (the way the task picks) and then by `student` A to Z before keeping one row per `subject` (pandas: `.sort_values(['score', 'student'], ascending=[False, True]).drop_duplicates('subject')` for the highest)"
+            ]
+        );
+        assert!(
+            content_problems(
+                "best.csv",
+                "subject,student,score\nhistory,Maya,91\nmath,Ari,93\n",
+                &inputs,
+                &asked,
+                ""
+            )
+            .is_empty()
+        );
+        // No tie rule in the task: not judged.
+        let plain =
+            Asked::of("For each subject, find the student with the highest score. Write best.csv.");
+        assert!(
+            content_problems(
+                "best.csv",
+                "subject,student,score\nhistory,Maya,91\nmath,Leo,93\n",
+                &inputs,
+                &plain,
+                ""
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_result_without_dots_where_the_task_asks_dotted_paths_is_named() {
+        let task = "old.json and new.json are two versions of an app's settings. List every setting that is in new.json but not in old.json, as its dotted path (for example server.tls.cert), one per line, sorted, in added.txt.";
+        let asked = Asked::of(task);
+        assert_eq!(asked.dotted_example.as_deref(), Some("server.tls.cert"));
+        let (old, new) = (
+            "old.json".to_owned(),
+            "{\"server\": {\"host\": \"x\"}, \"timeout\": 1}".to_owned(),
+        );
+        let inputs = [(&old, &new)];
+        assert_eq!(
+            content_problems("added.txt", "timeout\n", &inputs, &asked, ""),
+            [
+                "no line of `added.txt` has a dot (`timeout`) where the task's example `server.tls.cert` is a dotted path: a key inside a nested object is written with the keys above it, joined by `.`; walk each document down to its leaves (`def leaves(d, path=''):` then, for each `k, v` in `d.items()`, `p = f'{path}.{k}' if path else k`, `yield from leaves(v, p)` when `v` is a dict, else `yield p`)"
+            ]
+        );
+        // A line with a dot, a flat document, or no dotted example.
+        assert!(
+            content_problems("added.txt", "server.tls\ntimeout\n", &inputs, &asked, "").is_empty()
+        );
+        let flat = "{\"timeout\": 1}".to_owned();
+        assert!(
+            content_problems("added.txt", "timeout\n", &[(&old, &flat)], &asked, "").is_empty()
+        );
+        assert_eq!(
+            dotted_example("Sort the files (for example report.pdf goes into pdf/)."),
+            None
+        );
+        assert_eq!(
+            dotted_example("Write each key as a dotted path, like app.server.port, to keys.txt."),
+            Some("app.server.port".to_owned())
+        );
+    }
+
+    #[test]
     fn a_key_set_twice_gets_its_split_line_changed_when_sent_again() {
         let dir = tempfile::tempdir().unwrap();
         let task = "Merge defaults.env and local.env into merged.env: every key from both, where local.env's value wins, one KEY=value line per key.";
@@ -10316,6 +10491,60 @@ mod tests {
     }
 
     #[test]
+    fn a_skip_before_a_failed_split_is_put_in_only_inside_a_loop() {
+        let code = "merged = {}\nfor line in open('a.env'):\n    if line.strip():\n        key, value = line.strip().split('=')\n        merged[key] = value\nprint(merged)";
+        assert!(in_loop(code, "key, value = line.strip().split('=')"));
+        assert_eq!(
+            with_line(
+                code,
+                "key, value = line.strip().split('=')",
+                "if '=' not in line:\n    continue\nkey, value = line.split('=', 1)"
+            ),
+            "merged = {}\nfor line in open('a.env'):\n    if line.strip():\n        if '=' not in line:\n            continue\n        key, value = line.split('=', 1)\n        merged[key] = value\nprint(merged)"
+        );
+        // Not in a loop: a `with` or an `if` alone, or the top level.
+        assert!(!in_loop(
+            "with open('a') as f:\n    key, value = f.read().split('=')",
+            "key, value = f.read().split('=')"
+        ));
+        assert!(!in_loop(
+            "key, value = s.split('=')",
+            "key, value = s.split('=')"
+        ));
+        // A loop that ended before the line.
+        assert!(!in_loop(
+            "for x in y:\n    pass\nkey, value = s.split('=')",
+            "key, value = s.split('=')"
+        ));
+        // Failed that way in a loop, the block runs again with the skip.
+        let dir = tempfile::tempdir().unwrap();
+        let run = Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: code.to_owned(),
+        });
+        let failed = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    key, value = line.strip().split('=')\n    ^^^^^^^^^^\nValueError: not enough values to unpack (expected 2, got 1)\n[exit code 1]",
+        );
+        let mut coach = Coach::new(true, "Merge a.env into merged.env.", dir.path());
+        coach.saw_runs(std::slice::from_ref(&run));
+        coach.saw_failure(true);
+        coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        let (again, lead) = coach
+            .rerun(std::slice::from_ref(&run), std::slice::from_ref(&failed))
+            .expect("run again");
+        assert!(
+            again.code.contains("    if line.strip():\n        if line.strip().startswith('#') or '=' not in line.strip():\n            continue\n        key, value = line.strip().split('=', 1)\n"),
+            "{}",
+            again.code
+        );
+        assert!(
+            lead.contains("written as:\n```python\nif line.strip()"),
+            "{lead}"
+        );
+    }
+
+    #[test]
     fn a_failed_block_whose_error_has_a_known_line_fix_runs_again_with_it() {
         let dir = tempfile::tempdir().unwrap();
         let task = "Write totals.csv with the total of each customer's payments.";
@@ -10352,7 +10581,10 @@ mod tests {
         // Once; the model's code is now the fixed block, and the line sent
         // again unchanged gets the change too.
         coach.after_batch(false);
-        assert_eq!(coach.rerun(&[run.clone()], &[python_report("")]), None);
+        assert_eq!(
+            coach.rerun(std::slice::from_ref(&run), &[python_report("")]),
+            None
+        );
         assert_eq!(coach.python, again.code);
         let mut actions = vec![Action::Run(run.clone().unwrap())];
         assert!(coach.apply_line_fix(&mut actions).is_some());
@@ -10377,7 +10609,7 @@ mod tests {
                 .any(|n| n.contains("as `df[c] = df[c].str.lower()`")),
             "{notes:?}"
         );
-        assert_eq!(coach.rerun(&[other], &[failed.clone()]), None);
+        assert_eq!(coach.rerun(&[other], std::slice::from_ref(&failed)), None);
         // Not for other models.
         let mut big = Coach::new(false, task, dir.path());
         big.saw_runs(std::slice::from_ref(&run));

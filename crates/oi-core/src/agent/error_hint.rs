@@ -67,11 +67,14 @@ pub(super) struct Hint {
 }
 
 /// A line of the failed code, trimmed as the traceback shows it, and the
-/// same line changed as the error calls for.
+/// same line changed as the error calls for (lines of its own may come
+/// before it, at its indentation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct LineChange {
     pub(super) line: String,
     pub(super) fixed: String,
+    /// Whether the change holds `continue`, so the line must be in a loop.
+    pub(super) in_loop: bool,
 }
 
 /// The hint for the last error in a run's `output` that has one, with
@@ -96,7 +99,7 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
         return Some(Hint {
             kind: "unpack",
             note: format!("[oi: {text}]"),
-            fix: None,
+            fix: skip_unsplit(output),
         });
     }
     if let Some((text, fix)) = series_text_method(output) {
@@ -105,6 +108,18 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             note: format!("[oi: {text}]"),
             fix: Some(fix),
         });
+    }
+    for (kind, found) in [
+        ("decimal", int_of_decimal(output)),
+        ("unpack-many", split_once_more(output)),
+    ] {
+        if let Some((text, fix)) = found {
+            return Some(Hint {
+                kind,
+                note: format!("[oi: {text}]"),
+                fix: Some(fix),
+            });
+        }
     }
     if let Some((text, fix)) = dt_on_text(output) {
         return Some(Hint {
@@ -193,9 +208,92 @@ fn series_text_method(output: &str) -> Option<(String, LineChange)> {
             LineChange {
                 line: line.to_owned(),
                 fixed,
+                in_loop: false,
             },
         )
     })
+}
+
+/// The line of a traceback in `output` that holds `part`: the failed
+/// line as the code has it (trimmed), not the traceback's own lines.
+fn source_line<'a>(output: &'a str, part: &str) -> Option<&'a str> {
+    output.lines().map(str::trim).find(|l| {
+        l.contains(part)
+            && !l.starts_with("File ")
+            && !l.starts_with('^')
+            && !l.starts_with("Traceback")
+            && !l.contains("Error: ")
+    })
+}
+
+/// Where `call` (`int(`) is called in `line` as itself, not as the end of
+/// another name (`point(`, `.int(`): each position.
+fn calls_of(line: &str, call: &str) -> Vec<usize> {
+    line.match_indices(call)
+        .map(|(at, _)| at)
+        .filter(|at| !line[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.'))
+        .collect()
+}
+
+/// When `int()` refused a number with a decimal point (`invalid literal
+/// for int() with base 10: '7.5'`) at a line the traceback shows that
+/// calls `int(` once: that line with `float(` in its place.
+fn int_of_decimal(output: &str) -> Option<(String, LineChange)> {
+    let (value, to_int) = refused_number(last_error(output)?)?;
+    if !to_int || !value.contains('.') || value.parse::<f64>().is_err() {
+        return None;
+    }
+    let line = source_line(output, "int(")?;
+    let [at] = calls_of(line, "int(")[..] else {
+        return None;
+    };
+    let fixed = format!("{}float({}", &line[..at], &line[at + "int(".len()..]);
+    Some((
+        format!(
+            "`{value}` has a decimal point: convert with `float(…)`, not `int(…)`: `{line}` as `{fixed}`."
+        ),
+        LineChange {
+            line: line.to_owned(),
+            fixed,
+            in_loop: false,
+        },
+    ))
+}
+
+/// When a line split at `=` or `:` had more parts than the two names it is
+/// unpacked into (`ValueError: too many values to unpack (expected 2)` at
+/// `key, value = line.split('=')`): the value holds the separator too
+/// (`url=http://x?a=b`, `time: 12:30`). That line split at the first one
+/// only.
+fn split_once_more(output: &str) -> Option<(String, LineChange)> {
+    if !last_error(output)?.starts_with("ValueError: too many values to unpack (expected 2") {
+        return None;
+    }
+    let line = source_line(output, ".split(")?;
+    let (names, _) = line.split_once('=')?;
+    if names.split(',').count() != 2 {
+        return None;
+    }
+    let at = line.find(".split(")? + ".split(".len();
+    let rest = &line[at..];
+    let quote = rest.chars().next().filter(|q| *q == '\'' || *q == '"')?;
+    let end = rest[1..].find(quote)? + 2;
+    let separator = &rest[..end];
+    if !matches!(separator.trim_matches(quote).trim(), "=" | ":") || !rest[end..].starts_with(')') {
+        return None;
+    }
+    let fixed = format!("{}{separator}, 1{}", &line[..at], &rest[end..]);
+    Some((
+        format!(
+            "a line had more `{}` than the names it is unpacked into, so a value holds one too: split at the first only, `{line}` as `{fixed}`.",
+            separator.trim_matches(quote)
+        ),
+        LineChange {
+            line: line.to_owned(),
+            fixed,
+            in_loop: false,
+        },
+    ))
 }
 
 /// When `.dt` was used on a pandas column of text (`AttributeError: Can
@@ -235,6 +333,7 @@ fn dt_on_text(output: &str) -> Option<(String, LineChange)> {
         LineChange {
             line: line.to_owned(),
             fixed,
+            in_loop: false,
         },
     ))
 }
@@ -277,6 +376,51 @@ fn unpack_split(output: &str) -> Option<String> {
     Some(format!(
         "a line split into fewer parts than the names it is unpacked into failed at `{line}`: some lines have no separator — blank lines, comments, headings. Skip them first (`line = line.strip()`, then {skip}).{csv}"
     ))
+}
+
+/// For a failed `a, b = line.strip().split('=')` (not enough values to
+/// unpack), in a loop: a line before it that skips the lines without the
+/// separator and comments, and the split at the first separator only.
+fn skip_unsplit(output: &str) -> Option<LineChange> {
+    let line = source_line(output, ".split(")?;
+    let (names, _) = line.split_once('=')?;
+    if names.split(',').count() < 2 || names.contains('(') {
+        return None;
+    }
+    let at = line.find(".split(")?;
+    let source = line[names.len() + 1..at].trim();
+    let plain = !source.is_empty()
+        && source
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')'));
+    let rest = &line[at + ".split(".len()..];
+    let quote = rest.chars().next().filter(|q| *q == '\'' || *q == '"')?;
+    let end = rest[1..].find(quote)? + 2;
+    let separator = &rest[..end];
+    if !plain || separator.len() < 3 || !rest[end..].starts_with(')') {
+        return None;
+    }
+    let split = if names.split(',').count() == 2 {
+        format!(
+            "{}{separator}, 1{}",
+            &line[..at + ".split(".len()],
+            &rest[end..]
+        )
+    } else {
+        line.to_owned()
+    };
+    let stripped = if source.ends_with(".strip()") {
+        source.to_owned()
+    } else {
+        format!("{source}.strip()")
+    };
+    Some(LineChange {
+        line: line.to_owned(),
+        fixed: format!(
+            "if {stripped}.startswith('#') or {separator} not in {source}:\n    continue\n{split}"
+        ),
+        in_loop: true,
+    })
 }
 
 /// When pandas' `merge` failed with a `KeyError` for its `on=` column:
@@ -420,6 +564,7 @@ fn merge_with(output: &str, cwd: &Path) -> Option<(String, Option<LineChange>)> 
                 &line[..at],
                 &line[at + on.len()..]
             ),
+            in_loop: false,
         })
     });
     let text = format!(
@@ -852,6 +997,81 @@ mod tests {
     }
 
     #[test]
+    fn int_of_a_decimal_and_a_split_with_the_separator_in_its_value_get_their_line_fixed() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 5, in <module>\n    total += int(row['qty']) * price\nValueError: invalid literal for int() with base 10: '7.5'\n";
+        let found = hint(out, Path::new(".")).expect("a hint");
+        assert_eq!(found.kind, "decimal");
+        assert_eq!(
+            found.fix,
+            Some(LineChange {
+                line: "total += int(row['qty']) * price".to_owned(),
+                fixed: "total += float(row['qty']) * price".to_owned(),
+                in_loop: false,
+            })
+        );
+        // Two calls, or another name ending in `int(`: no change is guessed.
+        let two =
+            "    x = int(a) + int(b)\nValueError: invalid literal for int() with base 10: '7.5'\n";
+        assert_eq!(hint(two, Path::new(".")).unwrap().kind, "decimal");
+        assert_eq!(hint(two, Path::new(".")).unwrap().fix, None);
+        let other = "    x = point(a)\nValueError: invalid literal for int() with base 10: '7.5'\n";
+        assert_eq!(hint(other, Path::new(".")).unwrap().fix, None);
+        // Not a decimal.
+        let word = "    x = int(a)\nValueError: invalid literal for int() with base 10: 'abc'\n";
+        assert_eq!(hint(word, Path::new(".")).and_then(|h| h.fix), None);
+
+        let out = "Traceback (most recent call last):\n  File \"<cell-2>\", line 4, in <module>\n    key, value = line.strip().split('=')\n    ^^^^^^^^^^\nValueError: too many values to unpack (expected 2)\n";
+        let found = hint(out, Path::new(".")).expect("a hint");
+        assert_eq!(found.kind, "unpack-many");
+        assert_eq!(
+            found.fix.map(|f| f.fixed),
+            Some("key, value = line.strip().split('=', 1)".to_owned())
+        );
+        assert!(
+            found.note.contains("split at the first only"),
+            "{}",
+            found.note
+        );
+        let colon = "    name, when = l.split(\": \")\nValueError: too many values to unpack (expected 2)\n";
+        assert_eq!(
+            hint(colon, Path::new(".")).unwrap().fix.map(|f| f.fixed),
+            Some("name, when = l.split(\": \", 1)".to_owned())
+        );
+        // A comma's table, three names, or a split already bounded: no.
+        for out in [
+            "    name, amount = line.split(',')\nValueError: too many values to unpack (expected 2)\n",
+            "    a, b, c = line.split('=')\nValueError: too many values to unpack (expected 3)\n",
+            "    a, b = line.split('=', 2)\nValueError: too many values to unpack (expected 2)\n",
+        ] {
+            assert_eq!(hint(out, Path::new(".")).and_then(|h| h.fix), None, "{out}");
+        }
+    }
+
+    #[test]
+    fn a_line_without_the_separator_gets_skipped_before_the_split() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 14, in <module>\n    key, value = line.strip().split('=')\n    ^^^^^^^^^^\nValueError: not enough values to unpack (expected 2, got 1)\n";
+        let found = hint(out, Path::new(".")).expect("a hint");
+        assert_eq!(found.kind, "unpack");
+        assert_eq!(
+            found.fix,
+            Some(LineChange {
+                line: "key, value = line.strip().split('=')".to_owned(),
+                fixed: "if line.strip().startswith('#') or '=' not in line.strip():\n    continue\nkey, value = line.strip().split('=', 1)".to_owned(),
+                in_loop: true,
+            })
+        );
+        // Three names keep their split; no literal separator, no change.
+        let three = "    a, b, c = row.split(';')\nValueError: not enough values to unpack (expected 3, got 1)\n";
+        assert_eq!(
+            hint(three, Path::new(".")).unwrap().fix.map(|f| f.fixed),
+            Some("if row.strip().startswith('#') or ';' not in row:\n    continue\na, b, c = row.split(';')".to_owned())
+        );
+        let spaces =
+            "    a, b = row.split()\nValueError: not enough values to unpack (expected 2, got 1)\n";
+        assert_eq!(hint(spaces, Path::new(".")).unwrap().fix, None);
+    }
+
+    #[test]
     fn dt_on_a_text_column_gets_its_line_fixed() {
         let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 13, in <module>\n    net = df.groupby(df['timestamp'].dt.to_period('M'))['amount'].sum()\n                     ^^^^^^^^^^^^^^^^^^\n  [3 frames inside libraries]\nAttributeError: Can only use .dt accessor with datetimelike values\n";
         let found = hint(out, Path::new(".")).expect("a hint");
@@ -863,9 +1083,14 @@ mod tests {
                     .to_owned(),
                 fixed: "net = df.groupby(pd.to_datetime(df['timestamp'], format='mixed').dt.to_period('M'))['amount'].sum()"
                     .to_owned(),
+                    in_loop: false,
             })
         );
-        assert!(found.note.contains("`df['timestamp']` holds text"), "{}", found.note);
+        assert!(
+            found.note.contains("`df['timestamp']` holds text"),
+            "{}",
+            found.note
+        );
         // Every use of that column on the line; a column not written
         // `table['name']` gets the general note.
         let out = "    df['m'] = df[\"ts\"].dt.month * 100 + df[\"ts\"].dt.day\nAttributeError: Can only use .dt accessor with datetimelike values\n";
@@ -893,6 +1118,7 @@ mod tests {
             Some(LineChange {
                 line: "df['subject'] = df['subject'].str.strip().lower()".to_owned(),
                 fixed: "df['subject'] = df['subject'].str.strip().str.lower()".to_owned(),
+                in_loop: false,
             })
         );
         // Every call on the line, and none twice.
@@ -942,6 +1168,7 @@ mod tests {
                     .to_owned(),
                 fixed: "merged_df = pd.merge(df_customers, df_orders, left_on='id', right_on='customer_id', how='left')"
                     .to_owned(),
+                    in_loop: false,
             })
         );
         // The other way round, and a key that names a part of the other's.

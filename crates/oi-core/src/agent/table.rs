@@ -475,6 +475,86 @@ pub(super) fn not_latest(
     })
 }
 
+/// A tie the table `result` broke other than alphabetically: where it
+/// keeps one row per key of the table `input` (a column both have, its
+/// values all different in `result` once folded and repeated in `input`),
+/// the first kept row whose number (a column of numbers both have) another
+/// row of that key in `input` has too, with a text (a third column both
+/// have) that comes first alphabetically. As (key column, key, text
+/// column, kept text, first text, number column, number).
+pub(super) fn tie_not_first(result: &str, input: &str) -> Option<[String; 7]> {
+    let ((_, out), (_, inp)) = (split(result)?, split(input)?);
+    let position = |header: &[String], name: &str| {
+        header
+            .iter()
+            .position(|n| n.trim().eq_ignore_ascii_case(name.trim()))
+    };
+    let column = |rows: &[Vec<String>], i: usize| -> Vec<String> {
+        rows[1..]
+            .iter()
+            .map(|row| row.get(i).map_or(String::new(), |v| v.trim().to_owned()))
+            .collect()
+    };
+    let shared: Vec<(usize, usize)> = out[0]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| Some((i, position(&inp[0], name)?)))
+        .collect();
+    let numeric =
+        |values: &[String]| !values.is_empty() && values.iter().all(|v| v.parse::<f64>().is_ok());
+    let number = *shared
+        .iter()
+        .find(|(i, j)| numeric(&column(&out, *i)) && numeric(&column(&inp, *j)))?;
+    let key = *shared.iter().find(|(i, j)| {
+        if *i == number.0 {
+            return false;
+        }
+        let kept: Vec<String> = column(&out, *i).iter().map(|v| fold(v)).collect();
+        let all: Vec<String> = column(&inp, *j).iter().map(|v| fold(v)).collect();
+        let distinct = |values: &[String]| {
+            values
+                .iter()
+                .enumerate()
+                .all(|(n, v)| !values[..n].contains(v))
+        };
+        distinct(&kept) && !distinct(&all) && kept.iter().all(|v| !v.is_empty())
+    })?;
+    let text = *shared.iter().find(|(i, _)| *i != number.0 && *i != key.0)?;
+    let (kept_keys, kept_texts, kept_numbers) = (
+        column(&out, key.0),
+        column(&out, text.0),
+        column(&out, number.0),
+    );
+    let (all_keys, all_texts, all_numbers) = (
+        column(&inp, key.1),
+        column(&inp, text.1),
+        column(&inp, number.1),
+    );
+    let same = |a: &str, b: &str| match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    (0..kept_keys.len()).find_map(|r| {
+        let first = (0..all_keys.len())
+            .filter(|&n| {
+                fold(&all_keys[n]) == fold(&kept_keys[r]) && same(&all_numbers[n], &kept_numbers[r])
+            })
+            .map(|n| all_texts[n].clone())
+            .min_by_key(|t| t.to_lowercase())?;
+        (first.to_lowercase() < kept_texts[r].to_lowercase()).then(|| {
+            [
+                out[0][key.0].trim().to_owned(),
+                kept_keys[r].clone(),
+                out[0][text.0].trim().to_owned(),
+                kept_texts[r].clone(),
+                first,
+                out[0][number.0].trim().to_owned(),
+                kept_numbers[r].clone(),
+            ]
+        })
+    })
+}
+
 /// Columns of the table `text` (two rows or more) with no value in any row,
 /// and how many rows it has: a column made but never filled (pandas: a
 /// grouped result assigned back as a column lines up with no row).
