@@ -1106,9 +1106,14 @@ async fn a_small_model_is_told_what_a_common_error_means_once() {
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let requests = env.server.chat_requests();
-    let decimal = "[oi: `7.5` has a decimal point: convert with `float(…)`, not `int(…)`.]";
+    // The error's one-line fix made by oi, and the block run again.
     let second = requests[1].last_message_text();
-    assert!(second.contains(decimal), "{second}");
+    assert!(
+        second.contains("[oi: that error has a known fix, so oi ran your code again with `total += int(v)` written as `total += float(v)`:]"),
+        "{second}"
+    );
+    assert!(!second.contains("has a decimal point"), "{second}");
+    let decimal = "has a decimal point";
     // A made-up path: the folder's real names, to use relative to it.
     let third = requests[2].last_message_text();
     assert!(

@@ -397,7 +397,12 @@ fn skip_unsplit(output: &str) -> Option<LineChange> {
     let quote = rest.chars().next().filter(|q| *q == '\'' || *q == '"')?;
     let end = rest[1..].find(quote)? + 2;
     let separator = &rest[..end];
-    if !plain || separator.len() < 3 || !rest[end..].starts_with(')') {
+    // A comma's table has quoted commas too: its note gives `csv.reader`.
+    if !plain
+        || separator.len() < 3
+        || separator.trim_matches(quote) == ","
+        || !rest[end..].starts_with(')')
+    {
         return None;
     }
     let split = if names.split(',').count() == 2 {
@@ -1069,6 +1074,9 @@ mod tests {
         let spaces =
             "    a, b = row.split()\nValueError: not enough values to unpack (expected 2, got 1)\n";
         assert_eq!(hint(spaces, Path::new(".")).unwrap().fix, None);
+        // A comma: the note's `csv.reader`, not a change.
+        let comma = "    region, amount = line.split(\",\")\nValueError: not enough values to unpack (expected 2, got 1)\n";
+        assert_eq!(hint(comma, Path::new(".")).unwrap().fix, None);
     }
 
     #[test]
