@@ -77,6 +77,18 @@ pub(super) struct LineChange {
     pub(super) in_loop: bool,
 }
 
+impl LineChange {
+    /// The change of `line` (trimmed, as the traceback shows it) to
+    /// `fixed`, which holds no `continue`.
+    fn new(line: &str, fixed: String) -> Self {
+        LineChange {
+            line: line.to_owned(),
+            fixed,
+            in_loop: false,
+        }
+    }
+}
+
 /// The hint for the last error in a run's `output` that has one, with
 /// `cwd` for listing the folder when a file was not found.
 pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
@@ -205,11 +217,7 @@ fn series_text_method(output: &str) -> Option<(String, LineChange)> {
             format!(
                 "`.{attribute}()` is a method of text, not of a pandas column: on a column it is `.str.{attribute}()`. Write `{line}` as `{fixed}`."
             ),
-            LineChange {
-                line: line.to_owned(),
-                fixed,
-                in_loop: false,
-            },
+            LineChange::new(line, fixed),
         )
     })
 }
@@ -252,12 +260,49 @@ fn int_of_decimal(output: &str) -> Option<(String, LineChange)> {
         format!(
             "`{value}` has a decimal point: convert with `float(…)`, not `int(…)`: `{line}` as `{fixed}`."
         ),
-        LineChange {
-            line: line.to_owned(),
-            fixed,
-            in_loop: false,
-        },
+        LineChange::new(line, fixed),
     ))
+}
+
+/// A line that unpacks a split at a literal separator into names
+/// (`key, value = line.strip().split('=')`), in its parts.
+struct SplitLine<'a> {
+    /// How many names it unpacks into.
+    names: usize,
+    /// What it splits (`line.strip()`).
+    source: &'a str,
+    /// The separator as written, quotes included (`'='`).
+    separator: &'a str,
+    /// The separator without its quotes.
+    bare: &'a str,
+    /// The line up to the separator, and from the call's `)` on.
+    before: &'a str,
+    after: &'a str,
+}
+
+impl<'a> SplitLine<'a> {
+    fn of(line: &'a str) -> Option<Self> {
+        let (names, _) = line.split_once('=')?;
+        let at = line.find(".split(")?;
+        let start = at + ".split(".len();
+        let rest = &line[start..];
+        let quote = rest.chars().next().filter(|q| *q == '\'' || *q == '"')?;
+        let end = rest[1..].find(quote)? + 2;
+        let after = &rest[end..];
+        (!names.contains('(') && after.starts_with(')')).then(|| SplitLine {
+            names: names.split(',').count(),
+            source: line[names.len() + 1..at].trim(),
+            separator: &rest[..end],
+            bare: rest[1..end - 1].trim(),
+            before: &line[..start],
+            after,
+        })
+    }
+
+    /// The line split at the first separator only.
+    fn once(&self) -> String {
+        format!("{}{}, 1{}", self.before, self.separator, self.after)
+    }
 }
 
 /// When a line split at `=` or `:` had more parts than the two names it is
@@ -270,29 +315,17 @@ fn split_once_more(output: &str) -> Option<(String, LineChange)> {
         return None;
     }
     let line = source_line(output, ".split(")?;
-    let (names, _) = line.split_once('=')?;
-    if names.split(',').count() != 2 {
+    let split = SplitLine::of(line)?;
+    if split.names != 2 || !matches!(split.bare, "=" | ":") {
         return None;
     }
-    let at = line.find(".split(")? + ".split(".len();
-    let rest = &line[at..];
-    let quote = rest.chars().next().filter(|q| *q == '\'' || *q == '"')?;
-    let end = rest[1..].find(quote)? + 2;
-    let separator = &rest[..end];
-    if !matches!(separator.trim_matches(quote).trim(), "=" | ":") || !rest[end..].starts_with(')') {
-        return None;
-    }
-    let fixed = format!("{}{separator}, 1{}", &line[..at], &rest[end..]);
+    let fixed = split.once();
     Some((
         format!(
             "a line had more `{}` than the names it is unpacked into, so a value holds one too: split at the first only, `{line}` as `{fixed}`.",
-            separator.trim_matches(quote)
+            split.bare
         ),
-        LineChange {
-            line: line.to_owned(),
-            fixed,
-            in_loop: false,
-        },
+        LineChange::new(line, fixed),
     ))
 }
 
@@ -330,11 +363,7 @@ fn dt_on_text(output: &str) -> Option<(String, LineChange)> {
         format!(
             "`.dt` works on dates, and `{column}` holds text: convert it where you use it, `{line}` as `{fixed}`; for ISO text (`2024-01-05T09:12:00`) the day is also `.str[:10]` and the month `.str[:7]`."
         ),
-        LineChange {
-            line: line.to_owned(),
-            fixed,
-            in_loop: false,
-        },
+        LineChange::new(line, fixed),
     ))
 }
 
@@ -383,34 +412,18 @@ fn unpack_split(output: &str) -> Option<String> {
 /// separator and comments, and the split at the first separator only.
 fn skip_unsplit(output: &str) -> Option<LineChange> {
     let line = source_line(output, ".split(")?;
-    let (names, _) = line.split_once('=')?;
-    if names.split(',').count() < 2 || names.contains('(') {
-        return None;
-    }
-    let at = line.find(".split(")?;
-    let source = line[names.len() + 1..at].trim();
+    let split = SplitLine::of(line)?;
+    let source = split.source;
     let plain = !source.is_empty()
         && source
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')'));
-    let rest = &line[at + ".split(".len()..];
-    let quote = rest.chars().next().filter(|q| *q == '\'' || *q == '"')?;
-    let end = rest[1..].find(quote)? + 2;
-    let separator = &rest[..end];
     // A comma's table has quoted commas too: its note gives `csv.reader`.
-    if !plain
-        || separator.len() < 3
-        || separator.trim_matches(quote) == ","
-        || !rest[end..].starts_with(')')
-    {
+    if !plain || split.names < 2 || split.separator.len() < 3 || split.bare == "," {
         return None;
     }
-    let split = if names.split(',').count() == 2 {
-        format!(
-            "{}{separator}, 1{}",
-            &line[..at + ".split(".len()],
-            &rest[end..]
-        )
+    let unpack = if split.names == 2 {
+        split.once()
     } else {
         line.to_owned()
     };
@@ -422,7 +435,8 @@ fn skip_unsplit(output: &str) -> Option<LineChange> {
     Some(LineChange {
         line: line.to_owned(),
         fixed: format!(
-            "if {stripped}.startswith('#') or {separator} not in {source}:\n    continue\n{split}"
+            "if {stripped}.startswith('#') or {} not in {source}:\n    continue\n{unpack}",
+            split.separator
         ),
         in_loop: true,
     })
@@ -562,14 +576,15 @@ fn merge_with(output: &str, cwd: &Path) -> Option<(String, Option<LineChange>)> 
         let at = line.find(on)?;
         let alone = line.matches(on).count() == 1
             && !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
-        alone.then(|| LineChange {
-            line: line.to_owned(),
-            fixed: format!(
-                "{}left_on='{left_on}', right_on='{right_on}'{}",
-                &line[..at],
-                &line[at + on.len()..]
-            ),
-            in_loop: false,
+        alone.then(|| {
+            LineChange::new(
+                line,
+                format!(
+                    "{}left_on='{left_on}', right_on='{right_on}'{}",
+                    &line[..at],
+                    &line[at + on.len()..]
+                ),
+            )
         })
     });
     let text = format!(
