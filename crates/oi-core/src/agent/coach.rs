@@ -450,14 +450,14 @@ impl Coach {
                 .flatten()
                 .any(|run| runs_command(&run.code, command))
         });
-        self.python = runs
-            .iter()
-            .flatten()
-            .filter(|run| is_python(run.language.as_deref()))
-            .map(|run| run.code.as_str())
-            .collect::<Vec<_>>()
-            .join("\n");
-        self.patterns = super::pattern::patterns(&self.python);
+        self.know_python(
+            runs.iter()
+                .flatten()
+                .filter(|run| is_python(run.language.as_deref()))
+                .map(|run| run.code.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
         self.batch_block = match runs.iter().flatten().collect::<Vec<_>>().as_slice() {
             [run] => self.block_of(run),
             _ => None,
@@ -950,6 +950,13 @@ impl Coach {
             .or_else(|| self.rerun_with_fix())
     }
 
+    /// The Python code the notes are about (a batch's, or oi's re-run of
+    /// it), with the patterns it searches for.
+    fn know_python(&mut self, python: String) {
+        self.patterns = super::pattern::patterns(&python);
+        self.python = python;
+    }
+
     /// The failed Python block of the batch with the line its error names
     /// changed as the error calls for (`.str.lower()` on a pandas column,
     /// a merge on each table's own key), kept by [`Self::after_runs`] in
@@ -959,8 +966,7 @@ impl Coach {
     fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
         let (run, LineChange { line, fixed, .. }) = self.fix_rerun.take()?;
         self.reruns += 1;
-        self.python = run.code.clone();
-        self.patterns = super::pattern::patterns(&self.python);
+        self.know_python(run.code.clone());
         let lead = if fixed.contains('\n') {
             format!(
                 "[oi: that error has a known fix, so oi ran your code again with `{line}` written as:\n```python\n{fixed}\n```\nIts result:]"
@@ -1197,7 +1203,7 @@ impl Coach {
                         && self.fix_rerun.is_none()
                         && self.reruns < MAX_RERUNS
                         && self.python.lines().any(|l| l.trim() == fix.line)
-                        && (!fix.in_loop || in_loop(&self.python, &fix.line))
+                        && (!fix.needs_loop() || in_loop(&self.python, &fix.line))
                     {
                         KnownFix::keep(
                             &mut self.line_fixes,
@@ -3005,35 +3011,30 @@ fn repeated_key(text: &str) -> Option<(String, String, String)> {
 /// normalise the key send the same code again.
 fn key_value_fix(python: &str) -> Option<(String, String)> {
     python.lines().map(str::trim).find_map(|line| {
-        let (names, call) = line.split_once('=')?;
-        let names: Vec<&str> = names.split(',').map(str::trim).collect();
+        let split = super::error_hint::SplitLine::of(line)?;
         let plain = |n: &str| {
             !n.is_empty()
                 && n.chars().all(|c| c.is_alphanumeric() || c == '_')
                 && !n.starts_with(|c: char| c.is_ascii_digit())
         };
-        let [key, value] = names[..] else {
+        let [key, value] = split.names[..] else {
             return None;
         };
-        if !plain(key) || !plain(value) {
-            return None;
-        }
-        let call = call.trim();
-        let source = ["('=')", "(\"=\")", "('=', 1)", "(\"=\", 1)"]
-            .iter()
-            .find_map(|args| call.strip_suffix(&format!(".split{args}")))?;
+        let source = split.source;
         let source_plain = !source.is_empty()
             && source
                 .chars()
                 .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')' | '[' | ']' | '\''));
-        source_plain.then(|| {
-            (
-                line.to_owned(),
-                format!(
-                    "{key}, {value} = (part.strip().strip('\"').strip(\"'\") for part in {source}.replace('export ', '', 1).split('=', 1))"
-                ),
-            )
-        })
+        (split.bare == "=" && split.ends_line() && plain(key) && plain(value) && source_plain).then(
+            || {
+                (
+                    line.to_owned(),
+                    format!(
+                        "{key}, {value} = (part.strip().strip('\"').strip(\"'\") for part in {source}.replace('export ', '', 1).split('=', 1))"
+                    ),
+                )
+            },
+        )
     })
 }
 
@@ -4686,19 +4687,24 @@ fn several_per_line(text: &str) -> Option<String> {
 /// 3.11.7", "e.g. 2026-01-31"): one word holding a digit (not a file's
 /// name: "for example report.pdf goes into pdf/").
 fn asked_example(task: &str) -> Option<String> {
+    example_after(task, &["for example ", "e.g. ", "such as "], |word| {
+        word.chars().any(|c| c.is_ascii_digit()) && !word.contains('/')
+    })
+}
+
+/// The first word after one of `leads` in `task` (case ignored), without
+/// the punctuation and quotes around it, that `fits`.
+fn example_after(task: &str, leads: &[&str], fits: impl Fn(&str) -> bool) -> Option<String> {
     let lower = task.to_lowercase();
-    ["for example ", "e.g. ", "such as "]
-        .iter()
-        .find_map(|lead| {
-            let at = lower.find(lead)? + lead.len();
-            let word = task.get(at..)?.split_whitespace().next()?;
-            let word = word
-                .trim_end_matches([')', ',', ';', ':'])
-                .trim_end_matches('.')
-                .trim_matches(['`', '\'', '"']);
-            (word.chars().any(|c| c.is_ascii_digit()) && !word.contains('/'))
-                .then(|| word.to_owned())
-        })
+    leads.iter().find_map(|lead| {
+        let at = lower.find(lead)? + lead.len();
+        let word = task.get(at..)?.split_whitespace().next()?;
+        let word = word
+            .trim_end_matches([')', ',', ';', ':'])
+            .trim_end_matches('.')
+            .trim_matches(['`', '\'', '"']);
+        fits(word).then(|| word.to_owned())
+    })
 }
 
 /// The example a task gives of a value (after "for example", "e.g.",
@@ -4709,24 +4715,19 @@ fn dotted_example(task: &str) -> Option<String> {
     if !lower.contains("dotted") && !lower.contains("dot-separated") {
         return None;
     }
-    ["for example ", "e.g. ", "such as ", "like "]
-        .iter()
-        .find_map(|lead| {
-            let at = lower.find(lead)? + lead.len();
-            let word = task.get(at..)?.split_whitespace().next()?;
-            let word = word
-                .trim_end_matches([')', ',', ';', ':'])
-                .trim_end_matches('.')
-                .trim_matches(['`', '\'', '"']);
+    example_after(
+        task,
+        &["for example ", "e.g. ", "such as ", "like "],
+        |word| {
             let parts: Vec<&str> = word.split('.').collect();
-            (parts.len() >= 2
+            parts.len() >= 2
                 && parts.iter().all(|p| {
                     !p.is_empty()
                         && p.chars()
                             .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
-                }))
-            .then(|| word.to_owned())
-        })
+                })
+        },
+    )
 }
 
 /// Where the task's `example` is a dotted path and an input is a JSON

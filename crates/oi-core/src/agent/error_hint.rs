@@ -73,19 +73,20 @@ pub(super) struct Hint {
 pub(super) struct LineChange {
     pub(super) line: String,
     pub(super) fixed: String,
-    /// Whether the change holds `continue`, so the line must be in a loop.
-    pub(super) in_loop: bool,
 }
 
 impl LineChange {
-    /// The change of `line` (trimmed, as the traceback shows it) to
-    /// `fixed`, which holds no `continue`.
     fn new(line: &str, fixed: String) -> Self {
         LineChange {
             line: line.to_owned(),
             fixed,
-            in_loop: false,
         }
+    }
+
+    /// Whether the change holds a `continue` line, so it belongs only in
+    /// the body of a loop.
+    pub(super) fn needs_loop(&self) -> bool {
+        self.fixed.lines().any(|l| l.trim() == "continue")
     }
 }
 
@@ -197,10 +198,7 @@ fn series_text_method(output: &str) -> Option<(String, LineChange)> {
         return None;
     }
     let call = format!(".{attribute}(");
-    let line = output
-        .lines()
-        .map(str::trim)
-        .find(|l| l.contains(&call) && !l.starts_with("File ") && !l.starts_with('^'))?;
+    let line = source_line(output, &call)?;
     let mut fixed = String::new();
     let mut rest = line;
     while let Some(at) = rest.find(&call) {
@@ -266,37 +264,48 @@ fn int_of_decimal(output: &str) -> Option<(String, LineChange)> {
 
 /// A line that unpacks a split at a literal separator into names
 /// (`key, value = line.strip().split('=')`), in its parts.
-struct SplitLine<'a> {
-    /// How many names it unpacks into.
-    names: usize,
+pub(super) struct SplitLine<'a> {
+    /// The names it unpacks into, trimmed.
+    pub(super) names: Vec<&'a str>,
     /// What it splits (`line.strip()`).
-    source: &'a str,
+    pub(super) source: &'a str,
     /// The separator as written, quotes included (`'='`).
     separator: &'a str,
     /// The separator without its quotes.
-    bare: &'a str,
+    pub(super) bare: &'a str,
+    /// Whether the call gives the most splits (`split('=', 1)`).
+    pub(super) bounded: bool,
     /// The line up to the separator, and from the call's `)` on.
     before: &'a str,
     after: &'a str,
 }
 
 impl<'a> SplitLine<'a> {
-    fn of(line: &'a str) -> Option<Self> {
+    pub(super) fn of(line: &'a str) -> Option<Self> {
         let (names, _) = line.split_once('=')?;
         let at = line.find(".split(")?;
         let start = at + ".split(".len();
         let rest = &line[start..];
         let quote = rest.chars().next().filter(|q| *q == '\'' || *q == '"')?;
         let end = rest[1..].find(quote)? + 2;
-        let after = &rest[end..];
+        let (after, bounded) = match rest[end..].strip_prefix(", 1") {
+            Some(after) => (after, true),
+            None => (&rest[end..], false),
+        };
         (!names.contains('(') && after.starts_with(')')).then(|| SplitLine {
-            names: names.split(',').count(),
+            names: names.split(',').map(str::trim).collect(),
             source: line[names.len() + 1..at].trim(),
             separator: &rest[..end],
             bare: rest[1..end - 1].trim(),
+            bounded,
             before: &line[..start],
             after,
         })
+    }
+
+    /// Whether the call closes the line (`….split('=')`, nothing after).
+    pub(super) fn ends_line(&self) -> bool {
+        self.after.trim() == ")"
     }
 
     /// The line split at the first separator only.
@@ -316,7 +325,7 @@ fn split_once_more(output: &str) -> Option<(String, LineChange)> {
     }
     let line = source_line(output, ".split(")?;
     let split = SplitLine::of(line)?;
-    if split.names != 2 || !matches!(split.bare, "=" | ":") {
+    if split.names.len() != 2 || split.bounded || !matches!(split.bare, "=" | ":") {
         return None;
     }
     let fixed = split.once();
@@ -338,10 +347,7 @@ fn dt_on_text(output: &str) -> Option<(String, LineChange)> {
     if !last_error(output)?.starts_with("AttributeError: Can only use .dt accessor") {
         return None;
     }
-    let line = output
-        .lines()
-        .map(str::trim)
-        .find(|l| l.contains("].dt.") && !l.starts_with("File ") && !l.starts_with('^'))?;
+    let line = source_line(output, "].dt.")?;
     let end = line.find("].dt.")? + 1;
     let open = line[..end].rfind('[')?;
     let table_start = line[..open]
@@ -419,10 +425,15 @@ fn skip_unsplit(output: &str) -> Option<LineChange> {
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')'));
     // A comma's table has quoted commas too: its note gives `csv.reader`.
-    if !plain || split.names < 2 || split.separator.len() < 3 || split.bare == "," {
+    if !plain
+        || split.names.len() < 2
+        || split.bounded
+        || split.separator.len() < 3
+        || split.bare == ","
+    {
         return None;
     }
-    let unpack = if split.names == 2 {
+    let unpack = if split.names.len() == 2 {
         split.once()
     } else {
         line.to_owned()
@@ -432,14 +443,13 @@ fn skip_unsplit(output: &str) -> Option<LineChange> {
     } else {
         format!("{source}.strip()")
     };
-    Some(LineChange {
-        line: line.to_owned(),
-        fixed: format!(
+    Some(LineChange::new(
+        line,
+        format!(
             "if {stripped}.startswith('#') or {} not in {source}:\n    continue\n{unpack}",
             split.separator
         ),
-        in_loop: true,
-    })
+    ))
 }
 
 /// When pandas' `merge` failed with a `KeyError` for its `on=` column:
@@ -1021,12 +1031,12 @@ mod tests {
         let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 5, in <module>\n    total += int(row['qty']) * price\nValueError: invalid literal for int() with base 10: '7.5'\n";
         let found = hint(out, Path::new(".")).expect("a hint");
         assert_eq!(found.kind, "decimal");
+        assert!(!found.fix.as_ref().is_some_and(LineChange::needs_loop));
         assert_eq!(
             found.fix,
             Some(LineChange {
                 line: "total += int(row['qty']) * price".to_owned(),
                 fixed: "total += float(row['qty']) * price".to_owned(),
-                in_loop: false,
             })
         );
         // Two calls, or another name ending in `int(`: no change is guessed.
@@ -1072,12 +1082,12 @@ mod tests {
         let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 14, in <module>\n    key, value = line.strip().split('=')\n    ^^^^^^^^^^\nValueError: not enough values to unpack (expected 2, got 1)\n";
         let found = hint(out, Path::new(".")).expect("a hint");
         assert_eq!(found.kind, "unpack");
+        assert!(found.fix.as_ref().is_some_and(LineChange::needs_loop));
         assert_eq!(
             found.fix,
             Some(LineChange {
                 line: "key, value = line.strip().split('=')".to_owned(),
                 fixed: "if line.strip().startswith('#') or '=' not in line.strip():\n    continue\nkey, value = line.strip().split('=', 1)".to_owned(),
-                in_loop: true,
             })
         );
         // Three names keep their split; no literal separator, no change.
@@ -1106,7 +1116,6 @@ mod tests {
                     .to_owned(),
                 fixed: "net = df.groupby(pd.to_datetime(df['timestamp'], format='mixed').dt.to_period('M'))['amount'].sum()"
                     .to_owned(),
-                    in_loop: false,
             })
         );
         assert!(
@@ -1141,7 +1150,6 @@ mod tests {
             Some(LineChange {
                 line: "df['subject'] = df['subject'].str.strip().lower()".to_owned(),
                 fixed: "df['subject'] = df['subject'].str.strip().str.lower()".to_owned(),
-                in_loop: false,
             })
         );
         // Every call on the line, and none twice.
@@ -1191,7 +1199,6 @@ mod tests {
                     .to_owned(),
                 fixed: "merged_df = pd.merge(df_customers, df_orders, left_on='id', right_on='customer_id', how='left')"
                     .to_owned(),
-                    in_loop: false,
             })
         );
         // The other way round, and a key that names a part of the other's.

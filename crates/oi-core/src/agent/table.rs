@@ -412,11 +412,6 @@ pub(super) fn not_latest(
     latest: bool,
 ) -> Option<(String, String, String, String, String)> {
     let ((_, out), (_, inp)) = (split(result)?, split(input)?);
-    let position = |header: &[String], name: &str| {
-        header
-            .iter()
-            .position(|n| n.trim().eq_ignore_ascii_case(name.trim()))
-    };
     let iso = |value: &str| {
         let b = value.trim().as_bytes();
         b.len() >= 10
@@ -426,31 +421,13 @@ pub(super) fn not_latest(
             && b[7] == b'-'
             && b[8..10].iter().all(u8::is_ascii_digit)
     };
-    let column = |rows: &[Vec<String>], i: usize| -> Vec<String> {
-        rows[1..]
-            .iter()
-            .map(|row| row.get(i).map_or(String::new(), |v| v.trim().to_owned()))
-            .collect()
-    };
-    let date = out[0].iter().enumerate().find_map(|(i, name)| {
-        let j = position(&inp[0], name)?;
-        (column(&out, i).iter().all(|v| iso(v)) && column(&inp, j).iter().all(|v| iso(v)))
-            .then_some((i, j))
+    let shared = shared_columns(&out, &inp);
+    let date = *shared.iter().find(|(i, j)| {
+        column(&out, *i).iter().all(|v| iso(v)) && column(&inp, *j).iter().all(|v| iso(v))
     })?;
-    let key = out[0].iter().enumerate().find_map(|(i, name)| {
-        if i == date.0 {
-            return None;
-        }
-        let j = position(&inp[0], name)?;
-        let (kept, all) = (column(&out, i), column(&inp, j));
-        let distinct = |values: &[String]| {
-            values
-                .iter()
-                .enumerate()
-                .all(|(n, v)| !values[..n].contains(v))
-        };
-        (distinct(&kept) && !distinct(&all) && kept.iter().all(|v| !v.is_empty())).then_some((i, j))
-    })?;
+    let key = *shared
+        .iter()
+        .find(|(i, j)| *i != date.0 && kept_once(&out, &inp, (*i, *j), str::to_owned))?;
     let (kept_keys, kept_dates) = (column(&out, key.0), column(&out, date.0));
     let (all_keys, all_dates) = (column(&inp, key.1), column(&inp, date.1));
     kept_keys.iter().zip(&kept_dates).find_map(|(k, d)| {
@@ -475,6 +452,50 @@ pub(super) fn not_latest(
     })
 }
 
+/// The columns the tables `out` and `inp` (header rows first) both have,
+/// by name in any case: each one's position in `out` and in `inp`.
+fn shared_columns(out: &[Vec<String>], inp: &[Vec<String>]) -> Vec<(usize, usize)> {
+    out[0]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| {
+            let j = inp[0]
+                .iter()
+                .position(|n| n.trim().eq_ignore_ascii_case(name.trim()))?;
+            Some((i, j))
+        })
+        .collect()
+}
+
+/// The values of column `i` of `rows` under its header row, trimmed (a
+/// short row's missing cell as empty).
+fn column(rows: &[Vec<String>], i: usize) -> Vec<String> {
+    rows[1..]
+        .iter()
+        .map(|row| row.get(i).map_or(String::new(), |v| v.trim().to_owned()))
+        .collect()
+}
+
+/// Whether the shared column (`i` of `out`, `j` of `inp`) is a key `out`
+/// keeps one row of: its values, made alike by `alike`, all present and
+/// all different in `out`, and repeated in `inp`.
+fn kept_once(
+    out: &[Vec<String>],
+    inp: &[Vec<String>],
+    (i, j): (usize, usize),
+    alike: fn(&str) -> String,
+) -> bool {
+    let kept: Vec<String> = column(out, i).iter().map(|v| alike(v)).collect();
+    let all: Vec<String> = column(inp, j).iter().map(|v| alike(v)).collect();
+    let distinct = |values: &[String]| {
+        values
+            .iter()
+            .enumerate()
+            .all(|(n, v)| !values[..n].contains(v))
+    };
+    distinct(&kept) && !distinct(&all) && kept.iter().all(|v| !v.is_empty())
+}
+
 /// A tie the table `result` broke other than alphabetically: where it
 /// keeps one row per key of the table `input` (a column both have, its
 /// values all different in `result` once folded and repeated in `input`),
@@ -484,41 +505,15 @@ pub(super) fn not_latest(
 /// column, kept text, first text, number column, number).
 pub(super) fn tie_not_first(result: &str, input: &str) -> Option<[String; 7]> {
     let ((_, out), (_, inp)) = (split(result)?, split(input)?);
-    let position = |header: &[String], name: &str| {
-        header
-            .iter()
-            .position(|n| n.trim().eq_ignore_ascii_case(name.trim()))
-    };
-    let column = |rows: &[Vec<String>], i: usize| -> Vec<String> {
-        rows[1..]
-            .iter()
-            .map(|row| row.get(i).map_or(String::new(), |v| v.trim().to_owned()))
-            .collect()
-    };
-    let shared: Vec<(usize, usize)> = out[0]
-        .iter()
-        .enumerate()
-        .filter_map(|(i, name)| Some((i, position(&inp[0], name)?)))
-        .collect();
+    let shared = shared_columns(&out, &inp);
     let numeric =
         |values: &[String]| !values.is_empty() && values.iter().all(|v| v.parse::<f64>().is_ok());
     let number = *shared
         .iter()
         .find(|(i, j)| numeric(&column(&out, *i)) && numeric(&column(&inp, *j)))?;
-    let key = *shared.iter().find(|(i, j)| {
-        if *i == number.0 {
-            return false;
-        }
-        let kept: Vec<String> = column(&out, *i).iter().map(|v| fold(v)).collect();
-        let all: Vec<String> = column(&inp, *j).iter().map(|v| fold(v)).collect();
-        let distinct = |values: &[String]| {
-            values
-                .iter()
-                .enumerate()
-                .all(|(n, v)| !values[..n].contains(v))
-        };
-        distinct(&kept) && !distinct(&all) && kept.iter().all(|v| !v.is_empty())
-    })?;
+    let key = *shared
+        .iter()
+        .find(|(i, j)| *i != number.0 && kept_once(&out, &inp, (*i, *j), fold))?;
     let text = *shared.iter().find(|(i, _)| *i != number.0 && *i != key.0)?;
     let (kept_keys, kept_texts, kept_numbers) = (
         column(&out, key.0),
