@@ -19,7 +19,7 @@ use oi_protocol::HarnessKind;
 
 use super::error_hint::LineChange;
 use super::save_as::is_python;
-use super::{table, typed};
+use super::{records, table, typed};
 use crate::harness::{Action, ProposedRun, Report};
 
 /// Runs done again after an install, at most, in a task.
@@ -3388,6 +3388,33 @@ fn content_problems(
             "each line of `{name}` holds more than one value (`{line}`) where the task asks for one per line{fix}"
         ));
     }
+    if asked.one_per_line
+        && let Some(row) = whole_row(text, inputs, &asked.task)
+    {
+        problems.push(format!(
+            "the line `{line}` of `{name}` is a whole row of `{input}`, where the task asks for its `{column}` values, one per line: write only that cell of each row ({take})",
+            line = row.line,
+            input = row.input,
+            column = row.column,
+            take = row.take,
+        ));
+    }
+    if asked.one_per_line
+        && !doubled_breaks(text)
+        && let Some(at) = blank_among(text)
+    {
+        let file = table::python_string(name);
+        problems.push(format!(
+            "line {at} of `{name}` is blank, among its values, where the task asks for one per line: leave out empty values (`if value.strip()`) before writing, or fix the file as it is: `lines = [l for l in open({file}).read().splitlines() if l.strip()]`, then `open({file}, 'w').write('\\n'.join(lines) + '\\n')`"
+        ));
+    }
+    if asked.lower_case
+        && let Some(word) = capitalized(text, asked)
+    {
+        problems.push(format!(
+            "`{name}` has `{word}` where the task asks for lower case: lower each value before writing it (`value.lower()`; pandas: `df[column].str.lower()`)"
+        ));
+    }
     if let Some((python_word, asked_word)) = python_literal(text, &asked.lower_literals) {
         let file = table::python_string(name);
         let subs = asked
@@ -4217,6 +4244,12 @@ struct Asked {
     leaves_hidden: bool,
     /// Whether it matches a word only whole ("as a whole word").
     whole_word: bool,
+    /// Whether it asks for its values in lower case ("their names in
+    /// lower case").
+    lower_case: bool,
+    /// Its words holding a capital letter, as written (labels it gives,
+    /// like `Total:`, keep their case).
+    cased_words: Vec<String>,
     /// Its words, lowercase.
     words: Vec<String>,
 }
@@ -4359,6 +4392,13 @@ impl Asked {
                     .any(|phrase| lower.contains(phrase)),
             picks: picks_some(&words, &lower),
             picked_from: Vec::new(),
+            lower_case: ["lower case", "lowercase", "lower-case", "lowercased"]
+                .iter()
+                .any(|phrase| lower.contains(phrase)),
+            cased_words: task_words(task)
+                .filter(|word| word.chars().any(|c| c.is_uppercase()))
+                .map(str::to_owned)
+                .collect(),
             words,
         }
     }
@@ -4678,6 +4718,153 @@ fn several_per_line(text: &str) -> Option<String> {
             });
         rows.then(|| lines[0].trim().to_owned())
     })
+}
+
+/// A line of a result that is a whole row of an input's table.
+#[derive(Debug, PartialEq)]
+struct WholeRow {
+    /// The line, trimmed.
+    line: String,
+    /// The input it is a row of.
+    input: String,
+    /// The column the task asks for, as the input's header writes it.
+    column: String,
+    /// How code takes that cell of a row.
+    take: String,
+}
+
+/// How the cells of a row of an input table are separated.
+#[derive(Debug, Clone, Copy)]
+enum CellSplit {
+    Tab,
+    Comma,
+    Semicolon,
+    /// Two or more spaces (a report aligned in columns).
+    Aligned,
+}
+
+impl CellSplit {
+    fn cells(self, line: &str) -> Vec<String> {
+        let cells: Vec<&str> = match self {
+            Self::Tab => line.split('\t').collect(),
+            Self::Comma => line.split(',').collect(),
+            Self::Semicolon => line.split(';').collect(),
+            Self::Aligned => records::cells(line),
+        };
+        cells.into_iter().map(|c| c.trim().to_owned()).collect()
+    }
+
+    /// Python that takes cell `at` of a row.
+    fn take(self, at: usize) -> String {
+        match self {
+            Self::Tab => format!("`line.rstrip('\\n').split('\\t')[{at}]`"),
+            Self::Comma => format!("`row[{at}]` of each `row` of `csv.reader(f)`"),
+            Self::Semicolon => {
+                format!("`row[{at}]` of each `row` of `csv.reader(f, delimiter=';')`")
+            }
+            Self::Aligned => format!("`cells = {}`, then `cells[{at}]`", records::ALIGNED_SPLIT),
+        }
+    }
+}
+
+/// The first line of a result (`text`) that is a whole row of an input's
+/// table (`J-104   integration   FAILED   00:30:02`), where a column of
+/// that table is named in the task (`lower`: "the IDs of the jobs …"),
+/// as the values asked for: a search (`grep FAILED`) that copied lines
+/// where one cell of each was asked. The column named first in the task
+/// is the one asked; a task that speaks of lines or rows themselves asks
+/// for nothing here.
+fn whole_row(text: &str, inputs: &[(&String, &String)], lower: &str) -> Option<WholeRow> {
+    let rest = lower.replace("one per line", "");
+    let words: Vec<&str> = task_words(&rest).collect();
+    if words.iter().any(|w| {
+        matches!(
+            *w,
+            "line" | "lines" | "row" | "rows" | "entries" | "records"
+        )
+    }) {
+        return None;
+    }
+    // Where in the task a header cell is named (`ID` as "ids", `Job` as
+    // "jobs", `city` as "cities").
+    let named_at = |cell: &str| {
+        let cell = cell.to_lowercase();
+        words.iter().position(|w| {
+            !cell.is_empty()
+                && (*w == cell
+                    || w.strip_suffix('s') == Some(cell.as_str())
+                    || w.strip_suffix("es") == Some(cell.as_str())
+                    || w.strip_suffix("ies")
+                        .is_some_and(|stem| format!("{stem}y") == cell))
+        })
+    };
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .take(50)
+        .find_map(|line| {
+            inputs.iter().find_map(|(input, body)| {
+                let at = body.lines().position(|l| l.trim() == line)?;
+                [
+                    CellSplit::Tab,
+                    CellSplit::Comma,
+                    CellSplit::Semicolon,
+                    CellSplit::Aligned,
+                ]
+                .into_iter()
+                .find_map(|split| {
+                    let width = split.cells(line).len();
+                    if width < 2 {
+                        return None;
+                    }
+                    let header = body
+                        .lines()
+                        .take(at)
+                        .map(|l| split.cells(l))
+                        .find(|cells| cells.len() == width)?;
+                    let (column, cell) = header
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, cell)| named_at(cell).map(|at| (at, i)))
+                        .min()
+                        .map(|(_, i)| (header[i].clone(), i))?;
+                    Some(WholeRow {
+                        line: line.to_owned(),
+                        input: (*input).clone(),
+                        column,
+                        take: split.take(cell),
+                    })
+                })
+            })
+        })
+}
+
+/// The line number (from 1) of the first blank line of `text` that has a
+/// value after it.
+fn blank_among(text: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    lines[..last]
+        .iter()
+        .position(|l| l.trim().is_empty())
+        .map(|at| at + 1)
+}
+
+/// The first word of a result with a capital letter in it, not one the
+/// task writes itself (a label), nor on the header line the task gives.
+fn capitalized(text: &str, asked: &Asked) -> Option<String> {
+    let skip = usize::from(asked.header.is_some());
+    text.lines()
+        .skip(skip)
+        .flat_map(str::split_whitespace)
+        .find(|word| {
+            word.chars().any(|c| c.is_uppercase())
+                && !asked
+                    .cased_words
+                    .iter()
+                    .any(|cased| word.contains(cased.as_str()))
+        })
+        .map(str::to_owned)
 }
 
 /// The header line a task gives its result, written as the words of its
@@ -8648,6 +8835,114 @@ mod tests {
             content_problems("ext.csv", "extension,count\npy,3\nmd,2\n", &[], &asked, "")
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn whole_rows_copied_where_a_column_is_asked_are_named() {
+        let report = "Nightly build report\n\nID      Job              Status    Duration\n------  ---------------  --------  --------\nJ-102   unit tests       FAILED    00:12:55\nJ-104   integration      FAILED    00:30:02\n".to_owned();
+        let input = "report.txt".to_owned();
+        let task = "Write the IDs of the jobs in report.txt whose status is FAILED, one per line, to failed.txt.";
+        let asked = Asked::of(task);
+        let text = "J-102   unit tests       FAILED    00:12:55\nJ-104   integration      FAILED    00:30:02\n";
+        let row = whole_row(text, &[(&input, &report)], &asked.task);
+        assert_eq!(
+            row,
+            Some(WholeRow {
+                line: "J-102   unit tests       FAILED    00:12:55".to_owned(),
+                input: "report.txt".to_owned(),
+                column: "ID".to_owned(),
+                take: r"`cells = re.split(r'\s{2,}', line.strip())`, then `cells[0]`".to_owned(),
+            })
+        );
+        let problems = content_problems("failed.txt", text, &[(&input, &report)], &asked, "");
+        assert!(
+            problems.iter().any(|p| p.starts_with(
+                "the line `J-102   unit tests       FAILED    00:12:55` of `failed.txt` is a whole row of `report.txt`, where the task asks for its `ID` values, one per line: write only that cell of each row"
+            )),
+            "{problems:?}"
+        );
+        // The cells alone pass.
+        assert_eq!(
+            whole_row("J-102\nJ-104\n", &[(&input, &report)], &asked.task),
+            None
+        );
+        // A CSV row, its column named in the plural.
+        let csv = "name,city,age\nAnn,Oslo,31\nBob,Rome,17\n".to_owned();
+        let people = "people.csv".to_owned();
+        let row = whole_row(
+            "Ann,Oslo,31\n",
+            &[(&people, &csv)],
+            "write the cities of the adults, one per line, to cities.txt.",
+        )
+        .map(|row| (row.column, row.take));
+        assert_eq!(
+            row,
+            Some((
+                "city".to_owned(),
+                "`row[1]` of each `row` of `csv.reader(f)`".to_owned()
+            ))
+        );
+        // A task that asks for lines or rows themselves, or names no
+        // column, asks for no cell.
+        for lower in [
+            "write the lines of report.txt whose status is failed, one per line, to failed.txt.",
+            "write the rows with status failed, one per line, to failed.txt.",
+            "write what failed, one per line, to failed.txt.",
+        ] {
+            assert_eq!(
+                whole_row(text, &[(&input, &report)], lower),
+                None,
+                "{lower}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_blank_line_among_values_one_per_line_is_named() {
+        assert_eq!(blank_among("\nrequests\nnumpy\n"), Some(1));
+        assert_eq!(blank_among("a\n\nb\n"), Some(2));
+        assert_eq!(blank_among("a\nb\n\n\n"), None);
+        assert_eq!(blank_among("a\nb"), None);
+        let asked = Asked::of("Write their names, one per line, sorted, to unpinned.txt.");
+        assert_eq!(
+            content_problems("unpinned.txt", "\ngunicorn\nnumpy\n", &[], &asked, ""),
+            [
+                "line 1 of `unpinned.txt` is blank, among its values, where the task asks for one per line: leave out empty values (`if value.strip()`) before writing, or fix the file as it is: `lines = [l for l in open('unpinned.txt').read().splitlines() if l.strip()]`, then `open('unpinned.txt', 'w').write('\\n'.join(lines) + '\\n')`"
+            ]
+        );
+        // Not asked one per line: not named.
+        let asked = Asked::of("Write their names to unpinned.txt.");
+        assert!(
+            content_problems("unpinned.txt", "\ngunicorn\nnumpy\n", &[], &asked, "").is_empty()
+        );
+    }
+
+    #[test]
+    fn capitals_where_the_task_asks_lower_case_are_named() {
+        let asked =
+            Asked::of("Write their names in lower case, one per line, sorted, to unpinned.txt.");
+        assert!(asked.lower_case);
+        assert_eq!(
+            content_problems("unpinned.txt", "gunicorn\nNumPy\n", &[], &asked, ""),
+            [
+                "`unpinned.txt` has `NumPy` where the task asks for lower case: lower each value before writing it (`value.lower()`; pandas: `df[column].str.lower()`)"
+            ]
+        );
+        assert!(content_problems("unpinned.txt", "gunicorn\nnumpy\n", &[], &asked, "").is_empty());
+        // A label the task writes keeps its case, and so does the header
+        // it gives.
+        let asked = Asked::of(
+            "Write each owner in lower case as \"Owner: count\", with the header Owner,Count, to owners.txt.",
+        );
+        assert_eq!(capitalized("Owner,Count\nOwner: ann 3\n", &asked), None);
+        assert_eq!(
+            capitalized("Owner,Count\nOwner: Ann 3\n", &asked),
+            Some("Ann".to_owned())
+        );
+        // Not asked: capitals pass.
+        let asked = Asked::of("Write their names, one per line, to names.txt.");
+        assert!(!asked.lower_case);
+        assert!(content_problems("names.txt", "Ann\nBob\n", &[], &asked, "").is_empty());
     }
 
     #[test]

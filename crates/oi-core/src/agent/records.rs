@@ -288,13 +288,13 @@ const MAX_TABLES: usize = 4;
 /// How a line of a table aligned in columns splits into its cells, as
 /// Python code the model copies; [`cells`] splits with the same pattern,
 /// so the rows the look counts are the rows that code finds.
-const ALIGNED_SPLIT: &str = r"re.split(r'\s{2,}', line.strip())";
+pub(super) const ALIGNED_SPLIT: &str = r"re.split(r'\s{2,}', line.strip())";
 
 static GAP: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\s{2,}").ok());
 
 /// The cells of a line of an aligned table: the line trimmed, split at two
 /// or more white-space characters, as [`ALIGNED_SPLIT`] splits it.
-fn cells(line: &str) -> Vec<&str> {
+pub(super) fn cells(line: &str) -> Vec<&str> {
     let line = line.trim();
     match GAP.as_ref() {
         Some(gap) => gap.split(line).collect(),
