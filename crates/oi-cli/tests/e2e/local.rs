@@ -1259,6 +1259,39 @@ async fn a_small_model_is_told_what_is_wrong_with_a_result_as_it_is_shown() {
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_its_search_copied_whole_rows_where_one_cell_was_asked() {
+    // `grep` copies each matching line of a report whole; the task asks
+    // for one column of it: named, with how code takes that cell.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("report.txt"),
+        "Nightly build report\n\nID      Job              Status    Duration\n------  ---------------  --------  --------\nJ-101   compile          PASSED    00:04:10\nJ-102   unit tests       FAILED    00:12:55\nJ-104   integration      FAILED    00:30:02\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "```bash\ngrep FAILED report.txt > failed.txt\n```",
+        ))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the IDs of the jobs in report.txt whose status is FAILED, one per line, to failed.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains(
+            "the line `J-102   unit tests       FAILED    00:12:55` of `failed.txt` is a whole row of `report.txt`, where the task asks for its `ID` values, one per line: write only that cell of each row (`cells = re.split(r'\\s{2,}', line.strip())`, then `cells[0]`)"
+        ),
+        "{told}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_a_result_breaks_the_form_asked_and_a_script_keeps_its_main() {
     // A header other than the one the task gives, and rows where it asks
     // for one value per line: named as the result is shown.
@@ -1272,6 +1305,11 @@ async fn a_small_model_is_told_a_result_breaks_the_form_asked_and_a_script_keeps
             "Write the names of the 2 largest cities, one per line, to top.txt.",
             "_ = open('top.txt', 'w').write('Hill Valley,2301005\\nRiverton,1204331\\n')",
             "It is not right yet: each line of `top.txt` holds more than one value (`Hill Valley,2301005`) where the task asks for one per line.",
+        ),
+        (
+            "Write the package names in lower case, one per line, to names.txt.",
+            "_ = open('names.txt', 'w').write('\\nflask\\nNumPy\\n')",
+            "It is not right yet: line 1 of `names.txt` is blank, among its values, where the task asks for one per line: leave out empty values (`if value.strip()`) before writing; and `names.txt` has `NumPy` where the task asks for lower case: lower each value before writing it (`value.lower()`; pandas: `df[column].str.lower()`).",
         ),
     ] {
         let env = TestEnv::new().await;

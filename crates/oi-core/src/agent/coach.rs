@@ -1234,6 +1234,8 @@ impl Coach {
             self.told_lost = true;
             previews.push(note);
         } else if !self.told_columns
+            // A fix being run again deals with the missing column.
+            && self.fix_rerun.is_none()
             && let Some(note) = reports
                 .iter()
                 .find_map(|r| columns_note(&r.text, &self.inputs, cwd))
@@ -1644,6 +1646,7 @@ impl Coach {
             self.header_fix_for(name, &text),
             self.one_value_fix_for(name, &text),
             repeated_key(&text).and_then(|_| key_value_fix(&self.python)),
+            self.total_fix_for(name, &text),
         ];
         for (code, fixed) in fixes.into_iter().flatten() {
             KnownFix::keep_for(
@@ -1654,6 +1657,19 @@ impl Coach {
                 Some((path.to_path_buf(), head.clone())),
             );
         }
+    }
+
+    /// When the table `name` (its start `text`), asked a value for each
+    /// key, holds one number in every row, put there by a line of the last
+    /// batch's code that adds up a whole column: that line and the line
+    /// that computes it per key.
+    fn total_fix_for(&self, name: &str, text: &str) -> Option<(String, String)> {
+        let asked = self.asked(name);
+        if asked.each.is_empty() {
+            return None;
+        }
+        let (column, _, _, key) = table::same_in_every_row(text)?;
+        whole_column_total(&self.python, &column, key.as_deref(), &asked.each)
     }
 
     /// When the result `name` (its start `text`) holds a value with words
@@ -3378,6 +3394,11 @@ fn content_problems(
     python: &str,
 ) -> Vec<String> {
     let mut problems = Vec::new();
+    // Lines that fix the file as it is, for a problem (by its index): told
+    // only when every problem has them. Beside other problems, a small
+    // model puts them in place of the code that writes the file, and the
+    // others stay.
+    let mut as_is: Vec<(usize, String)> = Vec::new();
     if asked.one_per_line
         && let Some(line) = several_per_line(text)
     {
@@ -3405,7 +3426,13 @@ fn content_problems(
     {
         let file = table::python_string(name);
         problems.push(format!(
-            "line {at} of `{name}` is blank, among its values, where the task asks for one per line: leave out empty values (`if value.strip()`) before writing, or fix the file as it is: `lines = [l for l in open({file}).read().splitlines() if l.strip()]`, then `open({file}, 'w').write('\\n'.join(lines) + '\\n')`"
+            "line {at} of `{name}` is blank, among its values, where the task asks for one per line: leave out empty values (`if value.strip()`) before writing"
+        ));
+        as_is.push((
+            problems.len() - 1,
+            format!(
+                ", or fix the file as it is: `lines = [l for l in open({file}).read().splitlines() if l.strip()]`, then `open({file}, 'w').write('\\n'.join(lines) + '\\n')`"
+            ),
         ));
     }
     if asked.lower_case
@@ -3413,6 +3440,46 @@ fn content_problems(
     {
         problems.push(format!(
             "`{name}` has `{word}` where the task asks for lower case: lower each value before writing it (`value.lower()`; pandas: `df[column].str.lower()`)"
+        ));
+    }
+    if !asked.each.is_empty()
+        && let Some((column, value, rows, key)) = table::same_in_every_row(text)
+    {
+        let per = &asked.each[0];
+        let how = match whole_column_total(python, &column, key.as_deref(), &asked.each) {
+            Some((code, fixed)) => format!("in your code, `{code}` becomes `{fixed}`"),
+            None => format!(
+                "compute it for each {per} (pandas: `df.groupby(key, as_index=False)['amount'].sum()`, with your columns)"
+            ),
+        };
+        problems.push(format!(
+            "the `{column}` column of `{name}` is `{value}` in all {rows} rows, where the task asks for a value for each {per}: one number for the whole column (`df['amount'].sum()`) was put in every row; {how}"
+        ));
+    }
+    if let Some((value, column)) = kept_left_out(text, &asked.left_out) {
+        let values = asked
+            .left_out
+            .iter()
+            .map(|v| table::python_string(v))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (place, how) = match column {
+            Some(column) => {
+                let col = table::python_string(&column);
+                (
+                    format!(" in its `{column}` column"),
+                    format!(
+                        "leave those rows out before writing (pandas: `df = df[~df[{col}].astype(str).str.strip().isin([{values}])]`; Python: `if row[{col}].strip() in ({values},): continue`)"
+                    ),
+                )
+            }
+            None => (
+                String::new(),
+                format!("leave those lines out (`if line.strip() not in ({values},)`)"),
+            ),
+        };
+        problems.push(format!(
+            "`{name}` still holds `{value}`{place}, a value the task says to leave out: {how}"
         ));
     }
     if let Some((python_word, asked_word)) = python_literal(text, &asked.lower_literals) {
@@ -3424,13 +3491,19 @@ fn content_problems(
                 format!("re.sub(r'\\b{python}\\b', '{lower}', {inner})")
             });
         problems.push(format!(
-            "`{name}` has `{python_word}` where the task writes `{asked_word}`: Python prints its {what} capitalized; write {how}, or fix the file as it is: `import re`, `text = {subs}`, then `open({file}, 'w').write(text)`",
+            "`{name}` has `{python_word}` where the task writes `{asked_word}`: Python prints its {what} capitalized; write {how}",
             what = if python_word == "None" { "`None`" } else { "booleans" },
             how = if python_word == "None" {
                 "`'null' if value is None else value`, or the value through `json.dumps(value)`"
             } else {
                 "`str(value).lower()` for a bool, or the value through `json.dumps(value)`"
             }
+        ));
+        as_is.push((
+            problems.len() - 1,
+            format!(
+                ", or fix the file as it is: `import re`, `text = {subs}`, then `open({file}, 'w').write(text)`"
+            ),
         ));
     }
     if asked.order.is_none()
@@ -3482,6 +3555,7 @@ fn content_problems(
     }
     if let Some(places) = asked.decimals
         && let Some(number) = other_decimals(text, places)
+            .or_else(|| table::mixed_decimals(text, places).map(|(_, number)| number))
     {
         problems.push(format!(
             "`{name}` writes `{number}` where the task asks for {places} decimal{}: format each number with `f'{{value:.{places}f}}'` (pandas: `to_csv(…, float_format='%.{places}f')`)",
@@ -3511,6 +3585,13 @@ fn content_problems(
             "`{name}` writes a date as `{date}` where the task asks for YYYY-MM-DD (like `2024-03-09`): read each date with `datetime.strptime(value, format)` in the format it is written in (`from datetime import datetime`), and write `.strftime('%Y-%m-%d')`"
         ));
     }
+    if asked.iso_months
+        && let Some(date) = day_for_month(text)
+    {
+        problems.push(format!(
+            "`{name}` writes `{date}` where the task asks for a month as YYYY-MM (like `2024-03`): take the month of each date, its first 7 characters (pandas: `df['month'] = df['date'].str[:7]` on the text column; Python: `value[:7]`), and group or write by that"
+        ));
+    }
     if asked.leaves_hidden
         && let Some((line, folder)) = hidden_path(text)
     {
@@ -3528,7 +3609,13 @@ fn content_problems(
     {
         let file = table::python_string(name);
         problems.push(format!(
-            "the lines of `{name}` are not in alphabetical order (`{first}` comes before `{second}`), which the task asks: sort them before writing (`sorted(…)`), or sort the file as it is: `lines = sorted(l for l in open({file}).read().splitlines() if l.strip())`, then `open({file}, 'w').write('\\n'.join(lines) + '\\n')`"
+            "the lines of `{name}` are not in alphabetical order (`{first}` comes before `{second}`), which the task asks: sort them before writing (`sorted(…)`)"
+        ));
+        as_is.push((
+            problems.len() - 1,
+            format!(
+                ", or sort the file as it is: `lines = sorted(l for l in open({file}).read().splitlines() if l.strip())`, then `open({file}, 'w').write('\\n'.join(lines) + '\\n')`"
+            ),
         ));
     }
     let header_line = if asked.one_per_line && asked.header.is_none() {
@@ -3873,6 +3960,11 @@ fn content_problems(
             problems.push(format!(
                 "the `{column}` column of `{name}` misses {now} of its {rows} values where `{input}` misses {before}: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead"
             ));
+        }
+    }
+    if as_is.len() == problems.len() {
+        for (at, lines) in as_is {
+            problems[at].push_str(&lines);
         }
     }
     problems
@@ -4239,6 +4331,9 @@ struct Asked {
     tab_separated: bool,
     /// Whether it asks for dates written `YYYY-MM-DD`.
     iso_dates: bool,
+    /// Whether it asks for months written `YYYY-MM` ("months as
+    /// YYYY-MM").
+    iso_months: bool,
     /// Whether it leaves hidden files or folders out ("leaving out hidden
     /// folders", "not the hidden ones").
     leaves_hidden: bool,
@@ -4250,6 +4345,9 @@ struct Asked {
     /// Its words holding a capital letter, as written (labels it gives,
     /// like `Total:`, keep their case).
     cased_words: Vec<String>,
+    /// Values it quotes as ones to leave out ("leave out rows where it is
+    /// empty, "n/a" or "-"").
+    left_out: Vec<String>,
     /// Its words, lowercase.
     words: Vec<String>,
 }
@@ -4369,6 +4467,7 @@ impl Asked {
             ]
             .iter()
             .any(|phrase| lower.contains(phrase)),
+            iso_months: task.contains("YYYY-MM") && !task.contains("YYYY-MM-DD"),
             iso_dates: task.contains("YYYY-MM-DD")
                 || lower.contains("iso date")
                 || lower.contains("iso format"),
@@ -4399,6 +4498,7 @@ impl Asked {
                 .filter(|word| word.chars().any(|c| c.is_uppercase()))
                 .map(str::to_owned)
                 .collect(),
+            left_out: left_out_values(task),
             words,
         }
     }
@@ -4837,6 +4937,132 @@ fn whole_row(text: &str, inputs: &[(&String, &String)], lower: &str) -> Option<W
                 })
             })
         })
+}
+
+/// The line of Python `code` that puts one aggregate of a whole column
+/// into the column `column` of the same table (`merged['total'] =
+/// merged['amount'].sum()`), and that line computing it per key instead
+/// (`merged['total'] = merged.groupby('name')['amount'].transform('sum')`):
+/// the key is the column a word of `each` names (`customer`), else `key`,
+/// the result's first column of text.
+fn whole_column_total(
+    code: &str,
+    column: &str,
+    key: Option<&str>,
+    each: &[String],
+) -> Option<(String, String)> {
+    code.lines().map(str::trim).find_map(|line| {
+        let (target, value) = line.split_once('=')?;
+        let target = target.trim();
+        let value = value.trim();
+        let table = target
+            .strip_suffix(&format!("['{column}']"))
+            .or_else(|| target.strip_suffix(&format!("[\"{column}\"]")))?;
+        if table.is_empty()
+            || !table.chars().all(|c| c.is_alphanumeric() || c == '_')
+            || value.contains("groupby")
+            || value.contains("transform")
+        {
+            return None;
+        }
+        let rest = value.strip_prefix(table)?;
+        let (source, aggregate) = ["sum", "mean", "max", "min", "count", "median"]
+            .iter()
+            .find_map(|agg| Some((rest.strip_suffix(&format!(".{agg}()"))?, *agg)))?;
+        let source_name = source
+            .strip_prefix("['")
+            .and_then(|s| s.strip_suffix("']"))
+            .or_else(|| {
+                source
+                    .strip_prefix("[\"")
+                    .and_then(|s| s.strip_suffix("\"]"))
+            })
+            .filter(|name| !name.is_empty() && !name.contains(['[', ']', '\'', '"']))?;
+        let key = each
+            .iter()
+            .find(|word| code.contains(&format!("'{word}'")))
+            .map(String::as_str)
+            .or(key)?;
+        if key == column || key == source_name {
+            return None;
+        }
+        let fixed = format!(
+            "{target} = {table}.groupby({})[{}].transform('{aggregate}')",
+            table::python_string(key),
+            table::python_string(source_name)
+        );
+        Some((line.to_owned(), fixed))
+    })
+}
+
+/// The values a task quotes (in double quotes) in a clause that says to
+/// leave them out ("leave out rows where it is empty, "n/a" or "-"",
+/// "skip the lines marked "draft""). A clause runs to the end of its
+/// sentence or bracket.
+fn left_out_values(task: &str) -> Vec<String> {
+    const LEADS: [&str; 14] = [
+        "leave out",
+        "leaving out",
+        "left out",
+        "skip",
+        "skipping",
+        "ignore",
+        "ignoring",
+        "exclude",
+        "excluding",
+        "drop",
+        "dropping",
+        "remove",
+        "removing",
+        "except",
+    ];
+    // ASCII lowering keeps every byte where it was.
+    let lower = task.to_ascii_lowercase();
+    let mut values: Vec<String> = Vec::new();
+    for lead in LEADS {
+        for (at, _) in lower.match_indices(lead) {
+            let word = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+            if !word(lower[..at].chars().next_back())
+                || !word(lower[at + lead.len()..].chars().next())
+            {
+                continue;
+            }
+            let rest = &task[at..];
+            let end = rest
+                .char_indices()
+                .find(|&(i, c)| {
+                    matches!(c, ')' | ';')
+                        || (c == '.'
+                            && rest[i + 1..].chars().next().is_none_or(char::is_whitespace))
+                })
+                .map_or(rest.len(), |(i, _)| i);
+            let clause = &rest[..end];
+            for (i, quoted) in clause.split('"').enumerate() {
+                if i % 2 == 1
+                    && !quoted.trim().is_empty()
+                    && quoted.chars().count() <= 20
+                    && !values.iter().any(|v| v == quoted)
+                {
+                    values.push(quoted.to_owned());
+                }
+            }
+        }
+    }
+    values
+}
+
+/// A value of `left_out` that a result still holds, with the column that
+/// holds it when the result is a table (else a line that is that value).
+fn kept_left_out(text: &str, left_out: &[String]) -> Option<(String, Option<String>)> {
+    left_out.iter().find_map(|value| {
+        if let Some(column) = table::column_holding(text, value) {
+            return Some((value.clone(), Some(column)));
+        }
+        table::columns(text).is_none().then_some(())?;
+        text.lines()
+            .any(|line| line.trim().eq_ignore_ascii_case(value))
+            .then(|| (value.clone(), None))
+    })
 }
 
 /// The line number (from 1) of the first blank line of `text` that has a
@@ -5457,6 +5683,18 @@ fn other_decimals(text: &str, places: usize) -> Option<String> {
         })
         .collect();
     (!found.is_empty() && found.iter().all(|(_, n)| *n != places)).then(|| found[0].0.clone())
+}
+
+/// A date with its day (`2024-01-05`, `2024-01-05T09:12:00`) in `text` (at
+/// most its first 50 lines), where months alone are asked.
+fn day_for_month(text: &str) -> Option<String> {
+    static DAY: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b").ok()
+    });
+    let day = DAY.as_ref()?;
+    text.lines()
+        .take(50)
+        .find_map(|line| day.find(line).map(|m| m.as_str().to_owned()))
 }
 
 /// A date written otherwise than `YYYY-MM-DD` (`[03/Mar/2024:23:58:01`,
@@ -7357,6 +7595,36 @@ mod tests {
     }
 
     #[test]
+    fn days_where_the_task_asks_for_months_are_named() {
+        let asked = Asked::of(
+            "Write net_by_month.csv with the header month,net, months as YYYY-MM, oldest first.",
+        );
+        assert!(asked.iso_months && !asked.iso_dates);
+        assert!(!Asked::of("dates as YYYY-MM-DD").iso_months);
+        assert_eq!(
+            day_for_month("month,net\n2024-01-05T09:12:00,120.5\n").as_deref(),
+            Some("2024-01-05T09:12:00")
+        );
+        assert_eq!(
+            day_for_month("month,net\n2024-01-05,120.5\n").as_deref(),
+            Some("2024-01-05")
+        );
+        assert_eq!(day_for_month("month,net\n2024-01,120.5\n"), None);
+        assert_eq!(
+            content_problems(
+                "net_by_month.csv",
+                "month,net\n2024-01-05,120.5\n2024-02-02,200.0\n",
+                &[],
+                &asked,
+                ""
+            ),
+            [
+                "`net_by_month.csv` writes `2024-01-05` where the task asks for a month as YYYY-MM (like `2024-03`): take the month of each date, its first 7 characters (pandas: `df['month'] = df['date'].str[:7]` on the text column; Python: `value[:7]`), and group or write by that"
+            ]
+        );
+    }
+
+    #[test]
     fn numbers_with_other_decimals_than_asked_are_named() {
         assert_eq!(asked_decimals("print the total with 2 decimals"), Some(2));
         assert_eq!(asked_decimals("the average rounded to 1 decimal."), Some(1));
@@ -7372,6 +7640,8 @@ mod tests {
         // One number right among others: not all wrong.
         assert_eq!(other_decimals("a,1.5\nb,2.25\n", 2), None);
         let asked = Asked::of("Write team_avg.csv with the average score with 1 decimal.");
+        // In a table, a column with one number right and another not is
+        // named (see `mixed_decimals` below).
         assert_eq!(
             content_problems(
                 "team_avg.csv",
@@ -7380,7 +7650,9 @@ mod tests {
                 &asked,
                 ""
             ),
-            Vec::<String>::new()
+            [
+                "`team_avg.csv` writes `9.333333` where the task asks for 1 decimal: format each number with `f'{value:.1f}'` (pandas: `to_csv(…, float_format='%.1f')`)"
+            ]
         );
         assert_eq!(
             content_problems(
@@ -7394,6 +7666,34 @@ mod tests {
                 "`team_avg.csv` writes `10.25` where the task asks for 1 decimal: format each number with `f'{value:.1f}'` (pandas: `to_csv(…, float_format='%.1f')`)"
             ]
         );
+        // In a table, a column with the decimals asked in some rows and
+        // others in other rows: written as they came, not formatted.
+        let asked =
+            Asked::of("Write net_by_month.csv with the header month,net, net with 2 decimals.");
+        assert_eq!(
+            table::mixed_decimals("month,net\n2024-01,180.0\n2024-02,165.25\n", 2),
+            Some(("net".to_owned(), "180.0".to_owned()))
+        );
+        assert_eq!(
+            content_problems(
+                "net_by_month.csv",
+                "month,net\n2024-01,180.0\n2024-02,165.25\n2024-03,89.99\n",
+                &[],
+                &asked,
+                ""
+            ),
+            [
+                "`net_by_month.csv` writes `180.0` where the task asks for 2 decimals: format each number with `f'{value:.2f}'` (pandas: `to_csv(…, float_format='%.2f')`)"
+            ]
+        );
+        for text in [
+            "month,net\n2024-01,180.00\n2024-02,165.25\n",
+            // Another column's decimals are its own.
+            "month,net,rate\n2024-01,180.00,0.5\n2024-02,165.25,0.125\n",
+            "month,net\n2024-01,180\n2024-02,165.25\n",
+        ] {
+            assert_eq!(table::mixed_decimals(text, 2), None, "{text}");
+        }
         // A fixed script's output: told after the run, and before ending.
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
@@ -8898,6 +9198,107 @@ mod tests {
     }
 
     #[test]
+    fn a_value_the_task_says_to_leave_out_still_in_the_result_is_named() {
+        let task = "First, write clean.csv: the rows of readings.csv that have a temperature (leave out rows where it is empty, \"n/a\" or \"-\"), same header. Then write stats.txt with three lines: \"min: X\", \"max: X\" and \"mean: X\".";
+        assert_eq!(left_out_values(task), ["n/a", "-"]);
+        assert_eq!(
+            left_out_values("Skip the lines marked \"draft\". Write \"total: N\" to out.txt."),
+            ["draft"]
+        );
+        // Quotes outside such a clause, or a word that only holds a lead,
+        // leave nothing out.
+        assert!(left_out_values("Write \"min: X\" to stats.txt.").is_empty());
+        assert!(left_out_values("Count the skipped \"x\" jobs.").is_empty());
+        let asked = Asked::of(task);
+        let clean = "station,time,temperature\nnorth,06:00,11.5\nsouth,06:00,9.0\neast,12:00,-\n";
+        assert_eq!(
+            content_problems("clean.csv", clean, &[], &asked, ""),
+            [
+                "`clean.csv` still holds `-` in its `temperature` column, a value the task says to leave out: leave those rows out before writing (pandas: `df = df[~df['temperature'].astype(str).str.strip().isin(['n/a', '-'])]`; Python: `if row['temperature'].strip() in ('n/a', '-',): continue`)"
+            ]
+        );
+        assert!(
+            content_problems(
+                "clean.csv",
+                "station,time,temperature\nnorth,06:00,11.5\nsouth,06:00,9.0\neast,12:00,-2.5\n",
+                &[],
+                &asked,
+                ""
+            )
+            .is_empty()
+        );
+        // A list of lines.
+        let asked = Asked::of("Write the statuses, one per line, to s.txt, skipping \"n/a\".");
+        assert_eq!(
+            kept_left_out("ok\nN/A\nfailed\n", &asked.left_out),
+            Some(("n/a".to_owned(), None))
+        );
+        assert_eq!(kept_left_out("ok\nfailed\n", &asked.left_out), None);
+    }
+
+    #[test]
+    fn a_whole_columns_total_in_every_row_where_one_per_key_is_asked_is_named() {
+        let task = "customers.csv and payments.csv share a customer id. Write totals.csv with the header name,total: one row per customer with the sum of their payments, sorted by name.";
+        let asked = Asked::of(task);
+        let code = "merged = pd.merge(customers, payments, left_on='customer_id', right_on='customer')\nmerged['total'] = merged['amount'].sum()\nmerged = merged.drop_duplicates('customer')\nmerged[['name', 'total']].to_csv('totals.csv', index=False)\n";
+        let text = "name,total\nAna Lima,42.0\nBen Okafor,42.0\nChen Wei,42.0\n";
+        assert_eq!(
+            table::same_in_every_row(text),
+            Some((
+                "total".to_owned(),
+                "42.0".to_owned(),
+                3,
+                Some("name".to_owned())
+            ))
+        );
+        assert_eq!(
+            content_problems("totals.csv", text, &[], &asked, code),
+            [
+                "the `total` column of `totals.csv` is `42.0` in all 3 rows, where the task asks for a value for each customer: one number for the whole column (`df['amount'].sum()`) was put in every row; in your code, `merged['total'] = merged['amount'].sum()` becomes `merged['total'] = merged.groupby('customer')['amount'].transform('sum')`"
+            ]
+        );
+        // Without a word of `each` in the code: the result's column of text.
+        assert_eq!(
+            whole_column_total(
+                "df['avg'] = df[\"score\"].mean()",
+                "avg",
+                Some("team"),
+                &["group".to_owned()]
+            ),
+            Some((
+                "df['avg'] = df[\"score\"].mean()".to_owned(),
+                "df['avg'] = df.groupby('team')['score'].transform('mean')".to_owned()
+            ))
+        );
+        // Computed per key already, or of another table: no line.
+        for code in [
+            "df['total'] = df.groupby('name')['amount'].transform('sum')",
+            "df['total'] = other['amount'].sum()",
+            "total = df['amount'].sum()",
+        ] {
+            assert_eq!(
+                whole_column_total(code, "total", Some("name"), &[]),
+                None,
+                "{code}"
+            );
+        }
+        // Totals that differ, a flag of 1 in every row, or rows all
+        // alike: nothing named.
+        for text in [
+            "name,total\nAna,4\nBen,6\nChen,6\n",
+            "name,paid\nAna,1\nBen,1\nChen,1\n",
+            "name,total\nAna,4\nAna,4\nAna,4\n",
+            "name,total\nAna,4\nBen,4\n",
+        ] {
+            assert_eq!(table::same_in_every_row(text), None, "{text}");
+        }
+        // Not asked per key: not named.
+        let asked = Asked::of("Write the grand total to totals.csv with the header name,total.");
+        assert!(asked.each.is_empty());
+        assert!(content_problems("totals.csv", text, &[], &asked, code).is_empty());
+    }
+
+    #[test]
     fn a_blank_line_among_values_one_per_line_is_named() {
         assert_eq!(blank_among("\nrequests\nnumpy\n"), Some(1));
         assert_eq!(blank_among("a\n\nb\n"), Some(2));
@@ -9861,6 +10262,27 @@ mod tests {
         coach.saw_failure(true);
         let again = coach.after_runs(&[failed("KeyError: 'Name'")], cwd);
         assert_eq!(again, Vec::<String>::new());
+        // A merge oi runs again with each table's key: the columns are
+        // not told, as the fix deals with them.
+        let mut merging = Coach::new(true, task, cwd);
+        let merge = Some(ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: "import pandas as pd\ncustomers = pd.read_csv('customers.csv')\npayments = pd.read_csv('payments.csv')\nmerged = pd.merge(customers, payments, on='customer_id')\nmerged.to_csv('totals.csv')".to_owned(),
+        });
+        merging.saw_runs(std::slice::from_ref(&merge));
+        merging.saw_failure(true);
+        let merge_failed = failed(
+            "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    merged = pd.merge(customers, payments, on='customer_id')\n  [4 frames inside libraries]\nKeyError: 'customer_id'\n",
+        );
+        let notes = merging.after_runs(std::slice::from_ref(&merge_failed), cwd);
+        assert!(
+            !notes
+                .iter()
+                .any(|n| n.contains("is not a column of every input")),
+            "{notes:?}"
+        );
+        assert!(merging.rerun(&[merge], &[merge_failed]).is_some());
         // A key of every table, or of no table input at all, says nothing.
         fs_err::write(cwd.join("payments.csv"), "id,name\n1,x\n2,y\n").unwrap();
         let mut other = Coach::new(true, task, cwd);

@@ -637,6 +637,71 @@ pub(super) fn folded_twins_in_column(text: &str) -> Option<(String, String, Stri
     })
 }
 
+/// A column of the table `text` whose numbers are written with `places`
+/// decimals in some rows and with another count in others (`180.0` beside
+/// `165.25` for 2): numbers written as they came, not formatted. Its name
+/// and the first number written otherwise. Whole numbers are left alone.
+pub(super) fn mixed_decimals(text: &str, places: usize) -> Option<(String, String)> {
+    let decimals = |value: &str| -> Option<usize> {
+        value.parse::<f64>().ok()?;
+        let (_, fraction) = value.split_once('.')?;
+        fraction
+            .chars()
+            .all(|c| c.is_ascii_digit())
+            .then_some(fraction.len())
+    };
+    by_column(text).into_iter().find_map(|(name, values)| {
+        let counts: Vec<(&String, usize)> = values
+            .iter()
+            .filter_map(|v| decimals(v).map(|n| (v, n)))
+            .collect();
+        if !counts.iter().any(|(_, n)| *n == places) {
+            return None;
+        }
+        counts
+            .iter()
+            .find(|(_, n)| *n != places)
+            .map(|(v, _)| (name.trim().to_owned(), (*v).clone()))
+    })
+}
+
+/// A column of numbers of the table `text` that holds one value in every
+/// one of its rows, three or more, while the rows differ in another
+/// column: its name, that value, the rows, and the name of the first
+/// column of text (what a row is for). A total of the whole column put in
+/// each row (`df['total'] = df['amount'].sum()`) where one per row was
+/// asked.
+pub(super) fn same_in_every_row(text: &str) -> Option<(String, String, usize, Option<String>)> {
+    let columns = by_column(text);
+    let rows = columns.first().map_or(0, |(_, values)| values.len());
+    if rows < 3 {
+        return None;
+    }
+    let differ = |values: &[String]| values.iter().any(|v| *v != values[0]);
+    let text_column = columns
+        .iter()
+        .find(|(_, values)| differ(values) && values.iter().any(|v| v.parse::<f64>().is_err()))
+        .map(|(name, _)| name.trim().to_owned());
+    if !columns.iter().any(|(_, values)| differ(values)) {
+        return None;
+    }
+    columns.iter().find_map(|(name, values)| {
+        let value = values.first()?;
+        (values.len() == rows
+            && !differ(values)
+            && value.parse::<f64>().is_ok()
+            && !matches!(value.as_str(), "0" | "1" | "0.0" | "1.0"))
+        .then(|| {
+            (
+                name.trim().to_owned(),
+                value.clone(),
+                rows,
+                text_column.clone(),
+            )
+        })
+    })
+}
+
 /// A column of the table `text` whose cells hold several values joined
 /// with `, ` (`10.0.0.2, 10.0.0.1`) in at least half of its rows, one of
 /// them at least two: its name and such a cell. Values listed where the
