@@ -23,6 +23,13 @@ const BLOCK: usize = 4;
 #[derive(Debug, Default)]
 pub(super) struct Splicer {
     failed: Option<Failed>,
+    /// The last fragment put into a block (trimmed). Sent again, it is
+    /// run as written: put in once more, it would change the block it is
+    /// already in (a line put before the failed one again), so the model
+    /// sending one fragment over and over would run a new block each time,
+    /// and the loop guard, which compares what runs, would never see the
+    /// repeat.
+    spliced: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -65,6 +72,8 @@ impl Splicer {
         mut actions: Vec<Action>,
         runs_as: impl Fn(&ProposedRun) -> Option<String>,
     ) -> (Vec<Action>, Option<Vec<String>>) {
+        // Only the reply right after the one put in is compared with it.
+        let last = self.spliced.take();
         let [Action::Run(run)] = actions.as_mut_slice() else {
             return (actions, None);
         };
@@ -74,12 +83,20 @@ impl Splicer {
         if runs_as(run).as_deref() != Some(PYTHON) {
             return (actions, None);
         }
+        if last.as_deref() == Some(run.code.trim()) {
+            // Sent yet again, it still runs as written, so the loop guard
+            // sees the repeats.
+            self.spliced = last;
+            self.failed = Some(failed);
+            return (actions, None);
+        }
         let Some((code, changes)) = splice(&failed.code, failed.line, &run.code) else {
             // Run as written; if it fails too, the block stays the one
             // to fix.
             self.failed = Some(failed);
             return (actions, None);
         };
+        self.spliced = Some(run.code.trim().to_owned());
         run.code = code;
         (actions, Some(changes))
     }
@@ -575,6 +592,28 @@ mod tests {
             splicer.apply(vec![Action::Run(python(fix))], shell_fix).1,
             None
         );
+    }
+
+    #[test]
+    fn the_same_fragment_sent_again_runs_as_written() {
+        let tagged = |run: &ProposedRun| run.language.clone();
+        let mut splicer = Splicer::default();
+        splicer.saw(&[Some(python(REVENUE))], &[report(&traceback(9))]);
+        let fix = "revenue = sum(i['qty'] * float(i['price']) for i in order['items'])";
+        let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))], tagged);
+        assert!(spliced.is_some());
+        // The block it made fails again; the model sends the same fragment.
+        let block = actions[0].run().map(|r| r.code.clone()).unwrap_or_default();
+        splicer.saw(&[Some(python(&block))], &[report(&traceback(9))]);
+        for _ in 0..2 {
+            let (actions, spliced) = splicer.apply(vec![Action::Run(python(fix))], tagged);
+            assert_eq!((actions, spliced), (vec![Action::Run(python(fix))], None));
+            splicer.saw(&[Some(python(fix))], &[report(&traceback(1))]);
+        }
+        // Another fragment still goes into the block that failed.
+        let other = "revenue = sum(float(i['qty']) * float(i['price']) for i in order['items'])";
+        let (_, spliced) = splicer.apply(vec![Action::Run(python(other))], tagged);
+        assert_eq!(spliced, Some(vec!["line 9 replaced".to_owned()]));
     }
 
     #[test]
