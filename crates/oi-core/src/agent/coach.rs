@@ -1645,10 +1645,14 @@ impl Coach {
             self.write_fix_for(name, &text),
             self.header_fix_for(name, &text),
             self.one_value_fix_for(name, &text),
-            repeated_key(&text).and_then(|_| key_value_fix(&self.python)),
             self.total_fix_for(name, &text),
         ];
-        for (code, fixed) in fixes.into_iter().flatten() {
+        let key_values = if repeated_key(&text).is_some() {
+            key_value_fixes(&self.python)
+        } else {
+            Vec::new()
+        };
+        for (code, fixed) in fixes.into_iter().flatten().chain(key_values) {
             KnownFix::keep_for(
                 &mut self.line_fixes,
                 code,
@@ -3026,32 +3030,51 @@ fn repeated_key(text: &str) -> Option<(String, String, String)> {
 /// around them, split at the first `=` only. Small models told to
 /// normalise the key send the same code again.
 fn key_value_fix(python: &str) -> Option<(String, String)> {
-    python.lines().map(str::trim).find_map(|line| {
-        let split = super::error_hint::SplitLine::of(line)?;
+    key_value_fixes(python).into_iter().next()
+}
+
+/// Every line of `python` that [`key_value_fix`] changes, each with its
+/// change: code that reads two files has a split line in each loop.
+fn key_value_fixes(python: &str) -> Vec<(String, String)> {
+    let mut fixes: Vec<(String, String)> = Vec::new();
+    for line in python.lines().map(str::trim) {
+        let Some(split) = super::error_hint::SplitLine::of(line) else {
+            continue;
+        };
         let plain = |n: &str| {
             !n.is_empty()
                 && n.chars().all(|c| c.is_alphanumeric() || c == '_')
                 && !n.starts_with(|c: char| c.is_ascii_digit())
         };
         let [key, value] = split.names[..] else {
-            return None;
+            continue;
         };
-        let source = split.source;
+        // A line that already drops `export ` gets the rest of the change.
+        let source = split
+            .source
+            .strip_suffix(".replace('export ', '', 1)")
+            .or_else(|| split.source.strip_suffix(".replace('export ', '')"))
+            .unwrap_or(split.source);
         let source_plain = !source.is_empty()
-            && source
-                .chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')' | '[' | ']' | '\''));
-        (split.bare == "=" && split.ends_line() && plain(key) && plain(value) && source_plain).then(
-            || {
-                (
-                    line.to_owned(),
-                    format!(
-                        "{key}, {value} = (part.strip().strip('\"').strip(\"'\") for part in {source}.replace('export ', '', 1).split('=', 1))"
-                    ),
-                )
-            },
-        )
-    })
+            && source.chars().all(|c| {
+                c.is_alphanumeric() || matches!(c, '_' | '.' | '(' | ')' | '[' | ']' | '\'')
+            });
+        if split.bare == "="
+            && split.ends_line()
+            && plain(key)
+            && plain(value)
+            && source_plain
+            && !fixes.iter().any(|(code, _)| code == line)
+        {
+            fixes.push((
+                line.to_owned(),
+                format!(
+                    "{key}, {value} = (part.strip().strip('\"').strip(\"'\") for part in {source}.replace('export ', '', 1).split('=', 1))"
+                ),
+            ));
+        }
+    }
+    fixes
 }
 
 /// The keys of a `KEY=value` text (a `.env`, a properties file), each with
@@ -3445,7 +3468,14 @@ fn content_problems(
     if !asked.each.is_empty()
         && let Some((column, value, rows, key)) = table::same_in_every_row(text)
     {
-        let per = &asked.each[0];
+        // The key a row is for: the word after "each"/"per" that the code
+        // names ("one row per customer", not "typed differently in each
+        // file").
+        let per = asked
+            .each
+            .iter()
+            .find(|word| python.contains(&format!("'{word}'")))
+            .unwrap_or(&asked.each[0]);
         let how = match whole_column_total(python, &column, key.as_deref(), &asked.each) {
             Some((code, fixed)) => format!("in your code, `{code}` becomes `{fixed}`"),
             None => format!(
@@ -3930,6 +3960,16 @@ fn content_problems(
         problems.push(format!(
             "the `{column}` column of `{name}` holds `{value}` on {rows} rows where the task asks for one row for each {column}: keep one per {column} (pandas: sort so that the row to keep comes first, with the task's tie rule as a second sort key, then `.drop_duplicates({})`)",
             table::python_string(&column)
+        ));
+    }
+    if let Some(word) = asked
+        .each
+        .iter()
+        .find(|word| asked.task.contains(&format!("one row per {word}")))
+        && let Some((row, rows)) = table::repeated_row(text)
+    {
+        problems.push(format!(
+            "`{name}` has the row `{row}` {rows} times where the task asks for one row per {word}: the rows were not reduced to one per {word} (pandas: group them, `df.groupby(key, as_index=False)[value].sum()`, or keep one of each after a `transform`, `.drop_duplicates()`)"
         ));
     }
     for &(input, seen) in inputs {
@@ -9077,6 +9117,22 @@ mod tests {
                 "k, v = (part.strip().strip('\"').strip(\"'\") for part in l.replace('export ', '', 1).split('=', 1))".to_owned()
             ))
         );
+        // A line that already drops `export ` gets the rest; each split
+        // line of the code is changed.
+        let both = "for line in a:\n    key, value = line.strip().split('=')\nfor line in b:\n    key, value = line.strip().replace('export ', '', 1).split('=', 1)\n";
+        assert_eq!(
+            key_value_fixes(both),
+            [
+                (
+                    "key, value = line.strip().split('=')".to_owned(),
+                    fixed.to_owned()
+                ),
+                (
+                    "key, value = line.strip().replace('export ', '', 1).split('=', 1)".to_owned(),
+                    fixed.to_owned()
+                ),
+            ]
+        );
         // Not two names split at `=`.
         for code in [
             "parts = line.split('=')",
@@ -9292,6 +9348,34 @@ mod tests {
         ] {
             assert_eq!(table::same_in_every_row(text), None, "{text}");
         }
+        // The key is the word after "per" that the code names, not the
+        // first word after "each".
+        let asked = Asked::of(
+            "customers.csv and payments.csv share a customer id, typed differently in each file. Write totals.csv with the header name,total: one row per customer with the sum of their payments.",
+        );
+        assert_eq!(asked.each, ["file", "customer"]);
+        let problems = content_problems("totals.csv", text, &[], &asked, code);
+        assert!(
+            problems[0].contains("where the task asks for a value for each customer:"),
+            "{problems:?}"
+        );
+        // The total per key put on every input row of that key: rows
+        // repeated where one per key is asked.
+        let repeated = "name,total\nAna Lima,15.0\nAna Lima,15.0\nBen Okafor,20.0\n";
+        assert_eq!(
+            table::repeated_row(repeated),
+            Some(("Ana Lima,15.0".to_owned(), 2))
+        );
+        assert_eq!(
+            content_problems("totals.csv", repeated, &[], &asked, code),
+            [
+                "`totals.csv` has the row `Ana Lima,15.0` 2 times where the task asks for one row per customer: the rows were not reduced to one per customer (pandas: group them, `df.groupby(key, as_index=False)[value].sum()`, or keep one of each after a `transform`, `.drop_duplicates()`)"
+            ]
+        );
+        assert_eq!(
+            table::repeated_row("name,total\nAna Lima,15.0\nBen Okafor,20.0\nCy,1\n"),
+            None
+        );
         // Not asked per key: not named.
         let asked = Asked::of("Write the grand total to totals.csv with the header name,total.");
         assert!(asked.each.is_empty());

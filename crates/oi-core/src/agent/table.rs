@@ -400,6 +400,19 @@ pub(super) fn repeated_group(result: &str, word: &str) -> Option<(String, String
     })
 }
 
+/// The first row of the table `text` written again whole on a later row
+/// (`Ana Lima,15.0` twice), with how many rows hold it: a per-key value
+/// put on each input row of that key (`transform`) and the rows not
+/// reduced to one per key.
+pub(super) fn repeated_row(text: &str) -> Option<(String, usize)> {
+    let (sep, rows) = split(text)?;
+    let body = &rows[1..];
+    body.iter().find_map(|row| {
+        let count = body.iter().filter(|other| *other == row).count();
+        (count > 1).then(|| (row.join(&char::from(sep).to_string()), count))
+    })
+}
+
 /// Where the table `result` keeps one row per key of the table `input`
 /// and the task asks for each key's latest row (`latest`; its earliest
 /// otherwise), by an ISO date column both have: the first key whose kept
