@@ -1160,6 +1160,48 @@ async fn a_small_models_one_line_fix_runs_inside_the_block_that_failed() {
 }
 
 #[tokio::test]
+async fn a_small_models_fragment_sent_again_runs_as_written_not_put_in_again() {
+    // Put into the failed block once; sent again, put in again it would
+    // change that block once more (another line before the failed one),
+    // so each send would run a new block. It runs as written instead.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let block = "```python\nrows = [1, 2, 3]\ntotal = 0\nfor r in rows:\n    total += r\nresult = total / rows[3]\n_ = open('out.txt', 'w').write(str(result))\n```";
+    let fragment = "```python\nrows = rows + [0]\n```";
+    env.server
+        .push(Reply::text(block))
+        .push(Reply::text(fragment))
+        .push(Reply::text(fragment))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Divide the total of the rows by their fourth into out.txt.",
+        ])
+        .await;
+    let put_in = "oi runs that block whole with the change";
+    assert_eq!(out.stderr.matches(put_in).count(), 1, "{}", out.stderr);
+    let requests = env.server.chat_requests();
+    let third = requests[2].last_message_text();
+    assert!(
+        third.contains(
+            "[oi: your change went into the block that failed (a line put before line 5)"
+        ),
+        "{third}"
+    );
+    // The spliced block failed past the fragment's line; the second send
+    // ran alone, and its one line ran fine.
+    assert!(third.contains("ZeroDivisionError"), "{third}");
+    let fourth = requests[3].last_message_text();
+    assert!(
+        fourth.contains("(the code ran without errors and printed nothing)"),
+        "{fourth}"
+    );
+    assert!(!fourth.contains("went into the block"), "{fourth}");
+}
+
+#[tokio::test]
 async fn a_small_models_block_of_prose_where_code_must_run_is_asked_again_not_run() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
