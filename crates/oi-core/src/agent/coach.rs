@@ -3468,14 +3468,7 @@ fn content_problems(
     if !asked.each.is_empty()
         && let Some((column, value, rows, key)) = table::same_in_every_row(text)
     {
-        // The key a row is for: the word after "each"/"per" that the code
-        // names ("one row per customer", not "typed differently in each
-        // file").
-        let per = asked
-            .each
-            .iter()
-            .find(|word| python.contains(&format!("'{word}'")))
-            .unwrap_or(&asked.each[0]);
+        let per = key_word(&asked.each, python).unwrap_or(&asked.each[0]);
         let how = match whole_column_total(python, &column, key.as_deref(), &asked.each) {
             Some((code, fixed)) => format!("in your code, `{code}` becomes `{fixed}`"),
             None => format!(
@@ -4927,17 +4920,7 @@ fn whole_row(text: &str, inputs: &[(&String, &String)], lower: &str) -> Option<W
     }
     // Where in the task a header cell is named (`ID` as "ids", `Job` as
     // "jobs", `city` as "cities").
-    let named_at = |cell: &str| {
-        let cell = cell.to_lowercase();
-        words.iter().position(|w| {
-            !cell.is_empty()
-                && (*w == cell
-                    || w.strip_suffix('s') == Some(cell.as_str())
-                    || w.strip_suffix("es") == Some(cell.as_str())
-                    || w.strip_suffix("ies")
-                        .is_some_and(|stem| format!("{stem}y") == cell))
-        })
-    };
+    let named_at = |cell: &str| words.iter().position(|w| table::names(cell, w));
     text.lines()
         .map(str::trim)
         .filter(|line| !line.is_empty())
@@ -5018,11 +5001,7 @@ fn whole_column_total(
                     .and_then(|s| s.strip_suffix("\"]"))
             })
             .filter(|name| !name.is_empty() && !name.contains(['[', ']', '\'', '"']))?;
-        let key = each
-            .iter()
-            .find(|word| code.contains(&format!("'{word}'")))
-            .map(String::as_str)
-            .or(key)?;
+        let key = key_word(each, code).map(String::as_str).or(key)?;
         if key == column || key == source_name {
             return None;
         }
@@ -5033,6 +5012,13 @@ fn whole_column_total(
         );
         Some((line.to_owned(), fixed))
     })
+}
+
+/// The word after "each"/"per" in a task (`each`) that `code` names as a
+/// string (`'customer'`): the key a row is for ("one row per customer",
+/// not "typed differently in each file").
+fn key_word<'a>(each: &'a [String], code: &str) -> Option<&'a String> {
+    each.iter().find(|word| code.contains(&format!("'{word}'")))
 }
 
 /// The values a task quotes (in double quotes) in a clause that says to
@@ -5094,11 +5080,15 @@ fn left_out_values(task: &str) -> Vec<String> {
 /// A value of `left_out` that a result still holds, with the column that
 /// holds it when the result is a table (else a line that is that value).
 fn kept_left_out(text: &str, left_out: &[String]) -> Option<(String, Option<String>)> {
+    if left_out.is_empty() {
+        return None;
+    }
+    if table::columns(text).is_some() {
+        return left_out.iter().find_map(|value| {
+            table::column_holding(text, value).map(|column| (value.clone(), Some(column)))
+        });
+    }
     left_out.iter().find_map(|value| {
-        if let Some(column) = table::column_holding(text, value) {
-            return Some((value.clone(), Some(column)));
-        }
-        table::columns(text).is_none().then_some(())?;
         text.lines()
             .any(|line| line.trim().eq_ignore_ascii_case(value))
             .then(|| (value.clone(), None))

@@ -375,11 +375,21 @@ pub(super) fn groups_missing(
 /// The column of `header` named `word` (a task's word: "each subject"),
 /// in any case, in the singular or the plural.
 fn column_named(header: &[String], word: &str) -> Option<usize> {
-    let word = word.to_lowercase();
-    header.iter().position(|name| {
-        let name = name.trim().to_lowercase();
-        name == word || format!("{name}s") == word || format!("{word}s") == name
-    })
+    header.iter().position(|name| names(name, word))
+}
+
+/// Whether a column `name` is the task's `word`, in any case, in the
+/// singular or the plural (`ID` for "ids", `city` for "cities").
+pub(super) fn names(name: &str, word: &str) -> bool {
+    let (name, word) = (name.trim().to_lowercase(), word.to_lowercase());
+    let plural = |one: &str, many: &str| {
+        many.strip_suffix('s') == Some(one)
+            || many.strip_suffix("es") == Some(one)
+            || many
+                .strip_suffix("ies")
+                .is_some_and(|stem| one.strip_suffix('y') == Some(stem))
+    };
+    !name.is_empty() && (name == word || plural(&name, &word) || plural(&word, &name))
 }
 
 /// Where the table `result` has a column named `word` (or its plural) in
