@@ -108,8 +108,10 @@ def run_task(task_dir, settings, python):
         result["timed_out"] = timed_out
         head, _, messages = output.partition("@@OI-MESSAGES@@")
         result["log"] = head[-4000:]
+        # The kernel OI started may still write (to the same pipe) after
+        # the messages: read the JSON value and leave what follows.
         try:
-            result["messages"] = json.loads(messages) if messages else None
+            result["messages"] = json.JSONDecoder().raw_decode(messages)[0] if messages else None
         except json.JSONDecodeError:
             result["messages"] = None
         if not timed_out and proc.returncode != 0:
