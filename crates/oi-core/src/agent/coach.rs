@@ -5084,9 +5084,8 @@ fn kept_left_out(text: &str, left_out: &[String]) -> Option<(String, Option<Stri
         return None;
     }
     if table::columns(text).is_some() {
-        return left_out.iter().find_map(|value| {
-            table::column_holding(text, value).map(|column| (value.clone(), Some(column)))
-        });
+        return table::column_holding(text, left_out)
+            .map(|(value, column)| (value.clone(), Some(column)));
     }
     left_out.iter().find_map(|value| {
         text.lines()
@@ -5451,7 +5450,8 @@ fn one_value_call(
     };
     let column = inputs
         .iter()
-        .find_map(|(_, text)| table::column_holding(text, value))?;
+        .find_map(|(_, text)| table::column_holding(text, std::slice::from_ref(value)))
+        .map(|(_, column)| column)?;
     let (line, table) = lone_to_csv(name, python)?;
     Some((
         line.to_owned(),

@@ -859,13 +859,20 @@ fn by_column(text: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The name of the column of the table `text` that holds `value` in one
-/// of its rows (trimmed), if it is a table.
-pub(super) fn column_holding(text: &str, value: &str) -> Option<String> {
-    by_column(text)
-        .into_iter()
-        .find(|(_, values)| values.iter().any(|v| v == value))
-        .map(|(name, _)| name.trim().to_owned())
+/// The first of `wanted` that the table `text` holds in one of its rows
+/// (trimmed), with the name of the column that holds it, if it is a
+/// table. The table is read once for all of them.
+pub(super) fn column_holding<'v, S: AsRef<str>>(
+    text: &str,
+    wanted: &'v [S],
+) -> Option<(&'v S, String)> {
+    let columns = by_column(text);
+    wanted.iter().find_map(|value| {
+        columns
+            .iter()
+            .find(|(_, values)| values.iter().any(|v| v == value.as_ref()))
+            .map(|(name, _)| (value, name.trim().to_owned()))
+    })
 }
 
 /// The separator and column names of `text` (a file's start) if it is a
