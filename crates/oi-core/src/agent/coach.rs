@@ -4375,6 +4375,9 @@ struct Asked {
     /// Whether it asks for its values in lower case ("their names in
     /// lower case").
     lower_case: bool,
+    /// The words of the sentence that asks for lower case (lowered): in a
+    /// table, the columns they name are the ones asked in lower case.
+    lower_words: Vec<String>,
     /// Its words holding a capital letter, as written (labels it gives,
     /// like `Total:`, keep their case).
     cased_words: Vec<String>,
@@ -4527,6 +4530,12 @@ impl Asked {
             lower_case: ["lower case", "lowercase", "lower-case", "lowercased"]
                 .iter()
                 .any(|phrase| lower.contains(phrase)),
+            lower_words: ["lower case", "lowercase", "lower-case", "lowercased"]
+                .iter()
+                .filter_map(|phrase| sentence_of(&lower, phrase))
+                .flat_map(|(before, after)| task_words(before).chain(task_words(after)))
+                .map(str::to_owned)
+                .collect(),
             cased_words: task_words(task)
                 .filter(|word| word.chars().any(|c| c.is_uppercase()))
                 .map(str::to_owned)
@@ -5106,19 +5115,31 @@ fn blank_among(text: &str) -> Option<usize> {
 }
 
 /// The first word of a result with a capital letter in it, not one the
-/// task writes itself (a label), nor on the header line the task gives.
+/// task writes itself (a label), nor on the header line the task gives;
+/// in a table, only in the columns the sentence asking for lower case
+/// names ("write the subjects in lower case": not the students' names).
 fn capitalized(text: &str, asked: &Asked) -> Option<String> {
+    let cased = |word: &str| {
+        word.chars().any(|c| c.is_uppercase())
+            && !asked
+                .cased_words
+                .iter()
+                .any(|cased| word.contains(cased.as_str()))
+    };
+    let columns = table::by_column(text);
+    if !columns.is_empty() {
+        return columns
+            .iter()
+            .filter(|(name, _)| asked.lower_words.iter().any(|w| table::names(name, w)))
+            .flat_map(|(_, values)| values)
+            .find(|value| cased(value))
+            .cloned();
+    }
     let skip = usize::from(asked.header.is_some());
     text.lines()
         .skip(skip)
         .flat_map(str::split_whitespace)
-        .find(|word| {
-            word.chars().any(|c| c.is_uppercase())
-                && !asked
-                    .cased_words
-                    .iter()
-                    .any(|cased| word.contains(cased.as_str()))
-        })
+        .find(|word| cased(word))
         .map(str::to_owned)
 }
 
@@ -9414,6 +9435,18 @@ mod tests {
             capitalized("Owner,Count\nOwner: Ann 3\n", &asked),
             Some("Ann".to_owned())
         );
+        // In a table, only the columns the sentence names.
+        let asked = Asked::of(
+            "For each subject, find the best student. Subjects are the same whatever their case; write them in lower case. Write best.csv with the header subject,student,score.",
+        );
+        let best = "subject,student,score\nhistory,Maya,91\nmath,Leo,93\n";
+        assert_eq!(capitalized(best, &asked), None);
+        assert_eq!(
+            capitalized(&best.replace("math", "Math"), &asked),
+            Some("Math".to_owned())
+        );
+        let unnamed = Asked::of("Write best.csv with the header a,b in lower case.");
+        assert_eq!(capitalized("a,b\nX,y\nz,w\n", &unnamed), None);
         // Not asked: capitals pass.
         let asked = Asked::of("Write their names, one per line, to names.txt.");
         assert!(!asked.lower_case);

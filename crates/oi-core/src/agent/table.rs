@@ -841,7 +841,7 @@ pub(super) fn written_number_columns(text: &str) -> Vec<(String, String, bool)> 
 
 /// The columns of the table `text`, if it is one: each one's name and its
 /// values, trimmed.
-fn by_column(text: &str) -> Vec<(String, Vec<String>)> {
+pub(super) fn by_column(text: &str) -> Vec<(String, Vec<String>)> {
     let Some((_, rows)) = split(text.trim_start_matches('\u{feff}')) else {
         return Vec::new();
     };
