@@ -1160,6 +1160,56 @@ async fn a_small_models_one_line_fix_runs_inside_the_block_that_failed() {
 }
 
 #[tokio::test]
+async fn a_small_models_result_written_by_a_later_block_is_shown_with_the_code_it_builds_on() {
+    // The first block fails past the step that goes wrong (the header
+    // kept from the input); a later block only writes what it left. Told
+    // the result is wrong, the model is shown both as one script, and the
+    // script it sends back runs from the start.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("in.csv"),
+        "name,amount\nAna,4.5\nBo,2\nAna,1\n",
+    )
+    .unwrap();
+    let first = "import csv\n\n# Read the rows\nrows = list(csv.reader(open('in.csv')))\ntotals = {}\nfor name, amount in rows[1:]:\n    totals[name] = totals.get(name, 0) + float(amount)\nheader = rows[0]\nprint(header[5])";
+    let writer = "with open('totals.csv', 'w', newline='') as f:\n    w = csv.writer(f)\n    w.writerow(header)\n    w.writerows(sorted(totals.items()))";
+    let script = format!(
+        "import csv\nrows = list(csv.reader(open('in.csv')))\ntotals = {{}}\nfor name, amount in rows[1:]:\n    totals[name] = totals.get(name, 0) + float(amount)\nheader = rows[0]\n{writer}"
+    );
+    let fixed = script.replace("header = rows[0]", "header = ['name', 'total']");
+    env.server
+        .push(Reply::text(&format!("```python\n{first}\n```")))
+        .push(Reply::text(&format!("```python\n{writer}\n```")))
+        .push(Reply::text(&format!("```python\n{fixed}\n```")))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Add up the amounts of each name in in.csv. Write totals.csv with the header name,total.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let third = requests[2].last_message_text();
+    assert!(
+        third.contains("It is not right yet: `totals.csv` begins with `name,amount`"),
+        "{third}"
+    );
+    assert!(
+        third.contains(&format!(
+            "The code that wrote `totals.csv` builds on your earlier runs; all of it, as one script that runs from the start:\n```python\n{script}\n```\nChange the step that makes it wrong and send the whole script, changed, in one block."
+        )),
+        "{third}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("totals.csv")).unwrap(),
+        "name,total\r\nAna,5.5\r\nBo,2.0\r\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_models_fragment_sent_again_runs_as_written_not_put_in_again() {
     // Put into the failed block once; sent again, put in again it would
     // change that block once more (another line before the failed one),

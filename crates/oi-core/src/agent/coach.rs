@@ -218,10 +218,25 @@ pub(super) struct Coach {
     /// (turns later, a small model no longer finds it and answers about
     /// other things).
     made_by: BTreeMap<String, (String, String)>,
+    /// What of each Python run of the task ran (small models).
+    runs: super::script::Runs,
+    /// The code of each run of the last batch, if Python (small models).
+    batch_python: Vec<Option<String>>,
+    /// For each result file last changed by a Python block that builds on
+    /// earlier runs, that block with those runs, as one script.
+    made_whole: BTreeMap<String, String>,
 }
 
 /// The longest block shown again beside a result it made, in lines.
 const SHOWN_BLOCK_LINES: usize = 30;
+
+/// The script result `name` was made by, when the block that wrote it
+/// builds on earlier runs ([`super::script`]), with what to do with it.
+fn whole_script_note(name: &str, script: &str) -> String {
+    format!(
+        "The code that wrote `{name}` builds on your earlier runs; all of it, as one script that runs from the start:\n```python\n{script}\n```\nChange the step that makes it wrong and send the whole script, changed, in one block."
+    )
+}
 
 /// How much of a result file is read to show or check it; a file no
 /// longer than this is read whole.
@@ -370,6 +385,9 @@ impl Coach {
             undecimal_output: None,
             batch_block: None,
             made_by: BTreeMap::new(),
+            runs: super::script::Runs::default(),
+            batch_python: Vec::new(),
+            made_whole: BTreeMap::new(),
             told_to_run: false,
             checked_outputs: false,
             ran_any: false,
@@ -462,6 +480,10 @@ impl Coach {
             [run] => self.block_of(run),
             _ => None,
         };
+        self.batch_python = runs
+            .iter()
+            .map(|run| self.python_of(run.as_ref()))
+            .collect();
         // A value printed back from an earlier run's output was found.
         self.typed = runs
             .iter()
@@ -659,20 +681,28 @@ impl Coach {
 
     /// The block that last wrote the first result file `problems` name,
     /// as a clause to add to the note (` The code that wrote `x.csv`: …`),
-    /// when it is short; or nothing.
+    /// when it is short — with the earlier runs it builds on, as one
+    /// script, when it builds on some; or nothing.
     fn block_that_made(&self, problems: &[String]) -> String {
         let said = problems.join(" ");
-        self.made_by
+        let Some((name, (language, code))) = self
+            .made_by
             .iter()
             .find(|(name, _)| said.contains(&format!("`{name}`")))
-            .filter(|(_, (_, code))| code.lines().count() <= SHOWN_BLOCK_LINES)
-            .map(|(name, (language, code))| {
-                format!(
-                    " The code that wrote `{name}` was:\n```{language}\n{}\n```\nSend it again, changed, in one block.",
-                    code.trim_end()
-                )
-            })
-            .unwrap_or_default()
+        else {
+            return String::new();
+        };
+        let shown = |text: &String| text.lines().count() <= SHOWN_BLOCK_LINES;
+        if let Some(script) = self.made_whole.get(name).filter(|s| shown(s)) {
+            return format!(" {}", whole_script_note(name, script));
+        }
+        if !shown(code) {
+            return String::new();
+        }
+        format!(
+            " The code that wrote `{name}` was:\n```{language}\n{}\n```\nSend it again, changed, in one block.",
+            code.trim_end()
+        )
     }
 
     /// For a result file the model left missing or blank, the line that
@@ -1073,6 +1103,13 @@ impl Coach {
             self.lacking = Some(run.clone());
         }
         self.batch_block = self.block_of(run);
+        self.batch_python = vec![self.python_of(Some(run))];
+    }
+
+    /// A run's code when it is Python, for [`Self::runs`] (small models).
+    fn python_of(&self, run: Option<&ProposedRun>) -> Option<String> {
+        run.filter(|run| self.small_model && is_python(run.language.as_deref()))
+            .map(|run| run.code.clone())
     }
 
     /// A run's block as the model wrote it, with its language, to show it
@@ -1131,6 +1168,11 @@ impl Coach {
         let ran = reports.iter().any(|r| !r.language.is_empty());
         self.ran_any |= ran;
         self.ran_since_check |= ran;
+        for (code, report) in self.batch_python.drain(..).zip(reports) {
+            if let Some(code) = code {
+                self.runs.saw(&code, &report.text);
+            }
+        }
         let scratch: Vec<_> = reports
             .iter()
             .filter_map(|r| super::save_as::scratch_header(&r.text))
@@ -1446,6 +1488,15 @@ impl Coach {
             None
         };
         for (name, path, _) in &changed {
+            let whole = self
+                .batch_block
+                .as_ref()
+                .filter(|(language, _)| is_python(Some(language)))
+                .and_then(|(_, code)| self.runs.script_of_last(code));
+            match whole {
+                Some(script) => self.made_whole.insert(name.clone(), script),
+                None => self.made_whole.remove(name),
+            };
             match &self.batch_block {
                 Some(block) => self.made_by.insert(name.clone(), block.clone()),
                 None => self.made_by.remove(name),
@@ -1464,13 +1515,18 @@ impl Coach {
             .iter()
             .filter(|(name, _, _)| self.appended.as_ref() != Some(name));
         for (name, path, len) in shown {
-            previews.extend(file_preview(
+            let whole = self
+                .made_whole
+                .get(name)
+                .filter(|script| script.lines().count() <= SHOWN_BLOCK_LINES);
+            previews.extend(result_preview(
                 name,
                 path,
                 *len,
                 &inputs,
                 self.asked(name),
                 &self.python,
+                whole.map(String::as_str),
             ));
         }
         previews
@@ -2212,13 +2268,17 @@ fn is_question(text: &str) -> bool {
 /// first lines (a binary file: its size only), and what is wrong with it
 /// that shows without the task's answer (`inputs`: the input files' text,
 /// by name, for values the result lost).
-fn file_preview(
+///
+/// `whole`: the script the result was made by, when the block that wrote
+/// it builds on earlier runs, shown with what is wrong with it.
+fn result_preview(
     name: &str,
     path: &Path,
     len: u64,
     inputs: &[(&String, &String)],
     asked: &Asked,
     python: &str,
+    whole: Option<&str>,
 ) -> Option<String> {
     use std::io::Read as _;
     const LINES: usize = 3;
@@ -2276,13 +2336,17 @@ fn file_preview(
             let base = path.ancestors().nth(Path::new(name).components().count());
             problems.extend(base.and_then(|base| absent_paths(name, text, asked, base)));
             problems.extend(base.and_then(|base| size_order(name, text, asked, base)));
-            if problems.is_empty() {
-                "Check that it holds exactly what the task asks for.".to_owned()
-            } else {
-                format!(
+            match (problems.is_empty(), whole) {
+                (true, _) => "Check that it holds exactly what the task asks for.".to_owned(),
+                (false, None) => format!(
                     "It is not right yet: {}. Fix the code and run it again.",
                     problems.join("; and ")
-                )
+                ),
+                (false, Some(script)) => format!(
+                    "It is not right yet: {}. {}",
+                    problems.join("; and "),
+                    whole_script_note(name, script)
+                ),
             }
         }
     };
@@ -6512,6 +6576,18 @@ fn bytecount(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`result_preview`] of a result written by a block that stands alone.
+    fn file_preview(
+        name: &str,
+        path: &Path,
+        len: u64,
+        inputs: &[(&String, &String)],
+        asked: &Asked,
+        python: &str,
+    ) -> Option<String> {
+        result_preview(name, path, len, inputs, asked, python, None)
+    }
     use pretty_assertions::assert_eq;
 
     /// A Python block the model proposed.
@@ -6632,6 +6708,64 @@ mod tests {
             other.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
             None
         );
+    }
+
+    #[test]
+    fn a_result_written_by_a_block_that_builds_on_earlier_runs_is_shown_with_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let md = HarnessKind::Markdown;
+        let task = "Write totals.csv with the header name,total";
+        let mut coach = Coach::new(true, task, cwd);
+        let first = "import pandas as pd\n# Read it\ndf = pd.read_csv('in.csv')\ntotals = df.groupby('name', as_index=False)['amount'].sum()\ntotals.columns = ['name']\nprint(totals)";
+        coach.saw_runs(&[python_run(first)]);
+        coach.saw_failure(true);
+        coach.after_runs(
+            &[python_report(
+                "Traceback (most recent call last):\n  File \"<cell-1>\", line 5, in <module>\n    totals.columns = ['name']\nValueError: Length mismatch\n",
+            )],
+            cwd,
+        );
+        coach.saw_runs(&[python_run("print(df.columns)")]);
+        coach.saw_failure(false);
+        coach.after_runs(&[python_report("Index(['name', 'amount'])\n")], cwd);
+        let writer = "totals.to_csv('totals.csv', index=False)";
+        coach.saw_runs(&[python_run(writer)]);
+        fs_err::write(cwd.join("totals.csv"), "name,amount\nAna,4.5\nBo,2\n").unwrap();
+        let notes = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        let script = format!(
+            "import pandas as pd\ndf = pd.read_csv('in.csv')\ntotals = df.groupby('name', as_index=False)['amount'].sum()\n{writer}"
+        );
+        let shown = format!(
+            "The code that wrote `totals.csv` builds on your earlier runs; all of it, as one script that runs from the start:\n```python\n{script}\n```\nChange the step that makes it wrong and send the whole script, changed, in one block."
+        );
+        assert!(
+            notes.iter().any(|n| n
+                .contains("It is not right yet: `totals.csv` begins with `name,amount`")
+                && n.ends_with(&format!("{shown}]"))),
+            "{notes:?}"
+        );
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(note.ends_with(&format!(" {shown}]")), "{note}");
+        // Written by a block that reads the input itself: that block alone.
+        let whole = format!(
+            "import pandas as pd\ndf = pd.read_csv('in.csv')\ntotals = df.groupby('name', as_index=False)['amount'].sum()\n{writer}"
+        );
+        coach.saw_runs(&[python_run(&whole)]);
+        fs_err::write(cwd.join("totals.csv"), "name,amount\nAna,4.5\nBo,2\nCy,1\n").unwrap();
+        let notes = coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.ends_with("Fix the code and run it again.]")),
+            "{notes:?}"
+        );
+        // A large model is not shown it.
+        let mut large = Coach::new(false, task, cwd);
+        large.saw_runs(&[python_run(first)]);
+        large.after_runs(&[python_report("Traceback (most recent call last):\n  File \"<cell-1>\", line 5, in <module>\nValueError\n")], cwd);
+        large.saw_runs(&[python_run(writer)]);
+        assert!(large.made_whole.is_empty() && large.runs.is_empty());
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! - `runaway`: noticing a reply that repeats itself without end;
 //! - `resample`: asking again when a small model's reply repeats the last code;
 //! - `save_as`: writing the script a small model's reply runs but never saved;
+//! - `script`: the earlier runs a block that wrote a result builds on;
 //! - `context_fit`: keeping the conversation within the context window;
 //! - `history`: the user's message, images in the conversation;
 //! - `control`: the ops handled between tasks (undo, save, load …).
@@ -35,6 +36,7 @@ mod resample;
 mod runaway;
 mod save_as;
 mod screen;
+mod script;
 mod splice;
 mod table;
 mod task;

@@ -117,7 +117,7 @@ pub(super) fn has_name(line: &str, name: &str) -> bool {
 /// (`File "<cell-3>", line 15, in <module>`), in the cell that ran (the
 /// first frame's): a function defined by an earlier cell has frames of
 /// that cell's lines.
-fn failed_line(output: &str) -> Option<usize> {
+pub(super) fn failed_line(output: &str) -> Option<usize> {
     if !output.contains("Traceback (most recent call last)") {
         return None;
     }
