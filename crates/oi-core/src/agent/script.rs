@@ -105,6 +105,9 @@ fn ran_part(code: &str, output: &str) -> String {
         return code.to_owned();
     };
     let lines: Vec<&str> = code.lines().collect();
+    if lines.is_empty() {
+        return String::new();
+    }
     let last = line.min(lines.len()).saturating_sub(1);
     let start = (0..=last)
         .rev()
@@ -392,6 +395,11 @@ mod tests {
             ),
             ""
         );
+    }
+
+    #[test]
+    fn a_traceback_naming_a_line_of_no_code_means_nothing_ran() {
+        assert_eq!(ran_part("", &traceback(3)), "");
     }
 
     #[test]
