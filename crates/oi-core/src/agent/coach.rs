@@ -223,7 +223,8 @@ pub(super) struct Coach {
     /// The code of each run of the last batch, if Python (small models).
     batch_python: Vec<Option<String>>,
     /// For each result file last changed by a Python block that builds on
-    /// earlier runs, that block with those runs, as one script.
+    /// earlier runs, that block with those runs, as one script (when it is
+    /// short enough to show).
     made_whole: BTreeMap<String, String>,
 }
 
@@ -692,11 +693,10 @@ impl Coach {
         else {
             return String::new();
         };
-        let shown = |text: &String| text.lines().count() <= SHOWN_BLOCK_LINES;
-        if let Some(script) = self.made_whole.get(name).filter(|s| shown(s)) {
+        if let Some(script) = self.made_whole.get(name) {
             return format!(" {}", whole_script_note(name, script));
         }
-        if !shown(code) {
+        if code.lines().count() > SHOWN_BLOCK_LINES {
             return String::new();
         }
         format!(
@@ -1487,14 +1487,17 @@ impl Coach {
         } else {
             None
         };
+        // The script of the block that changed them (the same for each).
+        let whole = match &self.batch_block {
+            Some((language, code)) if !changed.is_empty() && is_python(Some(language)) => self
+                .runs
+                .script_of_last(code)
+                .filter(|script| script.lines().count() <= SHOWN_BLOCK_LINES),
+            _ => None,
+        };
         for (name, path, _) in &changed {
-            let whole = self
-                .batch_block
-                .as_ref()
-                .filter(|(language, _)| is_python(Some(language)))
-                .and_then(|(_, code)| self.runs.script_of_last(code));
-            match whole {
-                Some(script) => self.made_whole.insert(name.clone(), script),
+            match &whole {
+                Some(script) => self.made_whole.insert(name.clone(), script.clone()),
                 None => self.made_whole.remove(name),
             };
             match &self.batch_block {
@@ -1515,10 +1518,6 @@ impl Coach {
             .iter()
             .filter(|(name, _, _)| self.appended.as_ref() != Some(name));
         for (name, path, len) in shown {
-            let whole = self
-                .made_whole
-                .get(name)
-                .filter(|script| script.lines().count() <= SHOWN_BLOCK_LINES);
             previews.extend(result_preview(
                 name,
                 path,
@@ -1526,7 +1525,7 @@ impl Coach {
                 &inputs,
                 self.asked(name),
                 &self.python,
-                whole.map(String::as_str),
+                self.made_whole.get(name).map(String::as_str),
             ));
         }
         previews
@@ -4455,6 +4454,13 @@ struct Asked {
 impl Asked {
     fn of(task: &str) -> Self {
         let lower = task.to_lowercase();
+        // The words of each sentence asking for lower case.
+        let lower_words: Vec<String> = ["lower case", "lowercase", "lower-case", "lowercased"]
+            .iter()
+            .filter_map(|phrase| sentence_of(&lower, phrase))
+            .flat_map(|(before, after)| task_words(before).chain(task_words(after)))
+            .map(str::to_owned)
+            .collect();
         let one_per_line = ["one per line", "one on each line", "each on its own line"]
             .iter()
             .any(|phrase| lower.contains(phrase));
@@ -4591,15 +4597,8 @@ impl Asked {
                     .any(|phrase| lower.contains(phrase)),
             picks: picks_some(&words, &lower),
             picked_from: Vec::new(),
-            lower_case: ["lower case", "lowercase", "lower-case", "lowercased"]
-                .iter()
-                .any(|phrase| lower.contains(phrase)),
-            lower_words: ["lower case", "lowercase", "lower-case", "lowercased"]
-                .iter()
-                .filter_map(|phrase| sentence_of(&lower, phrase))
-                .flat_map(|(before, after)| task_words(before).chain(task_words(after)))
-                .map(str::to_owned)
-                .collect(),
+            lower_case: !lower_words.is_empty(),
+            lower_words,
             cased_words: task_words(task)
                 .filter(|word| word.chars().any(|c| c.is_uppercase()))
                 .map(str::to_owned)
@@ -6765,7 +6764,9 @@ mod tests {
         large.saw_runs(&[python_run(first)]);
         large.after_runs(&[python_report("Traceback (most recent call last):\n  File \"<cell-1>\", line 5, in <module>\nValueError\n")], cwd);
         large.saw_runs(&[python_run(writer)]);
+        let notes = large.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
         assert!(large.made_whole.is_empty() && large.runs.is_empty());
+        assert!(!notes.iter().any(|n| n.contains("builds on")), "{notes:?}");
     }
 
     #[test]

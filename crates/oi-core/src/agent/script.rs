@@ -41,15 +41,10 @@ pub(super) struct Runs {
 
 impl Runs {
     /// A Python block ran with this `output`: what of it ran is kept.
+    /// A run of which nothing ran is kept (empty) all the same: it is
+    /// still the last run.
     pub(super) fn saw(&mut self, code: &str, output: &str) {
-        // Nothing of it ran: kept empty, as the last run all the same.
-        let ran = ran_part(code, output);
-        let ran = if ran.lines().any(super::splice::is_significant) {
-            ran
-        } else {
-            String::new()
-        };
-        self.ran.push(ran);
+        self.ran.push(ran_part(code, output));
     }
 
     /// Whether no run was kept.
