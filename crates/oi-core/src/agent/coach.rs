@@ -5933,8 +5933,43 @@ fn absent_paths(name: &str, text: &str, asked: &Asked, base: &Path) -> Option<St
                     && ext.chars().any(|c| c.is_ascii_alphabetic())
             })
     };
+    // A path into a folder that is here (`./data/old` of `data/old
+    // exports/`), not a path with a value after it (`docs/a.md 3000`).
+    let into_folder = |line: &str| {
+        let path = line.strip_prefix("./").unwrap_or(line);
+        let number_after = line
+            .rsplit_once(char::is_whitespace)
+            .is_some_and(|(_, last)| last.parse::<f64>().is_ok());
+        !line.contains([',', '\t', ';', '='])
+            && !number_after
+            && !path.starts_with('/')
+            && Path::new(path)
+                .parent()
+                .is_some_and(|parent| !parent.as_os_str().is_empty() && base.join(parent).is_dir())
+    };
     let found = lines.iter().find(|l| exists(l))?;
-    let lost = lines.iter().find(|l| file_like(l) && !exists(l))?;
+    // Folders in the plural are asked for too ("this folder and its
+    // subfolders" is where to look).
+    let files_only = asked
+        .words
+        .iter()
+        .any(|w| matches!(w.as_str(), "file" | "files"))
+        && !asked
+            .words
+            .iter()
+            .any(|w| matches!(w.as_str(), "folders" | "directories" | "dirs"));
+    let folder = lines.iter().find(|l| {
+        let path = l.strip_prefix("./").unwrap_or(l);
+        !matches!(path, "" | ".") && !path.starts_with('/') && base.join(path).is_dir()
+    });
+    if files_only && let Some(folder) = folder {
+        return Some(format!(
+            "`{name}` names `{folder}`, which is a folder, where the task asks for files: list files only (`find . -type f`; Python: the `files` of `os.walk`, not its `dirs`)"
+        ));
+    }
+    let lost = lines
+        .iter()
+        .find(|l| (file_like(l) || into_folder(l)) && !exists(l))?;
     Some(format!(
         "`{name}` names `{lost}`, which is no file here (`{found}` is one): a path with spaces was likely cut at a space (`awk '{{print $NF}}'`, `.split()`); write each whole path (`find . -type f -printf '%s\\t%p\\n'` and split at the tab; Python: `os.path.join(root, f)` in `os.walk`)"
     ))
@@ -7717,6 +7752,54 @@ mod tests {
         assert_eq!(size_order("largest.txt", "a\nb\n", &asked, base), None);
         let other = Asked::of("Write the paths of the files to list.txt.");
         assert_eq!(size_order("list.txt", "top.log\n", &other, base), None);
+    }
+
+    #[test]
+    fn listed_paths_that_name_no_file_or_a_folder_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        fs_err::create_dir_all(base.join("data/old exports")).unwrap();
+        fs_err::create_dir_all(base.join("docs")).unwrap();
+        fs_err::write(base.join("data/old exports/march 2024.csv"), "x").unwrap();
+        fs_err::write(base.join("docs/manual.pdf"), "x").unwrap();
+        fs_err::write(base.join("top.log"), "x").unwrap();
+        let asked = Asked::of(
+            "Find the three largest files in this folder and its subfolders. Write their paths to largest.txt.",
+        );
+        let absent = |text: &str| absent_paths("largest.txt", text, &asked, base);
+        // Cut at a space: the file's last word, or the folder's first.
+        for (text, lost) in [
+            ("2024.csv\n./docs/manual.pdf\n./top.log\n", "2024.csv"),
+            ("./data/old\n./docs/manual.pdf\n./top.log\n", "./data/old"),
+        ] {
+            let problem = absent(text).unwrap_or_default();
+            assert!(
+                problem.starts_with(&format!(
+                    "`largest.txt` names `{lost}`, which is no file here (`./docs/manual.pdf` is one): a path with spaces was likely cut at a space"
+                )),
+                "{problem}"
+            );
+        }
+        // A folder where the task asks for files.
+        assert_eq!(
+            absent("./data\n./docs/manual.pdf\n./top.log\n").as_deref(),
+            Some(
+                "`largest.txt` names `./data`, which is a folder, where the task asks for files: list files only (`find . -type f`; Python: the `files` of `os.walk`, not its `dirs`)"
+            )
+        );
+        // Right; a path with its size after it; a task that asks for
+        // folders; words that are no paths: nothing.
+        assert_eq!(
+            absent("./data/old exports/march 2024.csv\n./docs/manual.pdf\ntop.log\n"),
+            None
+        );
+        assert_eq!(absent("./docs/manual.pdf\n./docs/missing 3000\n"), None);
+        let folders = Asked::of("Write the paths of the folders and files here to list.txt.");
+        assert_eq!(
+            absent_paths("list.txt", "./data\n./top.log\n", &folders, base),
+            None
+        );
+        assert_eq!(absent("top.log\nhello world\n"), None);
     }
 
     #[test]
