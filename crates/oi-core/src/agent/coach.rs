@@ -4007,15 +4007,35 @@ fn content_problems(
             "`{name}` has lines that differ only in {differ} (`{first}` and `{other}`), likely one entry written twice: {fix}"
         ));
     }
-    if let Some((column, value, rows)) = asked
-        .each
-        .iter()
-        .filter(|word| asked.picks_one || asked.task.contains(&format!("one row per {word}")))
-        .find_map(|word| table::repeated_group(text, word))
-    {
+    // One row per key: asked, a pick per key, or a sum, count or average
+    // per key where the other columns hold only numbers (not a listing:
+    // "for each order, its items").
+    let repeated = asked.each.iter().find_map(|word| {
+        let found = table::repeated_group(text, word)?;
+        let one = asked.picks_one || asked.task.contains(&format!("one row per {word}"));
+        let reduced = !one && asked.reduces() && table::numbers_besides(text, &found.0);
+        (one || reduced).then_some((found, reduced))
+    });
+    if let Some(((column, value, rows), reduced)) = repeated {
+        let key = table::python_string(&column);
+        let fix = if reduced {
+            let how = if asked.average {
+                "mean"
+            } else if asked.counts && !asked.sums {
+                "size"
+            } else {
+                "sum"
+            };
+            format!(
+                "the rows were not grouped by it; make the `{column}` value of each input row first (a month from a date: `df['date'].str[:7]`), then reduce each group to one row (pandas: `df.groupby({key}, as_index=False)[value_column].{how}()`)"
+            )
+        } else {
+            format!(
+                "keep one per {column} (pandas: sort so that the row to keep comes first, with the task's tie rule as a second sort key, then `.drop_duplicates({key})`)"
+            )
+        };
         problems.push(format!(
-            "the `{column}` column of `{name}` holds `{value}` on {rows} rows where the task asks for one row for each {column}: keep one per {column} (pandas: sort so that the row to keep comes first, with the task's tie rule as a second sort key, then `.drop_duplicates({})`)",
-            table::python_string(&column)
+            "the `{column}` column of `{name}` holds `{value}` on {rows} rows where the task asks for one row for each {column}: {fix}"
         ));
     }
     if let Some(word) = asked
@@ -4410,6 +4430,8 @@ struct Asked {
     /// Whether it asks how many of something there are ("count", "the
     /// number of", "how many").
     counts: bool,
+    /// Whether it asks for a sum or a total ("sum", "total", "net").
+    sums: bool,
     /// Whether it asks for one pick by a superlative ("the student with
     /// the highest score", "the latest row").
     picks_one: bool,
@@ -4452,6 +4474,12 @@ struct Asked {
 }
 
 impl Asked {
+    /// Whether it asks for a value reduced from many rows: a sum, a
+    /// count or an average.
+    fn reduces(&self) -> bool {
+        self.sums || self.counts || self.average
+    }
+
     fn of(task: &str) -> Self {
         let lower = task.to_lowercase();
         // The words of each sentence asking for lower case.
@@ -4510,6 +4538,10 @@ impl Asked {
                 .iter()
                 .any(|w| matches!(w.as_str(), "count" | "counts" | "number"))
                 || lower.contains("how many"),
+            sums: words
+                .iter()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+                .any(|w| matches!(w, "sum" | "sums" | "total" | "totals" | "net")),
             sorted_by: words.windows(3).find_map(|w| {
                 (matches!(w[0].as_str(), "sorted" | "ordered" | "sort" | "order") && w[1] == "by")
                     .then(|| {
@@ -9079,6 +9111,40 @@ mod tests {
         let items = "order,item\n1,pen\n1,ink\n";
         assert!(
             content_problems("items.csv", items, &[], &Asked::of(listing), "python3").is_empty()
+        );
+        // A sum per key left on each input row: grouped.
+        let net = "transactions.csv lists sales and refunds. For each month, compute net sales: the sum of sale amounts minus the sum of refund amounts. Write net_by_month.csv with the header month,net.";
+        let per_row = "month,net\n2024-01,120.50\n2024-01,80.00\n2024-02,200.00\n";
+        assert_eq!(
+            content_problems("net_by_month.csv", per_row, &[], &Asked::of(net), "python3"),
+            [
+                "the `month` column of `net_by_month.csv` holds `2024-01` on 2 rows where the task asks for one row for each month: the rows were not grouped by it; make the `month` value of each input row first (a month from a date: `df['date'].str[:7]`), then reduce each group to one row (pandas: `df.groupby('month', as_index=False)[value_column].sum()`)"
+            ]
+        );
+        let count =
+            "For each user, count the logins. Write logins.csv with the header user,logins.";
+        let problems = content_problems(
+            "logins.csv",
+            "user,logins\nann,1\nann,1\n",
+            &[],
+            &Asked::of(count),
+            "python3",
+        );
+        assert!(
+            problems[0].ends_with("[value_column].size()`)"),
+            "{problems:?}"
+        );
+        // A listing with a sum beside its text: several rows per key.
+        let listing_sum = "For each order, write its items and their total price to items.csv with the header order,item,total.";
+        assert!(
+            content_problems(
+                "items.csv",
+                "order,item,total\n1,pen,2\n1,ink,3\n",
+                &[],
+                &Asked::of(listing_sum),
+                "python3"
+            )
+            .is_empty()
         );
         for several in [
             "For each region, write its top 3 products to top.csv with the header region,product.",

@@ -410,6 +410,26 @@ pub(super) fn repeated_group(result: &str, word: &str) -> Option<(String, String
     })
 }
 
+/// Whether every column of the table `text` but `column` holds numbers
+/// only, or nothing: values per key, as a sum or a count by group is.
+pub(super) fn numbers_besides(text: &str, column: &str) -> bool {
+    let Some((_, rows)) = split(text) else {
+        return false;
+    };
+    let header = &rows[0];
+    header.len() > 1
+        && (0..header.len())
+            .filter(|&i| header[i].trim() != column)
+            .all(|i| {
+                rows[1..]
+                    .iter()
+                    .filter_map(|row| row.get(i))
+                    .map(|v| v.trim())
+                    .filter(|v| !is_missing(v))
+                    .all(|v| v.parse::<f64>().is_ok())
+            })
+}
+
 /// The first row of the table `text` written again whole on a later row
 /// (`Ana Lima,15.0` twice), with how many rows hold it: a per-key value
 /// put on each input row of that key (`transform`) and the rows not
