@@ -226,6 +226,9 @@ pub(super) struct Coach {
     /// earlier runs, that block with those runs, as one script (when it is
     /// short enough to show).
     made_whole: BTreeMap<String, String>,
+    /// The result files whose block in [`Self::made_by`] ran before the
+    /// task started over, until a new block changes them.
+    made_before_start: BTreeSet<String>,
 }
 
 /// The longest block shown again beside a result it made, in lines.
@@ -389,6 +392,7 @@ impl Coach {
             runs: super::script::Runs::default(),
             batch_python: Vec::new(),
             made_whole: BTreeMap::new(),
+            made_before_start: BTreeSet::new(),
             told_to_run: false,
             checked_outputs: false,
             ran_any: false,
@@ -561,8 +565,9 @@ impl Coach {
     /// before ending, and the notes about ending, may be given again (the
     /// new try never saw them), and the first reply must run code as the
     /// task's first did. What the task asks, its inputs and the line fixes
-    /// known stay.
+    /// known stay; the blocks that made its results are no longer shown.
     pub(super) fn start_over(&mut self) {
+        self.made_before_start = self.made_by.keys().cloned().collect();
         self.completion_checks = 0;
         self.ran_since_check = false;
         self.checked_outputs = false;
@@ -704,11 +709,11 @@ impl Coach {
     /// script, when it builds on some; or nothing.
     fn block_that_made(&self, problems: &[String]) -> String {
         let said = problems.join(" ");
-        let Some((name, (language, code))) = self
-            .made_by
-            .iter()
-            .find(|(name, _)| said.contains(&format!("`{name}`")))
-        else {
+        // A block from before the task started over is not shown: it
+        // would bring the new try back to the idea the old one failed on.
+        let Some((name, (language, code))) = self.made_by.iter().find(|(name, _)| {
+            !self.made_before_start.contains(*name) && said.contains(&format!("`{name}`"))
+        }) else {
             return String::new();
         };
         if let Some(script) = self.made_whole.get(name) {
@@ -1514,6 +1519,7 @@ impl Coach {
             _ => None,
         };
         for (name, path, _) in &changed {
+            self.made_before_start.remove(name);
             match &whole {
                 Some(script) => self.made_whole.insert(name.clone(), script.clone()),
                 None => self.made_whole.remove(name),
@@ -6710,6 +6716,36 @@ mod tests {
             text: text.into(),
             images: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_block_from_before_the_task_started_over_is_not_shown_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let md = HarnessKind::Markdown;
+        fs_err::write(cwd.join("numbers.txt"), "10\n41\n").unwrap();
+        let mut coach = Coach::new(true, "Write the mean of numbers.txt to mean.txt", cwd);
+        let old = "_ = open('mean.txt', 'w').write('')\n";
+        coach.saw_runs(&[python_run(old)]);
+        fs_err::write(cwd.join("mean.txt"), "").unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let shown = "The code that wrote `mean.txt` was:";
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(note.contains(shown), "{note}");
+        coach.start_over();
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(note.contains("`mean.txt` is empty"), "{note}");
+        assert!(!note.contains(shown), "{note}");
+        // The new try's own block is shown.
+        let new = "_ = open('mean.txt', 'w').write('Mean: 25.5')\n";
+        coach.saw_runs(&[python_run(new)]);
+        fs_err::write(cwd.join("mean.txt"), "Mean: 25.5").unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach.note_before_ending("Done.", md, cwd, None).unwrap();
+        assert!(
+            note.contains(&format!("{shown}\n```python\n{}", new.trim_end())),
+            "{note}"
+        );
     }
 
     #[test]
