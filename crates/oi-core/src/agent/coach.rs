@@ -112,6 +112,9 @@ pub(super) struct Coach {
     /// Whether the model was told its code typed an input's rows in
     /// instead of reading the file.
     told_typed_rows: bool,
+    /// Whether it was told that a collection is filled under the name of
+    /// its own loop variable.
+    told_shadowed: bool,
     /// The header line of a CSV input that the scratch output of the
     /// script last run for the task does not begin with, with the input's
     /// name ([`super::save_as`] says so after the run).
@@ -411,6 +414,7 @@ impl Coach {
             printed_unwritten: None,
             asks_why: asks_why(task),
             told_typed_rows: false,
+            told_shadowed: false,
             scratch_header: None,
             asks_header: task.to_lowercase().contains("header"),
             appended: None,
@@ -1191,9 +1195,13 @@ impl Coach {
         let ran = reports.iter().any(|r| !r.language.is_empty());
         self.ran_any |= ran;
         self.ran_since_check |= ran;
+        // A collection filled under the name of its own loop variable,
+        // told once a task (small models).
+        let mut shadowed = None;
         for (code, report) in self.batch_python.drain(..).zip(reports) {
             if let Some(code) = code {
                 self.runs.saw(&code, &report.text);
+                shadowed = shadowed.or_else(|| super::shadow::shadowed(&code));
             }
         }
         let scratch: Vec<_> = reports
@@ -1216,6 +1224,15 @@ impl Coach {
             };
             previews.push(format!(
                 "[oi: that code only {does}, a value typed into it: nothing was looked up, so it is a guess. Find the value with code that reads the files or asks the system (a shell command, or Python), print what it finds, then use that.]"
+            ));
+        }
+        if let Some((name, start, for_line)) = shadowed
+            && self.small_model
+            && !self.told_shadowed
+        {
+            self.told_shadowed = true;
+            previews.push(format!(
+                "[oi: `{name}` names both the collection you fill (`{start}`) and a variable of the loop `{for_line}`: each step of the loop sets `{name}` again, so what you add goes into what the loop reads, or is lost. Give the collection a name of its own (`found = []`, then `found.append(…)`).]"
             ));
         }
         if self.small_model
@@ -6746,6 +6763,31 @@ mod tests {
             note.contains(&format!("{shown}\n```python\n{}", new.trim_end())),
             "{note}"
         );
+    }
+
+    #[test]
+    fn a_collection_filled_under_its_loop_variables_name_is_told_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Write the three largest files here to largest.txt.";
+        let code = "import os\nfiles = []\nfor root, dirs, files in os.walk('.'):\n    for file in files:\n        files.append(file)\n";
+        let failed = python_report(
+            "TypeError: join() argument must be str, bytes, or os.PathLike object, not 'tuple'",
+        );
+        let told = "[oi: `files` names both the collection you fill (`files = []`) and a variable of the loop `for root, dirs, files in os.walk('.'):`: each step of the loop sets `files` again, so what you add goes into what the loop reads, or is lost. Give the collection a name of its own (`found = []`, then `found.append(…)`).]";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(code)]);
+        let notes = coach.after_runs(std::slice::from_ref(&failed), cwd);
+        assert!(notes.iter().any(|n| n == told), "{notes:?}");
+        // Once a task.
+        coach.saw_runs(&[python_run(code)]);
+        let again = coach.after_runs(std::slice::from_ref(&failed), cwd);
+        assert!(again.iter().all(|n| n != told), "{again:?}");
+        // A large model is not told.
+        let mut large = Coach::new(false, task, cwd);
+        large.saw_runs(&[python_run(code)]);
+        let notes = large.after_runs(std::slice::from_ref(&failed), cwd);
+        assert!(notes.iter().all(|n| n != told), "{notes:?}");
     }
 
     #[test]

@@ -37,6 +37,7 @@ mod runaway;
 mod save_as;
 mod screen;
 mod script;
+mod shadow;
 mod splice;
 mod table;
 mod task;
