@@ -7794,11 +7794,24 @@ mod tests {
         let lists =
             Asked::of("Write daily_ips.csv with the header date,ips: the addresses seen each day.");
         assert!(content_problems("daily_ips.csv", text, &[], &lists, "").is_empty());
-        // Prose in a cell is no list.
+        // Joined without a space, or with `;`.
+        let tight =
+            "date,ips\n2024-03-03,\"10.0.0.1,10.0.0.2,10.0.0.1\"\n2024-03-05,192.168.1.10\n";
+        assert_eq!(
+            table::joined_column(tight),
+            Some(("ips".to_owned(), "10.0.0.1,10.0.0.2,10.0.0.1".to_owned()))
+        );
+        assert_eq!(
+            table::joined_column("day,users\nmon,ann;bo\ntue,cy;di\n"),
+            Some(("users".to_owned(), "ann;bo".to_owned()))
+        );
+        // Prose in a cell is no list; numbers written with a comma are
+        // numbers.
         assert_eq!(
             table::joined_column("id,note\n1,\"late, then paid\"\n2,\"ok, fine\"\n3,x\n"),
             None
         );
+        assert_eq!(table::joined_column("id;price\n1;3,50\n2;1,204\n"), None);
     }
 
     #[test]

@@ -746,8 +746,8 @@ pub(super) fn same_in_every_row(text: &str) -> Option<(String, String, usize, Op
 }
 
 /// A column of the table `text` whose cells hold several values joined
-/// with `, ` (`10.0.0.2, 10.0.0.1`) in at least half of its rows, one of
-/// them at least two: its name and such a cell. Values listed where the
+/// with `,` or `;` (`10.0.0.2, 10.0.0.1`, `a;b`; not `3,50`) in at least
+/// half of its rows, one of them at least two: its name and such a cell. Values listed where the
 /// task asked how many there are.
 pub(super) fn joined_column(text: &str) -> Option<(String, String)> {
     let (_, rows) = split(text)?;
@@ -765,12 +765,13 @@ pub(super) fn joined_column(text: &str) -> Option<(String, String)> {
                 .iter()
                 .copied()
                 .filter(|cell| {
-                    let parts: Vec<&str> = cell.split(", ").collect();
+                    let parts: Vec<&str> = cell.split([',', ';']).map(str::trim).collect();
+                    // `3,50` and `1,204` are numbers, not lists.
+                    let digits = |p: &&str| p.chars().all(|c| c.is_ascii_digit());
                     parts.len() >= 2
                         && cell.len() <= 400
-                        && parts
-                            .iter()
-                            .all(|p| !p.trim().is_empty() && !p.contains(' '))
+                        && !parts.iter().all(digits)
+                        && parts.iter().all(|p| !p.is_empty() && !p.contains(' '))
                 })
                 .collect();
             (joined.len() * 2 >= cells.len() && !joined.is_empty())
