@@ -1527,7 +1527,8 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
     assert_eq!(requests.len(), 4);
 
     // A result still labelled after a run that changed nothing: named a
-    // second time, then the model's answer stands.
+    // second time, then the task starts over, and the new try's answer
+    // stands.
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
     std::fs::write(env.cwd.path().join("numbers.txt"), "10\n41\n").unwrap();
@@ -1543,13 +1544,25 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
         .push(Reply::text(
             "```python\nprint(open('numbers.txt').read())\n```",
         ))
+        .push(Reply::text("The task is done."))
+        .push(Reply::text(
+            "```python\nnums = [float(l) for l in open('numbers.txt')]\n_ = open('mean.txt', 'w').write(str(sum(nums) / len(nums)))\n```",
+        ))
         .push(Reply::text("The task is done."));
     let out = env
         .exec(&["-y", "Write the mean of numbers.txt to mean.txt"])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let requests = env.server.chat_requests();
-    assert_eq!(requests.len(), 6, "checked twice, then it may end");
+    assert_eq!(
+        requests.len(),
+        8,
+        "checked twice, then started over once, then it may end"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("mean.txt")).unwrap(),
+        "25.5"
+    );
     assert!(
         requests[2]
             .last_message_text()

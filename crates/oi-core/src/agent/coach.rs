@@ -689,18 +689,18 @@ impl Coach {
         None
     }
 
-    /// When the model ends the task after the checks before ending were
-    /// given and used up, and they still find the task not done (small
-    /// models): the first thing they find, short (up to its first colon),
-    /// for a task to start over on. Nothing when no check was given: the
-    /// note before ending comes first.
+    /// When the model ends the task after both checks before ending were
+    /// given, and they still find the task not done (small models): the
+    /// first thing they find, short (up to its first colon), for a task
+    /// to start over on. Nothing before that: the notes come first, and a
+    /// model that ends without trying after the first has the last word.
     pub(super) fn still_not_done(
         &self,
         cwd: &Path,
         last_failure: Option<&str>,
         reply: &str,
     ) -> Option<String> {
-        if !self.small_model || self.completion_checks == 0 {
+        if !self.small_model || self.completion_checks < MAX_CHECKS {
             return None;
         }
         let problems = self.ending_problems(cwd, last_failure, reply);
