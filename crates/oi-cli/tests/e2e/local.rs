@@ -1527,8 +1527,7 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
     assert_eq!(requests.len(), 4);
 
     // A result still labelled after a run that changed nothing: named a
-    // second time, then the task starts over, and the new try's answer
-    // stands.
+    // second time, then the model's answer stands.
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
     std::fs::write(env.cwd.path().join("numbers.txt"), "10\n41\n").unwrap();
@@ -1544,25 +1543,13 @@ async fn a_small_model_sees_a_folder_it_renamed_in_and_a_result_still_wrong_is_n
         .push(Reply::text(
             "```python\nprint(open('numbers.txt').read())\n```",
         ))
-        .push(Reply::text("The task is done."))
-        .push(Reply::text(
-            "```python\nnums = [float(l) for l in open('numbers.txt')]\n_ = open('mean.txt', 'w').write(str(sum(nums) / len(nums)))\n```",
-        ))
         .push(Reply::text("The task is done."));
     let out = env
         .exec(&["-y", "Write the mean of numbers.txt to mean.txt"])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
     let requests = env.server.chat_requests();
-    assert_eq!(
-        requests.len(),
-        8,
-        "checked twice, then started over once, then it may end"
-    );
-    assert_eq!(
-        std::fs::read_to_string(env.cwd.path().join("mean.txt")).unwrap(),
-        "25.5"
-    );
+    assert_eq!(requests.len(), 6, "checked twice, then it may end");
     assert!(
         requests[2]
             .last_message_text()
@@ -1793,114 +1780,6 @@ async fn the_run_that_lacked_a_module_runs_again_after_each_install() {
     let second = env.server.chat_requests()[3].last_message_text();
     assert!(second.contains(rerun), "{second}");
     assert!(second.contains("othermod loaded"), "{second}");
-}
-
-#[tokio::test]
-async fn a_small_model_ending_a_task_its_checks_still_find_wrong_starts_it_over_once() {
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    fs_err::write(env.cwd.path().join("numbers.txt"), "10\n41\n").unwrap();
-    // Three ways of writing nothing to it.
-    let empty = |how: &str| format!("```python\nnums = [10, 41]\n{how}\n```");
-    env.server
-        .push(Reply::text(&empty(
-            "with open('mean.txt', 'w') as f:\n    f.write('')",
-        )))
-        .push(Reply::text("Done."))
-        .push(Reply::text(&empty(
-            "lines = []\n_ = open('mean.txt', 'w').write(''.join(lines))",
-        )))
-        .push(Reply::text("Done."))
-        .push(Reply::text(&empty("out = open('mean.txt', 'w')\nout.close()")))
-        .push(Reply::text("Done."))
-        // Started over: a new try from the task's message.
-        .push(Reply::text(
-            "```python\nnums = [float(x) for x in open('numbers.txt')]\nopen('mean.txt', 'w').write(str(sum(nums) / len(nums)))\n```",
-        ))
-        .push(Reply::text("Done."));
-    let out = env
-        .exec(&["-y", "Write the mean of numbers.txt to mean.txt"])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let requests = env.server.chat_requests();
-    // Two checks before ending, then the start over.
-    assert!(
-        requests[2]
-            .last_message_text()
-            .contains("[oi: before you finish: `mean.txt` is empty"),
-        "{}",
-        requests[2].last_message_text()
-    );
-    assert!(
-        requests[4]
-            .last_message_text()
-            .contains("[oi: still not done: `mean.txt` is empty"),
-        "{}",
-        requests[4].last_message_text()
-    );
-    assert!(
-        out.stderr.contains(
-            "the model ends the task while oi's checks still find it not done (`mean.txt` is empty); oi starts the task over once from its message, without the replies so far"
-        ),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("oi starts the task over once from its message, without the replies so far"),
-        "{}",
-        out.stderr
-    );
-    // The seventh request is the task's message alone, sampled more
-    // freely; the one after is greedy again.
-    let seventh = &requests[6];
-    let users: Vec<_> = seventh
-        .messages()
-        .iter()
-        .filter(|m| m["role"] != "system")
-        .collect();
-    assert_eq!(users.len(), 1, "{users:?}");
-    assert!(
-        seventh
-            .last_message_text()
-            .contains("Write the mean of numbers.txt")
-    );
-    assert_eq!(seventh.body["temperature"], 0.7);
-    assert_eq!(requests[7].body["temperature"], 0.0);
-    assert_eq!(requests.len(), 8, "{requests:?}");
-    assert_eq!(
-        fs_err::read_to_string(env.cwd.path().join("mean.txt")).unwrap(),
-        "25.5"
-    );
-}
-
-#[tokio::test]
-async fn a_task_that_started_over_ends_as_the_model_says_when_still_wrong() {
-    // Once only: the new try ends wrong too, and the task ends there.
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    let write = |n: u32| format!("```python\nopen('mean.txt', 'w').close()\nprint({n})\n```");
-    for n in 1..=3 {
-        env.server
-            .push(Reply::text(&write(n)))
-            .push(Reply::text("Done."));
-    }
-    for n in 4..=6 {
-        env.server
-            .push(Reply::text(&write(n)))
-            .push(Reply::text("Done."));
-    }
-    let out = env
-        .exec(&["-y", "Write the mean of the numbers 10 and 41 to mean.txt"])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(
-        out.stderr.matches("oi starts the task over").count(),
-        1,
-        "{}",
-        out.stderr
-    );
-    assert_eq!(env.server.chat_requests().len(), 12);
 }
 
 #[tokio::test]

@@ -689,24 +689,6 @@ impl Coach {
         None
     }
 
-    /// When the model ends the task after both checks before ending were
-    /// given, and they still find the task not done (small models): the
-    /// first thing they find, short (up to its first colon), for a task
-    /// to start over on. Nothing before that: the notes come first, and a
-    /// model that ends without trying after the first has the last word.
-    pub(super) fn still_not_done(
-        &self,
-        cwd: &Path,
-        last_failure: Option<&str>,
-        reply: &str,
-    ) -> Option<String> {
-        if !self.small_model || self.completion_checks < MAX_CHECKS {
-            return None;
-        }
-        let problems = self.ending_problems(cwd, last_failure, reply);
-        problems.first().map(|first| head_of(first).to_owned())
-    }
-
     /// The block that last wrote the first result file `problems` name,
     /// as a clause to add to the note (` The code that wrote `x.csv`: …`),
     /// when it is short — with the earlier runs it builds on, as one
@@ -5977,25 +5959,6 @@ fn search_problems(code: &str, asked: &Asked) -> Vec<String> {
     problems
 }
 
-/// A problem up to its first colon outside brackets and backticks (what
-/// is wrong, without how to fix it): `your last run failed (NameError:
-/// …)` keeps its bracket whole.
-fn head_of(problem: &str) -> &str {
-    let (mut depth, mut quoted) = (0usize, false);
-    for (at, c) in problem.char_indices() {
-        match c {
-            '`' => quoted = !quoted,
-            '(' | '[' if !quoted => depth += 1,
-            ')' | ']' if !quoted => depth = depth.saturating_sub(1),
-            ':' if !quoted && depth == 0 && problem[at + 1..].starts_with(' ') => {
-                return &problem[..at];
-            }
-            _ => {}
-        }
-    }
-    problem
-}
-
 /// When the task asks for paths or file names and `name`'s lines name
 /// files in `base`, but one line, shaped like a file name, names none: a
 /// problem naming it (a path with spaces cut at a space, or made up).
@@ -11119,34 +11082,11 @@ mod tests {
         assert!(again.contains("Your last run did not fix it."), "{again}");
         coach.after_runs(&ran, cwd);
         assert_eq!(coach.note_before_ending("Done.", md, cwd, None), None);
-        // Checked and still wrong: what is wrong, without how to fix it,
-        // for the task to start over on.
-        assert_eq!(
-            coach.still_not_done(cwd, None, "Done.").as_deref(),
-            Some(
-                "`mean.txt` has words around its value (`Mean: 25.5`) where the task likely asks for the value alone (`25.5`, as `open('mean.txt', 'w').write('25.5\\n')` writes it)"
-            )
-        );
-        assert_eq!(
-            coach
-                .still_not_done(cwd, Some("NameError: name 'x' is not defined"), "Done.")
-                .as_deref(),
-            Some("your last run failed (NameError: name 'x' is not defined)")
-        );
-        // Started over, the checks come first again.
-        coach.start_over();
-        assert_eq!(coach.still_not_done(cwd, None, "Done."), None);
-        // A large model gets neither.
-        let mut large = Coach::new(false, "Write the mean of numbers.txt to mean.txt", cwd);
-        large.after_runs(&ran, cwd);
-        assert_eq!(large.note_before_ending("Done.", md, cwd, None), None);
-        assert_eq!(large.still_not_done(cwd, None, "Done."), None);
         // The value alone passes.
         let mut fine = Coach::new(true, "Write the mean of numbers.txt to avg.txt", cwd);
         fine.after_runs(&ran, cwd);
         fs_err::write(cwd.join("avg.txt"), "25.5\n").unwrap();
         assert_eq!(fine.note_before_ending("Done.", md, cwd, None), None);
-        assert_eq!(fine.still_not_done(cwd, None, "Done."), None);
         // Labels the task writes itself are asked for, even where the
         // sentence naming the file names another.
         let task = "First, write clean.csv from numbers.txt. Then, from clean.csv, write stats.txt with two lines: \"min: X\" and \"max: X\".";

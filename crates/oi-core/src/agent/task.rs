@@ -324,41 +324,17 @@ impl Session {
                     None => {
                         // Told the change and ending without it: the last
                         // code runs once more with it (approved as any run).
-                        if let Some((run, fix)) = coach.standing_fix() {
-                            self.emit(Event::Warning {
-                                message: format!(
-                                    "the model ends with the line a note said to change (`{}`) still in its last code; oi runs that code again with the change (`{}`)",
-                                    fix.code, fix.fixed
-                                ),
-                            });
-                            actions.push(Action::Run(run));
-                            line_fixed = Some(fix);
-                        } else {
-                            // Checked before ending and ending wrong all the
-                            // same: what it tried holds a small model where
-                            // it is, so a new try starts from the message.
-                            let wrong = if started_over {
-                                None
-                            } else {
-                                coach.still_not_done(&cwd, failure.as_deref(), &answer)
-                            };
-                            let Some(wrong) = wrong else {
-                                return TaskEnd::done(answer);
-                            };
-                            started_over = true;
-                            let t = self.begin_again(
-                                &task,
-                                &mut coach,
-                                parts,
-                                &format!(
-                                    "the model ends the task while oi's checks still find it not done ({wrong})"
-                                ),
-                            );
-                            resample = Resample::for_task(&task);
-                            splicer = Splicer::default();
-                            temperature = Some((t, Again::StartOver));
-                            continue;
-                        }
+                        let Some((run, fix)) = coach.standing_fix() else {
+                            return TaskEnd::done(answer);
+                        };
+                        self.emit(Event::Warning {
+                            message: format!(
+                                "the model ends with the line a note said to change (`{}`) still in its last code; oi runs that code again with the change (`{}`)",
+                                fix.code, fix.fixed
+                            ),
+                        });
+                        actions.push(Action::Run(run));
+                        line_fixed = Some(fix);
                     }
                 }
             }
@@ -456,9 +432,16 @@ impl Session {
                 // context it reads.
                 if self.config.small_model && !started_over {
                     started_over = true;
-                    let t = self.begin_again(&task, &mut coach, parts, &summary);
+                    self.start_over(&task, coach.rewrites(), parts);
+                    coach.start_over();
                     resample = Resample::for_task(&task);
                     splicer = Splicer::default();
+                    let t = START_OVER_TEMPERATURE.max(self.config.temperature.unwrap_or(0.0));
+                    self.emit(Event::Warning {
+                        message: format!(
+                            "{summary}; oi starts the task over once from its message, without the replies so far, sampling more freely (temperature {t}); the files keep what the runs did"
+                        ),
+                    });
                     temperature = Some((t, Again::StartOver));
                     continue;
                 }
@@ -467,24 +450,8 @@ impl Session {
         }
     }
 
-    /// Starts a small model's task over, once, for `why` (going in
-    /// circles, or ending it while the checks still find it not done):
-    /// the history and the coach as at its message, said in a warning.
-    /// The temperature of the new try's first request.
-    fn begin_again(&mut self, task: &str, coach: &mut Coach, parts: usize, why: &str) -> f64 {
-        self.start_over(task, coach.rewrites(), parts);
-        coach.start_over();
-        let t = START_OVER_TEMPERATURE.max(self.config.temperature.unwrap_or(0.0));
-        self.emit(Event::Warning {
-            message: format!(
-                "{why}; oi starts the task over once from its message, without the replies so far, sampling more freely (temperature {t}); the files keep what the runs did"
-            ),
-        });
-        t
-    }
-
     /// Starts the current task over (small models, after going in
-    /// circles, or ending it not done): the history goes back to the task's message, whose first
+    /// circles): the history goes back to the task's message, whose first
     /// look is made again from the files as they are now; the loop guard
     /// forgets its repeats. The transcript is written whole again.
     /// `parts`: how many parts the message had before its first look.
