@@ -1128,6 +1128,33 @@ async fn a_small_model_is_told_what_a_common_error_means_once() {
 }
 
 #[tokio::test]
+async fn a_small_model_filling_a_list_under_its_loop_variables_name_is_told_so_once() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::create_dir(env.cwd.path().join("docs")).unwrap();
+    fs_err::write(env.cwd.path().join("docs/a.md"), "x").unwrap();
+    let shadowing = "```python\nimport os\nfiles = []\nfor root, dirs, files in os.walk('.'):\n    for file in files:\n        files.append((os.path.getsize(os.path.join(root, file)), file))\nprint(sorted(files)[:3])\n```";
+    let own_name = "```python\nimport os\nfound = []\nfor root, dirs, files in os.walk('.'):\n    for file in files:\n        found.append((os.path.getsize(os.path.join(root, file)), file))\nprint(sorted(found)[:3])\n```";
+    env.server
+        .push(Reply::text(shadowing))
+        .push(Reply::text(own_name))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&["-y", "Print the three largest files here."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let told = "[oi: `files` names both the collection you fill (`files = []`) and a variable of the loop `for root, dirs, files in os.walk('.'):`: each step of the loop sets `files` again";
+    let second = requests[1].last_message_text();
+    // The real kernel ran it: appending to the list it walks.
+    assert!(second.contains("not 'tuple'"), "{second}");
+    assert!(second.contains(told), "{second}");
+    let third = requests[2].last_message_text();
+    assert!(third.contains("(1, 'a.md')"), "{third}");
+    assert!(!third.contains(told), "{third}");
+}
+
+#[tokio::test]
 async fn a_small_models_one_line_fix_runs_inside_the_block_that_failed() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
