@@ -1183,7 +1183,9 @@ impl Coach {
         for (code, report) in self.batch_python.drain(..).zip(reports) {
             if let Some(code) = code {
                 self.runs.saw(&code, &report.text);
-                shadowed = shadowed.or_else(|| super::shadow::shadowed(&code));
+                if !self.told_shadowed && shadowed.is_none() {
+                    shadowed = super::shadow::shadowed(&code);
+                }
             }
         }
         let scratch: Vec<_> = reports
@@ -1208,10 +1210,8 @@ impl Coach {
                 "[oi: that code only {does}, a value typed into it: nothing was looked up, so it is a guess. Find the value with code that reads the files or asks the system (a shell command, or Python), print what it finds, then use that.]"
             ));
         }
-        if let Some((name, start, for_line)) = shadowed
-            && self.small_model
-            && !self.told_shadowed
-        {
+        // Only a small model's runs are kept in `batch_python`.
+        if let Some((name, start, for_line)) = shadowed {
             self.told_shadowed = true;
             previews.push(format!(
                 "[oi: `{name}` names both the collection you fill (`{start}`) and a variable of the loop `{for_line}`: each step of the loop sets `{name}` again, so what you add goes into what the loop reads, or is lost. Give the collection a name of its own (`found = []`, then `found.append(…)`).]"
@@ -5975,10 +5975,12 @@ fn absent_paths(name: &str, text: &str, asked: &Asked, base: &Path) -> Option<St
     if !about_files || lines.len() < 2 || lines.len() > 200 {
         return None;
     }
-    let exists = |line: &str| {
-        let path = line.strip_prefix("./").unwrap_or(line);
-        !path.is_empty() && !path.starts_with('/') && base.join(path).exists()
-    };
+    // A line as a path under `base` (without `./`); none when absolute.
+    fn relative(line: &str) -> Option<&str> {
+        Some(line.strip_prefix("./").unwrap_or(line))
+            .filter(|path| !path.is_empty() && !path.starts_with('/'))
+    }
+    let exists = |line: &str| relative(line).is_some_and(|path| base.join(path).exists());
     let file_like = |line: &str| {
         !line.contains([',', '\t', ';', ' ', '='])
             && line.rsplit_once('.').is_some_and(|(stem, ext)| {
@@ -5991,15 +5993,13 @@ fn absent_paths(name: &str, text: &str, asked: &Asked, base: &Path) -> Option<St
     // A path into a folder that is here (`./data/old` of `data/old
     // exports/`), not a path with a value after it (`docs/a.md 3000`).
     let into_folder = |line: &str| {
-        let path = line.strip_prefix("./").unwrap_or(line);
         let number_after = line
             .rsplit_once(char::is_whitespace)
             .is_some_and(|(_, last)| last.parse::<f64>().is_ok());
         !line.contains([',', '\t', ';', '='])
             && !number_after
-            && !path.starts_with('/')
-            && Path::new(path)
-                .parent()
+            && relative(line)
+                .and_then(|path| Path::new(path).parent())
                 .is_some_and(|parent| !parent.as_os_str().is_empty() && base.join(parent).is_dir())
     };
     let found = lines.iter().find(|l| exists(l))?;
@@ -6013,11 +6013,9 @@ fn absent_paths(name: &str, text: &str, asked: &Asked, base: &Path) -> Option<St
             .words
             .iter()
             .any(|w| matches!(w.as_str(), "folders" | "directories" | "dirs"));
-    let folder = lines.iter().find(|l| {
-        let path = l.strip_prefix("./").unwrap_or(l);
-        !matches!(path, "" | ".") && !path.starts_with('/') && base.join(path).is_dir()
-    });
-    if files_only && let Some(folder) = folder {
+    let is_folder =
+        |line: &str| relative(line).is_some_and(|path| path != "." && base.join(path).is_dir());
+    if files_only && let Some(folder) = lines.iter().find(|l| is_folder(l)) {
         return Some(format!(
             "`{name}` names `{folder}`, which is a folder, where the task asks for files: list files only (`find . -type f`; Python: the `files` of `os.walk`, not its `dirs`)"
         ));

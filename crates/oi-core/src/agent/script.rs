@@ -232,7 +232,8 @@ fn changed_object(line: &str) -> Option<String> {
         .then(|| object.to_owned())
 }
 
-fn is_name(text: &str) -> bool {
+/// Whether `text` is a plain Python name.
+pub(super) fn is_name(text: &str) -> bool {
     text.chars()
         .next()
         .is_some_and(|c| c.is_alphabetic() || c == '_')

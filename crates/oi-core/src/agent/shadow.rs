@@ -5,6 +5,9 @@
 //! or a loop that never ends) or loses what it gathered. A small model
 //! reads the error and changes every line but that one.
 
+use super::script::is_name;
+use super::splice::assignment;
+
 /// The empty collections a statement may start with.
 const EMPTY: [&str; 6] = ["[]", "{}", "set()", "list()", "dict()", "()"];
 
@@ -17,21 +20,20 @@ const FILLS: [&str; 4] = [".append(", ".add(", ".extend(", ".update("];
 pub(super) fn shadowed(code: &str) -> Option<(String, String, String)> {
     let lines: Vec<&str> = code.lines().map(str::trim).collect();
     lines.iter().enumerate().find_map(|(at, line)| {
-        let (name, value) = line.split_once('=')?;
-        let name = name.trim();
-        if !is_name(name) || !EMPTY.contains(&value.trim()) {
+        let (name, op, value) = assignment(line)?;
+        if !op.is_empty() || !is_name(&name) || !EMPTY.contains(&value) {
             return None;
         }
         let (loop_at, for_line) = lines
             .iter()
             .enumerate()
             .skip(at + 1)
-            .find(|(_, l)| loop_targets(l).iter().any(|t| t == name))?;
-        let fills = FILLS.iter().map(|how| format!("{name}{how}"));
+            .find(|(_, l)| loop_targets(l).contains(&name))?;
+        let fills: Vec<String> = FILLS.iter().map(|how| format!("{name}{how}")).collect();
         let filled = lines[loop_at + 1..]
             .iter()
-            .any(|l| fills.clone().any(|f| l.contains(&f)));
-        filled.then(|| (name.to_owned(), (*line).to_owned(), (*for_line).to_owned()))
+            .any(|l| fills.iter().any(|f| l.contains(f.as_str())));
+        filled.then(|| (name, (*line).to_owned(), (*for_line).to_owned()))
     })
 }
 
@@ -53,13 +55,6 @@ fn loop_targets(line: &str) -> Vec<String> {
         .filter(|t| is_name(t))
         .map(str::to_owned)
         .collect()
-}
-
-/// Whether `text` is a plain Python name.
-fn is_name(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]

@@ -413,21 +413,14 @@ pub(super) fn repeated_group(result: &str, word: &str) -> Option<(String, String
 /// Whether every column of the table `text` but `column` holds numbers
 /// only, or nothing: values per key, as a sum or a count by group is.
 pub(super) fn numbers_besides(text: &str, column: &str) -> bool {
-    let Some((_, rows)) = split(text) else {
-        return false;
-    };
-    let header = &rows[0];
-    header.len() > 1
-        && (0..header.len())
-            .filter(|&i| header[i].trim() != column)
-            .all(|i| {
-                rows[1..]
-                    .iter()
-                    .filter_map(|row| row.get(i))
-                    .map(|v| v.trim())
-                    .filter(|v| !is_missing(v))
-                    .all(|v| v.parse::<f64>().is_ok())
-            })
+    let columns = by_column(text);
+    columns.len() > 1
+        && columns
+            .iter()
+            .filter(|(name, _)| name.trim() != column)
+            .flat_map(|(_, values)| values)
+            .filter(|v| !is_missing(v))
+            .all(|v| v.parse::<f64>().is_ok())
 }
 
 /// The first row of the table `text` written again whole on a later row
@@ -747,8 +740,8 @@ pub(super) fn same_in_every_row(text: &str) -> Option<(String, String, usize, Op
 
 /// A column of the table `text` whose cells hold several values joined
 /// with `,` or `;` (`10.0.0.2, 10.0.0.1`, `a;b`; not `3,50`) in at least
-/// half of its rows, one of them at least two: its name and such a cell. Values listed where the
-/// task asked how many there are.
+/// half of its rows, one of them at least two: its name and such a cell.
+/// Values listed where the task asked how many there are.
 pub(super) fn joined_column(text: &str) -> Option<(String, String)> {
     let (_, rows) = split(text)?;
     let body = &rows[1..];
