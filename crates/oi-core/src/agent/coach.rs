@@ -3818,6 +3818,11 @@ fn content_problems(
             "the task speaks of `{field}`, a field of `{input}`, which the code that wrote `{name}` never reads: if the task means that field (which rows to keep, or what to sort or group by), use it"
         ));
     }
+    if wrote && let Some((value, line)) = super::script::unread_in_loop(python) {
+        problems.push(format!(
+            "the code that wrote `{name}` sets `{value}` at each step of its loop (`{line}`) and never reads it: if the task depends on that value (which rows to count, keep or pair), use it"
+        ));
+    }
     if let Some(latest) = asked.latest
         && let Some((input, (key, value, date, kept, best))) = inputs
             .iter()
@@ -9000,6 +9005,28 @@ mod tests {
             unread_field(&asked.words, &[(&name, &table)], "active_emails.txt", code),
             None
         );
+    }
+
+    #[test]
+    fn a_value_the_writing_loop_sets_and_never_reads_is_named() {
+        let asked = Asked::of(
+            "app.log records users logging in and out. Compute each user's total logged-in time in minutes. Write sessions.csv with the header user,minutes.",
+        );
+        let code = "import re\nfrom datetime import datetime\npairs = {}\nfor line in open('app.log'):\n    fields = line.split()\n    user = fields[3].split('=')[1]\n    action = fields[4].split('=')[1]\n    when = datetime.strptime(fields[0] + ' ' + fields[1], '%Y-%m-%d %H:%M:%S')\n    if user not in pairs:\n        pairs[user] = [when, when]\n    else:\n        pairs[user][1] = when\nwith open('sessions.csv', 'w') as f:\n    f.write('user,minutes\\n')\n    for user, (start, end) in pairs.items():\n        f.write(f'{user},{(end - start).total_seconds() / 60}\\n')\n";
+        let text = "user,minutes\nalice,220.0\nbob,90.0\n";
+        assert_eq!(
+            content_problems("sessions.csv", text, &[], &asked, code),
+            [
+                "the code that wrote `sessions.csv` sets `action` at each step of its loop (`action = fields[4].split('=')[1]`) and never reads it: if the task depends on that value (which rows to count, keep or pair), use it"
+            ]
+        );
+        // Read, or code that did not write the result: nothing.
+        let reads = code.replace(
+            "if user not in pairs:",
+            "if action == 'login' and user not in pairs:",
+        );
+        assert!(content_problems("sessions.csv", text, &[], &asked, &reads).is_empty());
+        assert!(content_problems("other.csv", text, &[], &asked, code).is_empty());
     }
 
     #[test]

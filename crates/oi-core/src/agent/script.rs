@@ -232,6 +232,74 @@ fn changed_object(line: &str) -> Option<String> {
         .then(|| object.to_owned())
 }
 
+/// In Python `code`, the first name a loop's body sets at each step
+/// (`action = pairs['action']` under `for line in lines:`) that no line of
+/// the code reads: the value the code went to get and then left out (which
+/// lines are logins and which logouts). With that line, trimmed. Not a
+/// name set under `try:` (a conversion that only tests a value), nor one
+/// in capitals or starting with `_`, nor any in code that reads its names
+/// by text (`locals()`, `vars()`, `eval`).
+pub(super) fn unread_in_loop(code: &str) -> Option<(String, String)> {
+    if ["locals()", "vars()", "eval(", "exec(", "globals()"]
+        .iter()
+        .any(|call| code.contains(call))
+    {
+        return None;
+    }
+    // Lines as code: those inside a triple-quoted string are text.
+    let mut lines = Vec::new();
+    let mut in_text = false;
+    for line in code.lines() {
+        let toggles = line.matches("\"\"\"").count() + line.matches("'''").count();
+        if !in_text && super::splice::is_significant(line) {
+            lines.push(line);
+        }
+        in_text ^= toggles % 2 == 1;
+    }
+    let mut read = BTreeSet::new();
+    for line in &lines {
+        let (used, changed, _) = statement(line.trim());
+        read.extend(used);
+        read.extend(changed);
+    }
+    // The blocks open around each line: their indent, and whether each is
+    // a loop (else a `try`, or another block).
+    let mut open: Vec<(usize, &str)> = Vec::new();
+    for line in lines {
+        let trimmed = line.trim();
+        let indent = line.len() - line.trim_start().len();
+        while open.last().is_some_and(|&(at, _)| at >= indent) {
+            open.pop();
+        }
+        if trimmed.ends_with(':') {
+            let word = trimmed.split([' ', ':']).next().unwrap_or("");
+            let kind = match word {
+                "for" | "while" | "async" => "loop",
+                "try" => "try",
+                _ => "other",
+            };
+            open.push((indent, kind));
+            continue;
+        }
+        let in_loop = open.iter().any(|&(_, kind)| kind == "loop");
+        let under_try = open.last().is_some_and(|&(_, kind)| kind == "try");
+        if !in_loop || under_try {
+            continue;
+        }
+        let Some((target, op, _)) = super::splice::assignment(trimmed) else {
+            continue;
+        };
+        let plain = op.is_empty()
+            && is_name(&target)
+            && !target.starts_with('_')
+            && target.chars().any(|c| c.is_lowercase());
+        if plain && !read.contains(&target) {
+            return Some((target, trimmed.to_owned()));
+        }
+    }
+    None
+}
+
 /// Whether `text` is a plain Python name.
 pub(super) fn is_name(text: &str) -> bool {
     text.chars()
@@ -372,6 +440,52 @@ mod tests {
         format!(
             "Traceback (most recent call last):\n  File \"<cell-1>\", line {line}, in <module>\n    x\nValueError: Length mismatch\n"
         )
+    }
+
+    #[test]
+    fn a_value_a_loop_sets_and_nothing_reads_is_found() {
+        let sessions = "import re\npairs = {}\nfor line in open('app.log'):\n    fields = line.split()\n    if fields[2] == 'INFO':\n        user = fields[3].split('=')[1]\n        action = fields[4].split('=')[1]\n        if user not in pairs:\n            pairs[user] = fields[1]\nprint(pairs)\n";
+        assert_eq!(
+            unread_in_loop(sessions),
+            Some((
+                "action".to_owned(),
+                "action = fields[4].split('=')[1]".to_owned()
+            ))
+        );
+        // Read anywhere (in the loop, after it, in an f-string, by a
+        // method call): nothing.
+        let read = sessions.replace("print(pairs)", "print(pairs, action)");
+        assert_eq!(unread_in_loop(&read), None);
+        let formatted = sessions.replace("print(pairs)", "print(f'{action}')");
+        assert_eq!(unread_in_loop(&formatted), None);
+        let called = "for x in xs:\n    found = []\n    found.append(x)\n";
+        assert_eq!(unread_in_loop(called), None);
+        // Not in a loop (a later block may read it), under `try:` (a
+        // conversion that tests a value), in capitals, `_`, in a string,
+        // or code that reads names by text.
+        assert_eq!(
+            unread_in_loop("with open('a') as f:\n    lines = f.read()\n"),
+            None
+        );
+        let tested = "for v in values:\n    try:\n        n = float(v)\n    except ValueError:\n        continue\n    ok.append(v)\n";
+        assert_eq!(unread_in_loop(tested), None);
+        assert_eq!(
+            unread_in_loop("for k in keys:\n    KEY = k\n    _ = k\n"),
+            None
+        );
+        let text = "for k in keys:\n    print(\"\"\"\n    note = 1\n    \"\"\")\n";
+        assert_eq!(unread_in_loop(text), None);
+        let by_text = "for k in keys:\n    value = k\n    print(locals())\n";
+        assert_eq!(unread_in_loop(by_text), None);
+        // A loop that ends: the lines after it are not in it.
+        let after = "for k in keys:\n    print(k)\nlast = 1\n";
+        assert_eq!(unread_in_loop(after), None);
+        let nested =
+            "while True:\n    if done:\n        break\n    else:\n        step = next(it)\n";
+        assert_eq!(
+            unread_in_loop(nested).map(|(name, _)| name).as_deref(),
+            Some("step")
+        );
     }
 
     #[test]
