@@ -3848,8 +3848,22 @@ fn content_problems(
             .iter()
             .find_map(|(input, body)| table::tie_not_first(text, body).map(|tie| (input, tie)))
     {
+        // A task that also sorts the result by the key: the chain ends
+        // with that sort, or the model keeps one of its two sorts only.
+        let (then, sorted) = if asked
+            .sorted_by
+            .as_deref()
+            .is_some_and(|word| word.eq_ignore_ascii_case(&key))
+        {
+            (
+                format!(".sort_values('{key}')"),
+                format!(", then sorted by `{key}` as the task asks, in place of your sorts"),
+            )
+        } else {
+            (String::new(), String::new())
+        };
         problems.push(format!(
-            "`{name}` keeps `{kept}` for `{key}` {value}, but `{input}` has `{first}` there with the same `{number}` ({n}), and the task breaks ties alphabetically: sort by `{number}` (the way the task picks) and then by `{text_column}` A to Z before keeping one row per `{key}` (pandas: `.sort_values(['{number}', '{text_column}'], ascending=[False, True]).drop_duplicates('{key}')` for the highest)"
+            "`{name}` keeps `{kept}` for `{key}` {value}, but `{input}` has `{first}` there with the same `{number}` ({n}), and the task breaks ties alphabetically: sort by `{number}` (the way the task picks) and then by `{text_column}` A to Z before keeping one row per `{key}` (pandas: `.sort_values(['{number}', '{text_column}'], ascending=[False, True]).drop_duplicates('{key}'){then}` for the highest{sorted})"
         ));
     }
     if asked.every_key
@@ -9399,6 +9413,20 @@ mod tests {
                 "subject,student,score\nhistory,Maya,91\nmath,Leo,93\n",
                 &inputs,
                 &asked,
+                ""
+            ),
+            [
+                "`best.csv` keeps `Leo` for `subject` math, but `scores.csv` has `Ari` there with the same `score` (93), and the task breaks ties alphabetically: sort by `score` (the way the task picks) and then by `student` A to Z before keeping one row per `subject` (pandas: `.sort_values(['score', 'student'], ascending=[False, True]).drop_duplicates('subject').sort_values('subject')` for the highest, then sorted by `subject` as the task asks, in place of your sorts)"
+            ]
+        );
+        // A task that sorts by something else: the chain stops at the pick.
+        let unsorted = Asked::of(&task.replace("sorted by subject", "sorted by student"));
+        assert_eq!(
+            content_problems(
+                "best.csv",
+                "subject,student,score\nmath,Leo,93\nhistory,Maya,91\n",
+                &inputs,
+                &unsorted,
                 ""
             ),
             [
