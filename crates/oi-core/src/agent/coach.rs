@@ -4140,6 +4140,9 @@ enum Without {
     Query,
     /// The dot before an extension (`.py`).
     Dot,
+    /// The folder before a file's name (`docs/intro.txt`): "just the file
+    /// names, not the folder".
+    Folder,
 }
 
 impl Without {
@@ -4158,6 +4161,34 @@ impl Without {
                 }
             }
         }
+        // "Without the folder" or "not the folder", "just the file names".
+        let folder = lower.split("without ").skip(1).any(|clause| {
+            let clause = clause
+                .split(['.', ';', '(', ','])
+                .next()
+                .unwrap_or_default();
+            ["folder", "directory", "path"]
+                .iter()
+                .any(|word| clause.contains(word))
+        }) || [
+            "not the folder",
+            "not the directory",
+            "not the path",
+            "not their folder",
+            "not their path",
+            "just the file name",
+            "only the file name",
+            "just the name of the file",
+            "file names only",
+            "file names alone",
+            "base name",
+            "basename",
+        ]
+        .iter()
+        .any(|phrase| lower.contains(phrase));
+        if folder {
+            found.push(Self::Folder);
+        }
         found
     }
 
@@ -4174,6 +4205,15 @@ impl Without {
                     && field.starts_with('.')
                     && field[1..].chars().all(|c| c.is_ascii_alphanumeric())
             }),
+            Self::Folder => {
+                !line.contains("://")
+                    && line.split([',', '\t']).any(|field| {
+                        field
+                            .trim()
+                            .rsplit_once(['/', '\\'])
+                            .is_some_and(|(folder, file)| !folder.is_empty() && !file.is_empty())
+                    })
+            }
         }
     }
 
@@ -4188,6 +4228,9 @@ impl Without {
             ),
             Self::Dot => format!(
                 "has a dot before a value (`{line}`) where the task says without the dot: drop it (`ext = ext.lstrip('.')`)"
+            ),
+            Self::Folder => format!(
+                "has a folder before a file's name (`{line}`) where the task asks for the names alone, without the folder: write only the last part of each path (Python: `os.path.basename(path)`; shell: `find … -printf '%f\\n'`, or `basename` on each)"
             ),
         }
     }
@@ -9630,6 +9673,48 @@ mod tests {
             content_problems("ext.csv", "extension,count\npy,3\nmd,2\n", &[], &asked, "")
                 .is_empty()
         );
+        // A folder before a file's name.
+        let asked = Asked::of(
+            "Some files in docs/ have the same contents as another. Write the names of all such files (just the file names, not the folder), sorted, one per line, to duplicates.txt.",
+        );
+        assert_eq!(asked.without, [Without::Folder]);
+        assert_eq!(
+            content_problems(
+                "duplicates.txt",
+                "docs/Intro copy.txt\nintro.txt\n",
+                &[],
+                &asked,
+                ""
+            ),
+            [
+                "`duplicates.txt` has a folder before a file's name (`docs/Intro copy.txt`) where the task asks for the names alone, without the folder: write only the last part of each path (Python: `os.path.basename(path)`; shell: `find … -printf '%f\\n'`, or `basename` on each)"
+            ]
+        );
+        assert!(
+            content_problems(
+                "duplicates.txt",
+                "Intro copy.txt\nintro.txt\n",
+                &[],
+                &asked,
+                ""
+            )
+            .is_empty()
+        );
+        for task in [
+            "List the logs without their folder in logs.txt.",
+            "Write each file's base name to names.txt.",
+        ] {
+            assert_eq!(Asked::of(task).without, [Without::Folder], "{task}");
+        }
+        // Paths asked, a URL, a date with slashes in a task that leaves
+        // nothing out.
+        assert!(
+            Asked::of("Write the path of each file to paths.txt.")
+                .without
+                .is_empty()
+        );
+        assert!(!Without::Folder.found("https://example.org/a"));
+        assert!(!Without::Folder.found("/"));
     }
 
     #[test]
