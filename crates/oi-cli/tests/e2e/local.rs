@@ -1155,6 +1155,47 @@ async fn a_small_model_filling_a_list_under_its_loop_variables_name_is_told_so_o
 }
 
 #[tokio::test]
+async fn a_small_models_loop_value_that_nothing_reads_is_named_with_its_result() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("app.log"),
+        "08:00 user=ana action=login\n09:00 user=ana action=logout\n10:00 user=ana action=login\n10:30 user=ana action=logout\n",
+    )
+    .unwrap();
+    // First to last line per user: `action` is read and left out.
+    let ignores = "```python\nspans = {}\nfor line in open('app.log'):\n    time, user, action = line.split()\n    hour = int(time[:2]) * 60 + int(time[3:])\n    kind = action.split('=')[1]\n    spans.setdefault(user, [hour, hour])[1] = hour\nwith open('minutes.csv', 'w') as f:\n    for user, (start, end) in spans.items():\n        f.write(f'{user[5:]},{end - start}\\n')\n```";
+    let pairs = "```python\ntotal = {}\nstart = {}\nfor line in open('app.log'):\n    time, user, action = line.split()\n    hour = int(time[:2]) * 60 + int(time[3:])\n    kind = action.split('=')[1]\n    if kind == 'login':\n        start[user] = hour\n    else:\n        total[user] = total.get(user, 0) + hour - start[user]\nwith open('minutes.csv', 'w') as f:\n    for user, minutes in total.items():\n        f.write(f'{user[5:]},{minutes}\\n')\n```";
+    env.server
+        .push(Reply::text(ignores))
+        .push(Reply::text(pairs))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "app.log has logins and logouts. Write each user's logged-in minutes to minutes.csv.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told =
+        "sets `kind` at each step of its loop (`kind = action.split('=')[1]`) and never reads it";
+    let requests = env.server.chat_requests();
+    // The real kernel wrote first to last (150 minutes), and the note came
+    // with that result.
+    let second = requests[1].last_message_text();
+    assert!(second.contains("ana,150"), "{second}");
+    assert!(second.contains(told), "{second}");
+    let third = requests[2].last_message_text();
+    assert!(third.contains("ana,90"), "{third}");
+    assert!(!third.contains(told), "{third}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("minutes.csv")).unwrap(),
+        "ana,90\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_models_one_line_fix_runs_inside_the_block_that_failed() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
