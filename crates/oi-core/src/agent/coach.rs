@@ -4167,15 +4167,14 @@ impl Without {
                 .split(['.', ';', '(', ','])
                 .next()
                 .unwrap_or_default();
-            ["folder", "directory", "path"]
+            // Not "path": a web path (`/api/search`) is no folder.
+            ["folder", "directory"]
                 .iter()
                 .any(|word| clause.contains(word))
         }) || [
             "not the folder",
             "not the directory",
-            "not the path",
             "not their folder",
-            "not their path",
             "just the file name",
             "only the file name",
             "just the name of the file",
@@ -9712,6 +9711,10 @@ mod tests {
             Asked::of("Write the path of each file to paths.txt.")
                 .without
                 .is_empty()
+        );
+        assert_eq!(
+            Asked::of("Which page (without the query string of its path) is slowest?").without,
+            [Without::Query]
         );
         assert!(!Without::Folder.found("https://example.org/a"));
         assert!(!Without::Folder.found("/"));
