@@ -4151,27 +4151,21 @@ impl Without {
         let mut found = Vec::new();
         for clause in lower.split("without ").skip(1) {
             let clause = clause.split(['.', ';', '(']).next().unwrap_or_default();
+            // Not "path" for a folder: a web path (`/api/search`) is none.
             for (word, without) in [
                 ("quote", Self::Quotes),
                 ("query", Self::Query),
                 ("dot", Self::Dot),
+                ("folder", Self::Folder),
+                ("directory", Self::Folder),
             ] {
                 if clause.contains(word) && !found.contains(&without) {
                     found.push(without);
                 }
             }
         }
-        // "Without the folder" or "not the folder", "just the file names".
-        let folder = lower.split("without ").skip(1).any(|clause| {
-            let clause = clause
-                .split(['.', ';', '(', ','])
-                .next()
-                .unwrap_or_default();
-            // Not "path": a web path (`/api/search`) is no folder.
-            ["folder", "directory"]
-                .iter()
-                .any(|word| clause.contains(word))
-        }) || [
+        // "Not the folder", "just the file names".
+        let folder = [
             "not the folder",
             "not the directory",
             "not their folder",
@@ -4185,7 +4179,7 @@ impl Without {
         ]
         .iter()
         .any(|phrase| lower.contains(phrase));
-        if folder {
+        if folder && !found.contains(&Self::Folder) {
             found.push(Self::Folder);
         }
         found

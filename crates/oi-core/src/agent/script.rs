@@ -262,28 +262,24 @@ pub(super) fn unread_in_loop(code: &str) -> Option<(String, String)> {
         read.extend(used);
         read.extend(changed);
     }
-    // The blocks open around each line: their indent, and whether each is
-    // a loop (else a `try`, or another block).
+    // The blocks open around each line: their header (trimmed) by indent.
     let mut open: Vec<(usize, &str)> = Vec::new();
     for line in lines {
         let trimmed = line.trim();
-        let indent = line.len() - line.trim_start().len();
+        let indent = super::splice::indent(line).len();
         while open.last().is_some_and(|&(at, _)| at >= indent) {
             open.pop();
         }
         if trimmed.ends_with(':') {
-            let word = trimmed.split([' ', ':']).next().unwrap_or("");
-            let kind = match word {
-                "for" | "while" | "async" => "loop",
-                "try" => "try",
-                _ => "other",
-            };
-            open.push((indent, kind));
+            open.push((indent, trimmed));
             continue;
         }
-        let in_loop = open.iter().any(|&(_, kind)| kind == "loop");
-        let under_try = open.last().is_some_and(|&(_, kind)| kind == "try");
-        if !in_loop || under_try {
+        let in_loop = open.iter().any(|(_, header)| {
+            ["for ", "while ", "async for "]
+                .iter()
+                .any(|word| header.starts_with(word))
+        });
+        if !in_loop || open.last().is_some_and(|&(_, header)| header == "try:") {
             continue;
         }
         let Some((target, op, _)) = super::splice::assignment(trimmed) else {
