@@ -476,6 +476,13 @@ mod tests {
         // A loop that ends: the lines after it are not in it.
         let after = "for k in keys:\n    print(k)\nlast = 1\n";
         assert_eq!(unread_in_loop(after), None);
+        let with = "async with lock:\n    value = 1\n";
+        assert_eq!(unread_in_loop(with), None);
+        let async_for = "async for k in keys:\n    value = k\n";
+        assert_eq!(
+            unread_in_loop(async_for).map(|(name, _)| name).as_deref(),
+            Some("value")
+        );
         let nested =
             "while True:\n    if done:\n        break\n    else:\n        step = next(it)\n";
         assert_eq!(
