@@ -161,9 +161,10 @@ pub(super) struct Coach {
     /// The kinds of error hints given in this task (each once).
     hinted: Vec<&'static str>,
     /// The failed Python block of the batch, with the one line its error
-    /// names changed as the error calls for, to run again for the model
-    /// ([`Self::rerun`]); with that change.
-    fix_rerun: Option<(ProposedRun, LineChange)>,
+    /// names changed as the error calls for (or the import it lacked put
+    /// at its top), to run again for the model ([`Self::rerun`]); with the
+    /// note that leads its result, saying what oi changed.
+    fix_rerun: Option<(ProposedRun, String)>,
     /// The text files the task names that it asks to change ("set the
     /// port in settings.ini"), when it names no file to make; not those
     /// it says to keep ("important.db must stay").
@@ -1003,18 +1004,9 @@ impl Coach {
     /// Counted with the other re-runs; its code is then the model's code
     /// the notes are about. Small models only.
     fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
-        let (run, LineChange { line, fixed, .. }) = self.fix_rerun.take()?;
+        let (run, lead) = self.fix_rerun.take()?;
         self.reruns += 1;
         self.know_python(run.code.clone());
-        let lead = if fixed.contains('\n') {
-            format!(
-                "[oi: that error has a known fix, so oi ran your code again with `{line}` written as:\n```python\n{fixed}\n```\nIts result:]"
-            )
-        } else {
-            format!(
-                "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `{fixed}`:]"
-            )
-        };
         Some((run, lead))
     }
 
@@ -1255,6 +1247,29 @@ impl Coach {
         // for `'7.5'`), each kind once a task.
         if self.small_model {
             for report in reports {
+                // A module or name a standard import defines, used without
+                // it (`csv.writer`, `pd.read_csv`): oi runs the block
+                // again with the import at its top, each time (told, a
+                // small model adds it, and leaves it out of the next
+                // block), counted with the other re-runs.
+                if self.fix_rerun.is_none()
+                    && self.reruns < MAX_RERUNS
+                    && let Some((name, import)) = super::error_hint::missing_import(&report.text)
+                    && let Some(code) = with_import(&self.python, name, import)
+                {
+                    let run = ProposedRun {
+                        call_id: None,
+                        language: Some("python".to_owned()),
+                        code,
+                    };
+                    self.fix_rerun = Some((
+                        run,
+                        format!(
+                            "[oi: your code uses `{name}` without importing it, so oi ran it again with `{import}` added at its top:]"
+                        ),
+                    ));
+                    continue;
+                }
                 if let Some(hint) = super::error_hint::hint(&report.text, cwd)
                     && !self.hinted.contains(&hint.kind)
                 {
@@ -1280,7 +1295,7 @@ impl Coach {
                             language: Some("python".to_owned()),
                             code: with_line(&self.python, &fix.line, &fix.fixed),
                         };
-                        self.fix_rerun = Some((run, fix));
+                        self.fix_rerun = Some((run, fix_lead(&fix)));
                         continue;
                     }
                     previews.push(hint.note);
@@ -2037,6 +2052,36 @@ fn assigns(line: &str, name: &str) -> bool {
     !line.starts_with(char::is_whitespace)
         && super::splice::assignment(line)
             .is_some_and(|(target, op, _)| target == name && op.is_empty())
+}
+
+/// What leads the result of a block oi ran again with the line change
+/// `fix` its error called for.
+fn fix_lead(fix: &LineChange) -> String {
+    let LineChange { line, fixed } = fix;
+    if fixed.contains('\n') {
+        format!(
+            "[oi: that error has a known fix, so oi ran your code again with `{line}` written as:\n```python\n{fixed}\n```\nIts result:]"
+        )
+    } else {
+        format!(
+            "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `{fixed}`:]"
+        )
+    }
+}
+
+/// Python `code` that failed for lack of `import` (which defines `name`)
+/// with that import put first; `None` when the code does not use `name`
+/// itself (the error came from another run, or from a module it loaded),
+/// already imports it, or must begin with a `from __future__` line.
+fn with_import(code: &str, name: &str, import: &str) -> Option<String> {
+    let first = code.lines().find(|l| !l.trim().is_empty())?;
+    if !uses(code, name)
+        || first.trim_start().starts_with("from __future__")
+        || code.lines().any(|l| l.trim() == import)
+    {
+        return None;
+    }
+    Some(format!("{import}\n{code}"))
 }
 
 /// Whether Python `code` uses `name` other than where it defines it: a
@@ -11951,6 +11996,117 @@ mod tests {
         big.saw_failure(true);
         big.after_runs(std::slice::from_ref(&failed), dir.path());
         assert_eq!(big.rerun(&[run], &[failed]), None);
+    }
+
+    #[test]
+    fn a_block_that_lacked_a_standard_import_runs_again_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = "Convert orders.json to orders.csv.";
+        let block = |code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some("python".to_owned()),
+                code: code.to_owned(),
+            })
+        };
+        let code = "import json\nrows = json.load(open('orders.json'))\nwith open('orders.csv', 'w', newline='') as f:\n    w = csv.writer(f)\n    w.writerows(rows)\n";
+        let run = block(code);
+        let failed = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    w = csv.writer(f)\n        ^^^\nNameError: name 'csv' is not defined. Did you mean: 'abs'?\n[exit code 1]",
+        );
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_runs(std::slice::from_ref(&run));
+        coach.saw_failure(true);
+        let notes = coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        // Not told to add it: oi adds it and says so as it runs.
+        assert!(!notes.iter().any(|n| n.contains("import csv")), "{notes:?}");
+        let (again, lead) = coach
+            .rerun(std::slice::from_ref(&run), std::slice::from_ref(&failed))
+            .expect("the block runs again with the import");
+        assert_eq!(again.code, format!("import csv\n{code}"));
+        assert_eq!(again.language.as_deref(), Some("python"));
+        assert_eq!(
+            lead,
+            "[oi: your code uses `csv` without importing it, so oi ran it again with `import csv` added at its top:]"
+        );
+        coach.after_batch(false);
+        assert_eq!(coach.python, again.code);
+        // The next block that leaves out an import gets it too: each time,
+        // counted with the other re-runs.
+        let pandas = block("df = pd.read_csv('orders.csv')\nprint(len(df))\n");
+        coach.saw_runs(std::slice::from_ref(&pandas));
+        coach.saw_failure(true);
+        let no_pd = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-2>\", line 1, in <module>\nNameError: name 'pd' is not defined\n[exit code 1]",
+        );
+        coach.after_runs(std::slice::from_ref(&no_pd), dir.path());
+        let (again, _) = coach
+            .rerun(std::slice::from_ref(&pandas), std::slice::from_ref(&no_pd))
+            .expect("again with pandas imported");
+        assert!(
+            again.code.starts_with("import pandas as pd\ndf = "),
+            "{}",
+            again.code
+        );
+        // A code that does not use the name itself (a script the shell
+        // ran failed so): the hint is told, nothing runs again.
+        let mut coach = Coach::new(true, task, dir.path());
+        let other = block("import subprocess\nsubprocess.run(['python3', 'convert.py'])\n");
+        coach.saw_runs(std::slice::from_ref(&other));
+        coach.saw_failure(true);
+        let notes = coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("add `import csv` at the top")),
+            "{notes:?}"
+        );
+        assert_eq!(coach.rerun(&[other], std::slice::from_ref(&failed)), None);
+        // A name no standard import defines is the model's own to fix.
+        let mut coach = Coach::new(true, task, dir.path());
+        coach.saw_runs(std::slice::from_ref(&run));
+        coach.saw_failure(true);
+        let own = python_report("NameError: name 'totals' is not defined\n[exit code 1]");
+        coach.after_runs(std::slice::from_ref(&own), dir.path());
+        assert_eq!(coach.rerun(std::slice::from_ref(&run), &[own]), None);
+        // Not for other models.
+        let mut big = Coach::new(false, task, dir.path());
+        big.saw_runs(std::slice::from_ref(&run));
+        big.saw_failure(true);
+        big.after_runs(std::slice::from_ref(&failed), dir.path());
+        assert_eq!(big.rerun(&[run], &[failed]), None);
+    }
+
+    #[test]
+    fn an_import_goes_first_only_where_the_code_uses_the_name_without_it() {
+        assert_eq!(
+            with_import("x = csv.reader(f)\n", "csv", "import csv").as_deref(),
+            Some("import csv\nx = csv.reader(f)\n")
+        );
+        assert_eq!(
+            with_import(
+                "c = Counter(words)\n",
+                "Counter",
+                "from collections import Counter"
+            )
+            .as_deref(),
+            Some("from collections import Counter\nc = Counter(words)\n")
+        );
+        // Not used by this code, already imported, or a `__future__`
+        // import that must stay first.
+        assert_eq!(with_import("print(1)\n", "csv", "import csv"), None);
+        assert_eq!(
+            with_import("import csv\nx = csv.reader(f)\n", "csv", "import csv"),
+            None
+        );
+        assert_eq!(
+            with_import(
+                "from __future__ import annotations\nx = csv.reader(f)\n",
+                "csv",
+                "import csv"
+            ),
+            None
+        );
     }
 
     #[test]

@@ -158,6 +158,21 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
     })
 }
 
+/// For a `NameError` message (`name 'csv' is not defined`), the name and
+/// its import when it is one small models use without importing.
+fn import_for(message: &str) -> Option<(&'static str, &'static str)> {
+    let missing = between(message, "name '", "'")?;
+    IMPORTS.iter().find(|(n, _)| *n == missing).copied()
+}
+
+/// When a Python run's `output` ends with a `NameError` for a name that a
+/// standard import defines (`csv`, `pd` for pandas, `Counter`): that name
+/// and its import.
+pub(super) fn missing_import(output: &str) -> Option<(&'static str, &'static str)> {
+    let message = last_error(output)?.strip_prefix("NameError: ")?;
+    import_for(message)
+}
+
 /// The last line of a run's `output` that is not blank nor oi's
 /// `[exit code N]`: where a Python error names itself.
 fn last_error(output: &str) -> Option<&str> {
@@ -658,8 +673,7 @@ fn python_hint(line: &str) -> Option<(&'static str, String)> {
             "the file is not UTF-8 text: open it with `encoding='latin-1'` (or `errors='replace'`).".to_owned(),
         )),
         "NameError" => {
-            let missing = between(message, "name '", "'")?;
-            let (_, import) = IMPORTS.iter().find(|(n, _)| *n == missing)?;
+            let (missing, import) = import_for(message)?;
             Some((
                 "import",
                 format!("`{missing}` is not defined: add `{import}` at the top of the block."),
@@ -1384,6 +1398,27 @@ mod tests {
         assert_ne!(
             hint(&later, Path::new(".")).map(|h| h.kind),
             Some("split-index")
+        );
+    }
+
+    #[test]
+    fn a_name_a_standard_import_defines_is_found_with_its_import() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    w = csv.writer(f)\nNameError: name 'csv' is not defined. Did you mean: 'abs'?\n[exit code 1]";
+        assert_eq!(missing_import(out), Some(("csv", "import csv")));
+        assert_eq!(
+            missing_import("NameError: name 'Counter' is not defined\n"),
+            Some(("Counter", "from collections import Counter"))
+        );
+        // The model's own names, and errors that are no NameError.
+        assert_eq!(
+            missing_import("NameError: name 'totals' is not defined\n"),
+            None
+        );
+        assert_eq!(missing_import("KeyError: 'csv'\n[exit code 1]"), None);
+        // Only the error the run ended with.
+        assert_eq!(
+            missing_import("NameError: name 'csv' is not defined\nthen it was fixed\n"),
+            None
         );
     }
 
