@@ -1088,6 +1088,46 @@ async fn a_script_a_small_models_reply_runs_but_never_wrote_is_saved_first() {
 }
 
 #[tokio::test]
+async fn a_small_models_block_that_lacked_a_standard_import_runs_again_with_it() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("orders.json"),
+        r#"[["ana", 3], ["ben", 5]]"#,
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\nimport json\nrows = json.load(open('orders.json'))\nwith open('orders.csv', 'w', newline='') as f:\n    csv.writer(f).writerows(rows)\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&["-y", "Convert orders.json to orders.csv."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    // The real kernel ran the block again with the import first: the file
+    // is written, and the model, told so, needed no second step.
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("orders.csv"))
+            .unwrap()
+            .replace("\r\n", "\n"),
+        "ana,3\nben,5\n"
+    );
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let second = requests[1].last_message_text();
+    assert!(
+        second.contains("NameError: name 'csv' is not defined"),
+        "{second}"
+    );
+    assert!(
+        second.contains("[oi: your code uses `csv` without importing it, so oi ran it again with `import csv` added at its top:]"),
+        "{second}"
+    );
+    assert!(!second.contains("add `import csv`"), "{second}");
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_what_a_common_error_means_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
