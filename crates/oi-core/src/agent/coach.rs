@@ -1254,8 +1254,9 @@ impl Coach {
                 // block), counted with the other re-runs.
                 if self.fix_rerun.is_none()
                     && self.reruns < MAX_RERUNS
-                    && let Some((name, import)) = super::error_hint::missing_import(&report.text)
-                    && let Some((code, import)) = with_import(&self.python, name, import)
+                    && let Some((name, import)) =
+                        super::error_hint::missing_import(&report.text, &self.python)
+                    && let Some(code) = with_import(&self.python, name, import)
                 {
                     let run = ProposedRun {
                         call_id: None,
@@ -2070,31 +2071,18 @@ fn fix_lead(fix: &LineChange) -> String {
 }
 
 /// Python `code` that failed for lack of `import` (which defines `name`)
-/// with that import put first, and the import put; `None` when the code
-/// does not use `name` itself (the error came from another run, or from a
-/// module it loaded), already imports it, or must begin with a
-/// `from __future__` line. Code that uses `datetime` as the module
-/// (`datetime.datetime.now()`, `datetime.date(2024, 1, 5)`) gets the
-/// module, not the class.
-fn with_import(code: &str, name: &str, import: &str) -> Option<(String, String)> {
+/// with that import put first; `None` when the code does not use `name`
+/// itself (the error came from another run, or from a module it loaded),
+/// already imports it, or must begin with a `from __future__` line.
+fn with_import(code: &str, name: &str, import: &str) -> Option<String> {
     let first = code.lines().find(|l| !l.trim().is_empty())?;
-    let module = name == "datetime"
-        && [
-            "datetime.datetime",
-            "datetime.date(",
-            "datetime.timedelta",
-            "datetime.timezone",
-        ]
-        .iter()
-        .any(|part| code.contains(part));
-    let import = if module { "import datetime" } else { import };
     if !uses(code, name)
         || first.trim_start().starts_with("from __future__")
         || code.lines().any(|l| l.trim() == import)
     {
         return None;
     }
-    Some((format!("{import}\n{code}"), import.to_owned()))
+    Some(format!("{import}\n{code}"))
 }
 
 /// Whether Python `code` uses `name` other than where it defines it: a
@@ -12092,35 +12080,25 @@ mod tests {
 
     #[test]
     fn an_import_goes_first_only_where_the_code_uses_the_name_without_it() {
-        let put = |code: &str, name: &str, import: &str| {
-            with_import(code, name, import).map(|(code, import)| format!("{import} | {code}"))
-        };
         assert_eq!(
-            put("x = csv.reader(f)\n", "csv", "import csv").as_deref(),
-            Some("import csv | import csv\nx = csv.reader(f)\n")
+            with_import("x = csv.reader(f)\n", "csv", "import csv").as_deref(),
+            Some("import csv\nx = csv.reader(f)\n")
         );
+        let counter = "from collections import Counter";
         assert_eq!(
-            put(
-                "c = Counter(words)\n",
-                "Counter",
-                "from collections import Counter"
+            with_import("c = Counter(words)\n", "Counter", counter).as_deref(),
+            Some("from collections import Counter\nc = Counter(words)\n")
+        );
+        // The module where the code uses it so (the import
+        // `error_hint::missing_import` chose).
+        assert_eq!(
+            with_import(
+                "d = datetime.datetime.now()\n",
+                "datetime",
+                "import datetime"
             )
             .as_deref(),
-            Some(
-                "from collections import Counter | from collections import Counter\nc = Counter(words)\n"
-            )
-        );
-        // `datetime` as the class, or as the module.
-        let class = "from datetime import datetime";
-        assert_eq!(
-            put("d = datetime.strptime(s, '%Y')\n", "datetime", class).as_deref(),
-            Some(
-                "from datetime import datetime | from datetime import datetime\nd = datetime.strptime(s, '%Y')\n"
-            )
-        );
-        assert_eq!(
-            put("d = datetime.datetime.now()\n", "datetime", class).as_deref(),
-            Some("import datetime | import datetime\nd = datetime.datetime.now()\n")
+            Some("import datetime\nd = datetime.datetime.now()\n")
         );
         // Not used by this code, already imported, or a `__future__`
         // import that must stay first.

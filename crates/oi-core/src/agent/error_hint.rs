@@ -165,12 +165,24 @@ fn import_for(message: &str) -> Option<(&'static str, &'static str)> {
     IMPORTS.iter().find(|(n, _)| *n == missing).copied()
 }
 
-/// When a Python run's `output` ends with a `NameError` for a name that a
-/// standard import defines (`csv`, `pd` for pandas, `Counter`): that name
-/// and its import.
-pub(super) fn missing_import(output: &str) -> Option<(&'static str, &'static str)> {
+/// When a Python run of `code` ended (`output`) with a `NameError` for a
+/// name that a standard import defines (`csv`, `pd` for pandas,
+/// `Counter`): that name and the import that fits the code — the
+/// `datetime` module, not its class, for code that writes
+/// `datetime.datetime.now()` or `datetime.date(2024, 1, 5)`.
+pub(super) fn missing_import(output: &str, code: &str) -> Option<(&'static str, &'static str)> {
     let message = last_error(output)?.strip_prefix("NameError: ")?;
-    import_for(message)
+    let (name, import) = import_for(message)?;
+    let module = name == "datetime"
+        && [
+            "datetime.datetime",
+            "datetime.date(",
+            "datetime.timedelta",
+            "datetime.timezone",
+        ]
+        .iter()
+        .any(|part| code.contains(part));
+    Some((name, if module { "import datetime" } else { import }))
 }
 
 /// The last line of a run's `output` that is not blank nor oi's
@@ -1404,20 +1416,35 @@ mod tests {
     #[test]
     fn a_name_a_standard_import_defines_is_found_with_its_import() {
         let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    w = csv.writer(f)\nNameError: name 'csv' is not defined. Did you mean: 'abs'?\n[exit code 1]";
-        assert_eq!(missing_import(out), Some(("csv", "import csv")));
+        let code = "w = csv.writer(f)\n";
+        assert_eq!(missing_import(out, code), Some(("csv", "import csv")));
         assert_eq!(
-            missing_import("NameError: name 'Counter' is not defined\n"),
+            missing_import("NameError: name 'Counter' is not defined\n", "Counter(w)"),
             Some(("Counter", "from collections import Counter"))
+        );
+        // `datetime` as the class, or as the module.
+        let undated = "NameError: name 'datetime' is not defined\n";
+        let class = Some(("datetime", "from datetime import datetime"));
+        assert_eq!(
+            missing_import(undated, "d = datetime.strptime(s, '%Y')\n"),
+            class
+        );
+        assert_eq!(
+            missing_import(undated, "d = datetime.datetime.now()\n"),
+            Some(("datetime", "import datetime"))
         );
         // The model's own names, and errors that are no NameError.
         assert_eq!(
-            missing_import("NameError: name 'totals' is not defined\n"),
+            missing_import("NameError: name 'totals' is not defined\n", code),
             None
         );
-        assert_eq!(missing_import("KeyError: 'csv'\n[exit code 1]"), None);
+        assert_eq!(missing_import("KeyError: 'csv'\n[exit code 1]", code), None);
         // Only the error the run ended with.
         assert_eq!(
-            missing_import("NameError: name 'csv' is not defined\nthen it was fixed\n"),
+            missing_import(
+                "NameError: name 'csv' is not defined\nthen it was fixed\n",
+                code
+            ),
             None
         );
     }
