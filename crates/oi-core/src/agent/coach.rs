@@ -6797,6 +6797,22 @@ mod tests {
         }
     }
 
+    /// A coach of a small model or not (`small`) for `task`, after `run`
+    /// failed as `failed` said: it, and the notes it gave.
+    fn after_failure(
+        small: bool,
+        task: &str,
+        run: &Option<ProposedRun>,
+        failed: &Report,
+        cwd: &Path,
+    ) -> (Coach, Vec<String>) {
+        let mut coach = Coach::new(small, task, cwd);
+        coach.saw_runs(std::slice::from_ref(run));
+        coach.saw_failure(true);
+        let notes = coach.after_runs(std::slice::from_ref(failed), cwd);
+        (coach, notes)
+    }
+
     #[test]
     fn a_block_from_before_the_task_started_over_is_not_shown_again() {
         let dir = tempfile::tempdir().unwrap();
@@ -11938,10 +11954,7 @@ mod tests {
         let failed = python_report(
             "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    df[c] = df[c].lower()\n  [2 frames inside libraries]\nAttributeError: 'Series' object has no attribute 'lower'\n[exit code 1]",
         );
-        let mut coach = Coach::new(true, task, dir.path());
-        coach.saw_runs(std::slice::from_ref(&run));
-        coach.saw_failure(true);
-        let notes = coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        let (mut coach, notes) = after_failure(true, task, &run, &failed, dir.path());
         // The hint is not told: oi makes its change and says so as it runs.
         assert!(
             !notes.iter().any(|n| n.contains(".str.lower()")),
@@ -11975,15 +11988,12 @@ mod tests {
         assert_eq!(sent.code, again.code);
         // A line the block does not hold (a script run by the shell): the
         // hint is told, nothing runs again.
-        let mut coach = Coach::new(true, task, dir.path());
         let other = Some(ProposedRun {
             call_id: None,
             language: Some("python".to_owned()),
             code: "import subprocess\nsubprocess.run(['python', 'totals.py'])".to_owned(),
         });
-        coach.saw_runs(std::slice::from_ref(&other));
-        coach.saw_failure(true);
-        let notes = coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        let (mut coach, notes) = after_failure(true, task, &other, &failed, dir.path());
         assert!(
             notes
                 .iter()
@@ -11992,10 +12002,7 @@ mod tests {
         );
         assert_eq!(coach.rerun(&[other], std::slice::from_ref(&failed)), None);
         // Not for other models.
-        let mut big = Coach::new(false, task, dir.path());
-        big.saw_runs(std::slice::from_ref(&run));
-        big.saw_failure(true);
-        big.after_runs(std::slice::from_ref(&failed), dir.path());
+        let (mut big, _) = after_failure(false, task, &run, &failed, dir.path());
         assert_eq!(big.rerun(&[run], &[failed]), None);
     }
 
@@ -12015,10 +12022,7 @@ mod tests {
         let failed = python_report(
             "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    w = csv.writer(f)\n        ^^^\nNameError: name 'csv' is not defined. Did you mean: 'abs'?\n[exit code 1]",
         );
-        let mut coach = Coach::new(true, task, dir.path());
-        coach.saw_runs(std::slice::from_ref(&run));
-        coach.saw_failure(true);
-        let notes = coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        let (mut coach, notes) = after_failure(true, task, &run, &failed, dir.path());
         // Not told to add it: oi adds it and says so as it runs.
         assert!(!notes.iter().any(|n| n.contains("import csv")), "{notes:?}");
         let (again, lead) = coach
@@ -12051,11 +12055,8 @@ mod tests {
         );
         // A code that does not use the name itself (a script the shell
         // ran failed so): the hint is told, nothing runs again.
-        let mut coach = Coach::new(true, task, dir.path());
         let other = block("import subprocess\nsubprocess.run(['python3', 'convert.py'])\n");
-        coach.saw_runs(std::slice::from_ref(&other));
-        coach.saw_failure(true);
-        let notes = coach.after_runs(std::slice::from_ref(&failed), dir.path());
+        let (mut coach, notes) = after_failure(true, task, &other, &failed, dir.path());
         assert!(
             notes
                 .iter()
@@ -12064,17 +12065,11 @@ mod tests {
         );
         assert_eq!(coach.rerun(&[other], std::slice::from_ref(&failed)), None);
         // A name no standard import defines is the model's own to fix.
-        let mut coach = Coach::new(true, task, dir.path());
-        coach.saw_runs(std::slice::from_ref(&run));
-        coach.saw_failure(true);
         let own = python_report("NameError: name 'totals' is not defined\n[exit code 1]");
-        coach.after_runs(std::slice::from_ref(&own), dir.path());
+        let (mut coach, _) = after_failure(true, task, &run, &own, dir.path());
         assert_eq!(coach.rerun(std::slice::from_ref(&run), &[own]), None);
         // Not for other models.
-        let mut big = Coach::new(false, task, dir.path());
-        big.saw_runs(std::slice::from_ref(&run));
-        big.saw_failure(true);
-        big.after_runs(std::slice::from_ref(&failed), dir.path());
+        let (mut big, _) = after_failure(false, task, &run, &failed, dir.path());
         assert_eq!(big.rerun(&[run], &[failed]), None);
     }
 
