@@ -4308,7 +4308,7 @@ fn asked_by_sentence(task: &str, name: &str, expected: &[String]) -> Asked {
 }
 
 /// Whether every line of `code` that is `line` (trimmed) is in the body
-/// of a `for` or `while` loop: a line above it, less indented, opens one
+/// of a loop ([`super::splice::opens_loop`]): a line above it, less indented, opens one
 /// before any other less indented line does.
 fn in_loop(code: &str, line: &str) -> bool {
     let lines: Vec<&str> = code.lines().collect();
@@ -4325,7 +4325,7 @@ fn in_loop(code: &str, line: &str) -> bool {
                     return false;
                 }
                 depth = own;
-                trimmed.starts_with("for ") || trimmed.starts_with("while ")
+                super::splice::opens_loop(trimmed)
             })
         })
 }

@@ -274,11 +274,9 @@ pub(super) fn unread_in_loop(code: &str) -> Option<(String, String)> {
             open.push((indent, trimmed));
             continue;
         }
-        let in_loop = open.iter().any(|(_, header)| {
-            ["for ", "while ", "async for "]
-                .iter()
-                .any(|word| header.starts_with(word))
-        });
+        let in_loop = open
+            .iter()
+            .any(|(_, header)| super::splice::opens_loop(header));
         if !in_loop || open.last().is_some_and(|&(_, header)| header == "try:") {
             continue;
         }

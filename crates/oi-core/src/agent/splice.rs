@@ -400,6 +400,14 @@ pub(super) fn is_significant(line: &str) -> bool {
     !line.is_empty() && !line.starts_with('#')
 }
 
+/// Whether the Python line `trimmed` (without its indent) opens a loop:
+/// `for`, `while`, `async for`.
+pub(super) fn opens_loop(trimmed: &str) -> bool {
+    ["for ", "while ", "async for "]
+        .iter()
+        .any(|word| trimmed.starts_with(word))
+}
+
 /// The whitespace `line` begins with.
 pub(super) fn indent(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
@@ -412,6 +420,22 @@ fn compact(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loops_are_told_from_other_blocks() {
+        for header in ["for k in keys:", "while True:", "async for k in keys:"] {
+            assert!(opens_loop(header), "{header}");
+        }
+        for header in [
+            "async with lock:",
+            "if x:",
+            "try:",
+            "format = 1",
+            "forward()",
+        ] {
+            assert!(!opens_loop(header), "{header}");
+        }
+    }
 
     const REVENUE: &str = "import json\n\nwith open('orders.json') as f:\n    data = json.load(f)\n\ntotal = 0.0\nfor order in data['orders']:\n    if order['status'] != 'cancelled':\n        revenue = sum(i['qty'] * i['price'] for i in order['items'])\n        total += revenue\n\nwith open('revenue.txt', 'w') as f:\n    f.write(str(round(total, 2)))\n";
 
