@@ -24,6 +24,12 @@ use crate::harness::{Action, ProposedRun, Report};
 
 /// Runs done again after an install, at most, in a task.
 const MAX_RERUNS: u8 = 3;
+
+/// Kinds of error hint whose line change oi makes and runs each time the
+/// error comes back, not once a task: ways of writing a line that a small
+/// model keeps.
+const EVERY_TIME: &[&str] = &["fstring-quotes", "text-concat"];
+
 /// Replies after a failed run that must run code, at most, in a task.
 const MAX_FIXES: u8 = 3;
 /// Times the completion check stops a task from ending, at most: the
@@ -1271,15 +1277,19 @@ impl Coach {
                     ));
                     continue;
                 }
-                if let Some(hint) = super::error_hint::hint(&report.text, cwd)
-                    && !self.hinted.contains(&hint.kind)
-                {
-                    self.hinted.push(hint.kind);
+                if let Some(hint) = super::error_hint::hint(&report.text, cwd) {
+                    let first = !self.hinted.contains(&hint.kind);
+                    if first {
+                        self.hinted.push(hint.kind);
+                    }
                     // A change of one line the error calls for is made and
                     // run by oi; the re-run's result says so. Told it, a
                     // small model sends the line unchanged, or changed
-                    // another way.
+                    // another way. A habit of writing (quotes in an
+                    // f-string, a number joined to text) comes back in the
+                    // next block, so its change is made each time.
                     if let Some(fix) = hint.fix
+                        && (first || EVERY_TIME.contains(&hint.kind))
                         && self.fix_rerun.is_none()
                         && self.reruns < MAX_RERUNS
                         && self.python.lines().any(|l| l.trim() == fix.line)
@@ -1299,7 +1309,9 @@ impl Coach {
                         self.fix_rerun = Some((run, fix_lead(&fix)));
                         continue;
                     }
-                    previews.push(hint.note);
+                    if first {
+                        previews.push(hint.note);
+                    }
                 }
             }
         }
@@ -12071,6 +12083,92 @@ mod tests {
         // Not for other models.
         let (mut big, _) = after_failure(false, task, &run, &failed, dir.path());
         assert_eq!(big.rerun(&[run], &[failed]), None);
+    }
+
+    #[test]
+    fn an_fstrings_quotes_and_a_number_joined_to_text_are_changed_and_run_each_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let task = "Write each name and score in scores.json to report.txt.";
+        let block = |code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some("python".to_owned()),
+                code: code.to_owned(),
+            })
+        };
+        let line = r#"f.write(f"{row["name"]}: {row["score"]}\n")"#;
+        let code = format!(
+            "import json\nrows = json.load(open('scores.json'))\nwith open('report.txt', 'w') as f:\n    for row in rows:\n        {line}\n"
+        );
+        let run = block(&code);
+        let refused = python_report(&format!(
+            "  File \"<cell-1>\", line 5\n    {line}\n                 ^^^^\nSyntaxError: f-string: unmatched '['\n[exit code 1]"
+        ));
+        let (mut coach, notes) = after_failure(true, task, &run, &refused, dir.path());
+        assert!(notes.iter().all(|n| !n.contains("f-string")), "{notes:?}");
+        let (again, lead) = coach
+            .rerun(std::slice::from_ref(&run), std::slice::from_ref(&refused))
+            .expect("the block runs again with the quotes changed");
+        let fixed = r#"f.write(f"{row['name']}: {row['score']}\n")"#;
+        assert_eq!(again.code, code.replace(line, fixed));
+        assert_eq!(
+            lead,
+            format!(
+                "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `{fixed}`:]"
+            )
+        );
+        coach.after_batch(false);
+        // The next block with the same habit is changed too, though the
+        // kind of hint was given.
+        let total = "print(f\"Total: {sum(r[\"score\"] for r in rows)}\")";
+        let next = block(&format!("{total}\n"));
+        coach.saw_runs(std::slice::from_ref(&next));
+        coach.saw_failure(true);
+        let again_refused = python_report(&format!(
+            "  File \"<cell-2>\", line 1\n    {total}\n                                       ^\nSyntaxError: f-string: unmatched '('\n[exit code 1]"
+        ));
+        coach.after_runs(std::slice::from_ref(&again_refused), dir.path());
+        let (again, _) = coach
+            .rerun(
+                std::slice::from_ref(&next),
+                std::slice::from_ref(&again_refused),
+            )
+            .expect("again for the second f-string");
+        assert_eq!(
+            again.code,
+            "print(f\"Total: {sum(r['score'] for r in rows)}\")\n"
+        );
+        coach.after_batch(false);
+        // A number joined to text.
+        let joined = block("total = sum(r['score'] for r in rows)\nprint('Total: ' + total)\n");
+        coach.saw_runs(std::slice::from_ref(&joined));
+        coach.saw_failure(true);
+        let type_error = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-3>\", line 2, in <module>\n    print('Total: ' + total)\n          ~~~~~~~~~~^~~~~~~\nTypeError: can only concatenate str (not \"int\") to str\n[exit code 1]",
+        );
+        coach.after_runs(std::slice::from_ref(&type_error), dir.path());
+        let (again, _) = coach
+            .rerun(
+                std::slice::from_ref(&joined),
+                std::slice::from_ref(&type_error),
+            )
+            .expect("again with the number converted");
+        assert_eq!(
+            again.code,
+            "total = sum(r['score'] for r in rows)\nprint('Total: ' + str(total))\n"
+        );
+        // Three re-runs were made: a fourth is not.
+        coach.after_batch(false);
+        coach.saw_runs(std::slice::from_ref(&run));
+        coach.saw_failure(true);
+        coach.after_runs(std::slice::from_ref(&refused), dir.path());
+        assert_eq!(
+            coach.rerun(std::slice::from_ref(&run), std::slice::from_ref(&refused)),
+            None
+        );
+        // Not for other models.
+        let (mut big, _) = after_failure(false, task, &run, &refused, dir.path());
+        assert_eq!(big.rerun(&[run], &[refused]), None);
     }
 
     #[test]

@@ -125,6 +125,8 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
     for (kind, found) in [
         ("decimal", int_of_decimal(output)),
         ("unpack-many", split_once_more(output)),
+        ("fstring-quotes", fstring_quotes(output)),
+        ("text-concat", number_in_text(output)),
     ] {
         if let Some((text, fix)) = found {
             return Some(Hint {
@@ -395,6 +397,67 @@ fn dt_on_text(output: &str) -> Option<(String, LineChange)> {
     Some((
         format!(
             "`.dt` works on dates, and `{column}` holds text: convert it where you use it, `{line}` as `{fixed}`; for ISO text (`2024-01-05T09:12:00`) the day is also `.str[:10]` and the month `.str[:7]`."
+        ),
+        LineChange::new(line, fixed),
+    ))
+}
+
+/// The line of the model's code a Python error in `output` points at:
+/// the last line of its traceback before the error that is indented as
+/// code and is not a `^`/`~` marker, trimmed.
+fn failed_line(output: &str) -> Option<&str> {
+    let lines: Vec<&str> = output.lines().collect();
+    let error = lines.iter().rposition(|l| {
+        let l = l.trim_end();
+        !l.is_empty() && !l.starts_with(' ') && !l.starts_with("[exit code ")
+    })?;
+    lines[..error]
+        .iter()
+        .rev()
+        .take_while(|l| !l.trim_start().starts_with("File \""))
+        .filter(|l| l.starts_with("    "))
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty() && !l.starts_with(['^', '~']))
+}
+
+/// When Python refused an f-string (`SyntaxError: f-string: unmatched
+/// '['`) because a field holds a string in the f-string's own quotes
+/// (`f"{row["name"]}"`, which Python reads so only from 3.12): the line
+/// with those strings in the other quotes.
+fn fstring_quotes(output: &str) -> Option<(String, LineChange)> {
+    if !last_error(output)?.starts_with("SyntaxError: f-string") {
+        return None;
+    }
+    let line = failed_line(output)?;
+    let fixed = super::pyline::requote_fstrings(line)?;
+    Some((
+        format!(
+            "this Python reads a string inside an f-string's `{{…}}` only in the other quotes: `{line}` as `{fixed}`."
+        ),
+        LineChange::new(line, fixed),
+    ))
+}
+
+/// When text was joined with a number by `+` (`TypeError: can only
+/// concatenate str (not "int") to str`, or `unsupported operand type(s)
+/// for +: 'int' and 'str'`) at a line that joins string literals: the line
+/// with each other operand of the join converted with `str(…)`.
+fn number_in_text(output: &str) -> Option<(String, LineChange)> {
+    let message = last_error(output)?.strip_prefix("TypeError: ")?;
+    let number = ["int", "float", "numpy.int64", "numpy.float64"]
+        .iter()
+        .any(|n| {
+            message.starts_with(&format!("can only concatenate str (not \"{n}\") to str"))
+                || message == format!("unsupported operand type(s) for +: '{n}' and 'str'")
+        });
+    if !number {
+        return None;
+    }
+    let line = failed_line(output)?;
+    let fixed = super::pyline::text_concat(line)?;
+    Some((
+        format!(
+            "text and a number cannot be joined with `+`: convert the number with `str(…)`, `{line}` as `{fixed}` (or write an f-string)."
         ),
         LineChange::new(line, fixed),
     ))
@@ -1618,5 +1681,46 @@ mod tests {
 
     fn kind_in(output: &str, cwd: &Path) -> Option<&'static str> {
         hint(output, cwd).map(|h| h.kind)
+    }
+
+    #[test]
+    fn an_fstrings_quotes_and_a_number_joined_to_text_name_their_line_change() {
+        let fix = |out: &str| hint(out, Path::new("/nonexistent-folder")).and_then(|h| h.fix);
+        let refused = "  File \"<cell-1>\", line 2\n    print(f\"Name: {row[\"name\"]}\")\n                        ^^^^\nSyntaxError: f-string: unmatched '['\n[exit code 1]";
+        assert_eq!(kind(refused), Some("fstring-quotes"));
+        assert_eq!(
+            fix(refused),
+            Some(LineChange {
+                line: "print(f\"Name: {row[\"name\"]}\")".to_owned(),
+                fixed: "print(f\"Name: {row['name']}\")".to_owned(),
+            })
+        );
+        assert!(
+            note(refused).contains("only in the other quotes"),
+            "{}",
+            note(refused)
+        );
+        // Another f-string error (a backslash in a field) has no change.
+        let backslash = "  File \"<cell-1>\", line 1\n    print(f\"{'\\n'.join(xs)}\")\n                        ^\nSyntaxError: f-string expression part cannot include a backslash\n[exit code 1]";
+        assert_eq!(fix(backslash), None);
+        let joined = "Traceback (most recent call last):\n  File \"<cell-2>\", line 3, in <module>\n    print(\"Files: \" + len(files))\n          ~~~~~~~~~~^~~~~~~~~~~~\nTypeError: can only concatenate str (not \"int\") to str\n[exit code 1]";
+        assert_eq!(kind(joined), Some("text-concat"));
+        assert_eq!(
+            fix(joined),
+            Some(LineChange {
+                line: "print(\"Files: \" + len(files))".to_owned(),
+                fixed: "print(\"Files: \" + str(len(files)))".to_owned(),
+            })
+        );
+        let reversed = "Traceback (most recent call last):\n  File \"<cell-2>\", line 1, in <module>\n    label = count + \" files\"\nTypeError: unsupported operand type(s) for +: 'int' and 'str'\n[exit code 1]";
+        assert_eq!(
+            fix(reversed).map(|f| f.fixed),
+            Some("label = str(count) + \" files\"".to_owned())
+        );
+        // Text read from a file that was meant as a number: no literal in
+        // the sum, so the hint is the one about converting, with no change.
+        let sum = "Traceback (most recent call last):\n  File \"<cell-2>\", line 4, in <module>\n    total = row['amount'] + 5\nTypeError: can only concatenate str (not \"int\") to str\n[exit code 1]";
+        assert_eq!(kind(sum), Some("text-arithmetic"));
+        assert_eq!(fix(sum), None);
     }
 }

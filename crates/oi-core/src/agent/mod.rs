@@ -31,6 +31,7 @@ mod first_look;
 mod history;
 mod mcp_call;
 mod pattern;
+mod pyline;
 mod records;
 mod resample;
 mod runaway;
