@@ -1128,6 +1128,36 @@ async fn a_small_models_block_that_lacked_a_standard_import_runs_again_with_it()
 }
 
 #[tokio::test]
+async fn a_small_models_number_joined_to_text_is_converted_and_run_again() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(env.cwd.path().join("notes.txt"), "a\nb\nc\n").unwrap();
+    let line = "print('Lines: ' + len(lines))";
+    env.server
+        .push(Reply::text(&format!(
+            "```python\nlines = open('notes.txt').read().splitlines()\n{line}\n```"
+        )))
+        .push(Reply::text("notes.txt has 3 lines."));
+    let out = env
+        .exec(&["-y", "How many lines does notes.txt have?"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    // The real kernel failed on the line, then ran the block again with
+    // the number converted, and the model read what it printed.
+    let second = requests[1].last_message_text();
+    assert!(
+        second.contains("TypeError: can only concatenate str (not \"int\") to str"),
+        "{second}"
+    );
+    let lead = format!(
+        "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `print('Lines: ' + str(len(lines)))`:]"
+    );
+    assert!(second.contains(&format!("{lead}\nLines: 3")), "{second}");
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_what_a_common_error_means_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
