@@ -1009,6 +1009,24 @@ impl Coach {
     /// place of the hint's note: with the lead that says what oi changed.
     /// Counted with the other re-runs; its code is then the model's code
     /// the notes are about. Small models only.
+    /// Has the batch's Python run again with the line change `fix`
+    /// (by [`Self::rerun_with_fix`]), and keeps the change for the
+    /// model's next code.
+    fn run_again_with(&mut self, fix: &LineChange) {
+        KnownFix::keep(
+            &mut self.line_fixes,
+            fix.line.clone(),
+            fix.fixed.clone(),
+            self.python.clone(),
+        );
+        let run = ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code: with_line(&self.python, &fix.line, &fix.fixed),
+        };
+        self.fix_rerun = Some((run, fix_lead(fix)));
+    }
+
     fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
         let (run, lead) = self.fix_rerun.take()?;
         self.reruns += 1;
@@ -1295,18 +1313,7 @@ impl Coach {
                         && self.python.lines().any(|l| l.trim() == fix.line)
                         && (!fix.needs_loop() || in_loop(&self.python, &fix.line))
                     {
-                        KnownFix::keep(
-                            &mut self.line_fixes,
-                            fix.line.clone(),
-                            fix.fixed.clone(),
-                            self.python.clone(),
-                        );
-                        let run = ProposedRun {
-                            call_id: None,
-                            language: Some("python".to_owned()),
-                            code: with_line(&self.python, &fix.line, &fix.fixed),
-                        };
-                        self.fix_rerun = Some((run, fix_lead(&fix)));
+                        self.run_again_with(&fix);
                         continue;
                     }
                     if first {
@@ -1314,6 +1321,18 @@ impl Coach {
                     }
                 }
             }
+        }
+        // A header whose names have spaces around them, read by the code
+        // that failed for one of its names: the read line with the names
+        // stripped after it, run again.
+        if self.small_model
+            && self.fix_rerun.is_none()
+            && self.reruns < MAX_RERUNS
+            && let Some(fix) = reports
+                .iter()
+                .find_map(|r| strip_header_fix(&r.text, &self.python, &self.inputs, cwd))
+        {
+            self.run_again_with(&fix);
         }
         let lost = if self.told_lost {
             None
@@ -2877,6 +2896,52 @@ fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
         format!(
             "[oi: `{key}` is a column of `{owner}`, but the table `{failing}` selects from has no `{key}` column any more: your code renamed it or left it out before that line. Use the name the table has there (print its `.columns` before that line to see them).]"
         )
+    })
+}
+
+/// When a run of `code` failed for a missing key (`KeyError: 'Score'`)
+/// that an input table's header has only with spaces around it
+/// (`Score `), and the code reads tables in one line, into a name, with
+/// pandas (`df = pd.read_csv('scores.csv')`, that table's file named) or
+/// the csv module (`reader = csv.DictReader(f)`): that line, followed by
+/// one that strips the header's names. Told to strip them, small models
+/// use the name again without doing it.
+fn strip_header_fix(output: &str, code: &str, inputs: &[String], cwd: &Path) -> Option<LineChange> {
+    let (_, rest) = output.rsplit_once("KeyError: ")?;
+    let (key, _) = key_error(rest)?;
+    let (table, _, _) = input_tables(inputs, cwd)
+        .into_iter()
+        .find(|(_, _, columns)| {
+            !columns.iter().any(|c| c == key) && columns.iter().any(|c| c.trim() == key)
+        })?;
+    let file = Path::new(table.as_str())
+        .file_name()
+        .and_then(|n| n.to_str())?;
+    let reads: Vec<(&str, String, bool)> = code
+        .lines()
+        .map(str::trim)
+        .filter_map(|line| {
+            let (target, op, value) = super::splice::assignment(line)?;
+            let name = op.is_empty() && target.chars().all(|c| c.is_alphanumeric() || c == '_');
+            let pandas = value.starts_with("pd.read_csv(");
+            (name && (pandas || value.starts_with("csv.DictReader(")))
+                .then_some((line, target, pandas))
+        })
+        .collect();
+    let [(line, ref target, pandas)] = reads[..] else {
+        return None;
+    };
+    let fixed = if pandas {
+        if !line.contains(file) {
+            return None;
+        }
+        format!("{line}\n{target}.columns = {target}.columns.str.strip()")
+    } else {
+        format!("{line}\n{target}.fieldnames = [n.strip() for n in {target}.fieldnames]")
+    };
+    Some(LineChange {
+        line: line.to_owned(),
+        fixed,
     })
 }
 
@@ -10920,6 +10985,71 @@ mod tests {
                 "[oi: the header of `scores.csv` has spaces around its names (`'Score '`, not `'Score'`): right after reading it, strip them with `df.columns = df.columns.str.strip()` (csv module: `row = {k.strip(): v for k, v in row.items()}`), then `df['Score']` works.]"
             )
         );
+    }
+
+    #[test]
+    fn a_header_with_spaces_around_its_names_is_stripped_after_the_read_and_run_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("scores.csv"),
+            " Player , Team ,Score \nana, Red ,12\nBen,blue,7\n",
+        )
+        .unwrap();
+        let task = "Write the total of the Score column of scores.csv to total.txt.";
+        let code = "import pandas as pd\ndf = pd.read_csv('scores.csv')\nopen('total.txt', 'w').write(str(df['Score'].sum()))\n";
+        let run = python_run(code);
+        let failed = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-1>\", line 3, in <module>\n    open('total.txt', 'w').write(str(df['Score'].sum()))\n  [4 frames inside libraries]\nKeyError: 'Score'\n[exit code 1]",
+        );
+        let (mut coach, notes) = after_failure(true, task, &run, &failed, cwd);
+        // Run again in place of the note that says to strip them.
+        assert!(
+            notes.iter().all(|n| !n.contains("spaces around")),
+            "{notes:?}"
+        );
+        let (again, lead) = coach
+            .rerun(std::slice::from_ref(&run), std::slice::from_ref(&failed))
+            .expect("the block runs again with the names stripped");
+        assert_eq!(
+            again.code,
+            "import pandas as pd\ndf = pd.read_csv('scores.csv')\ndf.columns = df.columns.str.strip()\nopen('total.txt', 'w').write(str(df['Score'].sum()))\n"
+        );
+        assert_eq!(
+            lead,
+            "[oi: that error has a known fix, so oi ran your code again with `df = pd.read_csv('scores.csv')` written as:\n```python\ndf = pd.read_csv('scores.csv')\ndf.columns = df.columns.str.strip()\n```\nIts result:]"
+        );
+        // The csv module's reader, indented in a `with`.
+        let reader = "import csv\nwith open('scores.csv') as f:\n    rows = csv.DictReader(f)\n    total = sum(int(r['Score']) for r in rows)\n";
+        let run = python_run(reader);
+        let (mut coach, _) = after_failure(true, task, &run, &failed, cwd);
+        let (again, _) = coach
+            .rerun(std::slice::from_ref(&run), std::slice::from_ref(&failed))
+            .expect("again with the reader's names stripped");
+        assert_eq!(
+            again.code,
+            "import csv\nwith open('scores.csv') as f:\n    rows = csv.DictReader(f)\n    rows.fieldnames = [n.strip() for n in rows.fieldnames]\n    total = sum(int(r['Score']) for r in rows)\n"
+        );
+        // Not when the code reads the table twice, reads another file, or
+        // the key is no spaced name; the note is told instead.
+        for code in [
+            "a = pd.read_csv('scores.csv')\nb = pd.read_csv('scores.csv')\nprint(a['Score'])\n",
+            "df = pd.read_csv('other.csv')\nprint(df['Score'])\n",
+        ] {
+            let run = python_run(code);
+            let (mut coach, notes) = after_failure(true, task, &run, &failed, cwd);
+            assert!(
+                notes.iter().any(|n| n.contains("spaces around")),
+                "{notes:?}"
+            );
+            assert_eq!(coach.rerun(&[run], std::slice::from_ref(&failed)), None);
+        }
+        let player = python_report("KeyError: 'Name'\n[exit code 1]");
+        let (mut coach, _) = after_failure(true, task, &python_run(code), &player, cwd);
+        assert_eq!(coach.rerun(&[python_run(code)], &[player]), None);
+        // Not for other models.
+        let (mut big, _) = after_failure(false, task, &python_run(code), &failed, cwd);
+        assert_eq!(big.rerun(&[python_run(code)], &[failed]), None);
     }
 
     #[test]
