@@ -2931,6 +2931,13 @@ fn strip_header_fix(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
     let [(line, ref target, pandas)] = reads[..] else {
         return None;
     };
+    // Names the code sets itself (stripped, or given): not this error.
+    if [".columns = ", ".fieldnames = "]
+        .iter()
+        .any(|set| code.contains(&format!("{target}{set}")))
+    {
+        return None;
+    }
     let fixed = if pandas {
         if !line.contains(file) {
             return None;
@@ -11035,6 +11042,7 @@ mod tests {
         for code in [
             "a = pd.read_csv('scores.csv')\nb = pd.read_csv('scores.csv')\nprint(a['Score'])\n",
             "df = pd.read_csv('other.csv')\nprint(df['Score'])\n",
+            "df = pd.read_csv('scores.csv')\ndf.columns = ['P', 'T', 'S']\nprint(df['Score'])\n",
         ] {
             let run = python_run(code);
             let (mut coach, notes) = after_failure(true, task, &run, &failed, cwd);
