@@ -27,8 +27,8 @@ const MAX_RERUNS: u8 = 3;
 
 /// Kinds of error hint whose line change oi makes and runs each time the
 /// error comes back, not once a task: ways of writing a line that a small
-/// model keeps.
-const EVERY_TIME: &[&str] = &["fstring-quotes", "text-concat"];
+/// model keeps (quotes in an f-string, a number joined to text).
+const EVERY_TIME: &[&str] = &["fstring-fields", "text-concat"];
 
 /// Replies after a failed run that must run code, at most, in a task.
 const MAX_FIXES: u8 = 3;
@@ -1303,9 +1303,9 @@ impl Coach {
                     // A change of one line the error calls for is made and
                     // run by oi; the re-run's result says so. Told it, a
                     // small model sends the line unchanged, or changed
-                    // another way. A habit of writing (quotes in an
-                    // f-string, a number joined to text) comes back in the
-                    // next block, so its change is made each time.
+                    // another way. A habit of writing (`EVERY_TIME`)
+                    // comes back in the next block, so its change is made
+                    // each time.
                     if let Some(fix) = hint.fix
                         && (first || EVERY_TIME.contains(&hint.kind))
                         && self.fix_rerun.is_none()

@@ -125,7 +125,7 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
     for (kind, found) in [
         ("decimal", int_of_decimal(output)),
         ("unpack-many", split_once_more(output)),
-        ("fstring-quotes", fstring_quotes(output)),
+        ("fstring-fields", fstring_fields(output)),
         ("text-concat", number_in_text(output)),
     ] {
         if let Some((text, fix)) = found {
@@ -421,18 +421,19 @@ fn failed_line(output: &str) -> Option<&str> {
 }
 
 /// When Python refused an f-string (`SyntaxError: f-string: unmatched
-/// '['`) because a field holds a string in the f-string's own quotes
-/// (`f"{row["name"]}"`, which Python reads so only from 3.12): the line
-/// with those strings in the other quotes.
-fn fstring_quotes(output: &str) -> Option<(String, LineChange)> {
+/// '['`, `f-string expression part cannot include a backslash`) written
+/// as only Python 3.12 reads it — a string in a field in the f-string's
+/// own quotes (`f"{row["name"]}"`), a line break in a field
+/// (`f"{'\n'.join(xs)}"`): the line written as older Python reads it.
+fn fstring_fields(output: &str) -> Option<(String, LineChange)> {
     if !last_error(output)?.starts_with("SyntaxError: f-string") {
         return None;
     }
     let line = failed_line(output)?;
-    let fixed = super::pyline::requote_fstrings(line)?;
+    let fixed = super::pyline::fstrings_for_older_python(line)?;
     Some((
         format!(
-            "this Python reads a string inside an f-string's `{{…}}` only in the other quotes: `{line}` as `{fixed}`."
+            "this Python takes neither the f-string's own quotes nor a backslash inside its `{{…}}`: `{line}` as `{fixed}`."
         ),
         LineChange::new(line, fixed),
     ))
@@ -1687,7 +1688,7 @@ mod tests {
     fn an_fstrings_quotes_and_a_number_joined_to_text_name_their_line_change() {
         let fix = |out: &str| hint(out, Path::new("/nonexistent-folder")).and_then(|h| h.fix);
         let refused = "  File \"<cell-1>\", line 2\n    print(f\"Name: {row[\"name\"]}\")\n                        ^^^^\nSyntaxError: f-string: unmatched '['\n[exit code 1]";
-        assert_eq!(kind(refused), Some("fstring-quotes"));
+        assert_eq!(kind(refused), Some("fstring-fields"));
         assert_eq!(
             fix(refused),
             Some(LineChange {
@@ -1696,13 +1697,20 @@ mod tests {
             })
         );
         assert!(
-            note(refused).contains("only in the other quotes"),
+            note(refused).contains("neither the f-string's own quotes nor a backslash"),
             "{}",
             note(refused)
         );
-        // Another f-string error (a backslash in a field) has no change.
+        // A line break in a field is `chr(10)`; another backslash has no
+        // change.
         let backslash = "  File \"<cell-1>\", line 1\n    print(f\"{'\\n'.join(xs)}\")\n                        ^\nSyntaxError: f-string expression part cannot include a backslash\n[exit code 1]";
-        assert_eq!(fix(backslash), None);
+        assert_eq!(
+            fix(backslash).map(|f| f.fixed),
+            Some("print(f\"{chr(10).join(xs)}\")".to_owned())
+        );
+        let other = backslash.replace("'\\n'", "'\\\\'");
+        assert!(other.contains("{'\\\\'.join"), "{other}");
+        assert_eq!(fix(&other), None);
         let joined = "Traceback (most recent call last):\n  File \"<cell-2>\", line 3, in <module>\n    print(\"Files: \" + len(files))\n          ~~~~~~~~~~^~~~~~~~~~~~\nTypeError: can only concatenate str (not \"int\") to str\n[exit code 1]";
         assert_eq!(kind(joined), Some("text-concat"));
         assert_eq!(

@@ -1,37 +1,46 @@
 //! Changes of one line of Python that an error calls for and that keep
-//! what the line means: quotes inside an f-string's fields that Python
-//! before 3.12 refuses, and numbers joined to text with `+`. Small models
-//! write both often and then retry the same line; the change is the
+//! what the line means: f-strings written as Python 3.12 reads them, which
+//! Python before it refuses, and numbers joined to text with `+`. Small
+//! models write both often and then retry the same line; the change is the
 //! language's own, never a guess about a task.
 
-/// `line` with each string inside an f-string's field that is written in
-/// the f-string's own quotes (`f"{row["name"]}"`, allowed from Python
-/// 3.12) put in the other quotes (`f"{row['name']}"`), so that Python 3.11
-/// reads it as 3.12 does; `None` when there is none, or when the line
-/// holds what this does not read with certainty (triple quotes, a nested
-/// f-string, a string that holds the other quote or a backslash).
-pub(super) fn requote_fstrings(line: &str) -> Option<String> {
+/// A change of a line: the bytes from `.0` to `.1` become `.2`.
+type Edit = (usize, usize, &'static str);
+
+/// `line` with its f-strings written so that Python before 3.12 reads them
+/// as 3.12 does: a string inside a field written in the f-string's own
+/// quotes (`f"{row["name"]}"`) put in the other quotes
+/// (`f"{row['name']}"`), and a string inside a field that is only a line
+/// break or a tab (`f"{'\n'.join(lines)}"`, a backslash in a field)
+/// written `chr(10)` or `chr(9)`. `None` when there is nothing to change,
+/// or when the line holds what this does not read with certainty (triple
+/// quotes, a nested f-string, another backslash in a field, a string that
+/// holds the other quote).
+pub(super) fn fstrings_for_older_python(line: &str) -> Option<String> {
     if line.contains("\"\"\"") || line.contains("'''") {
         return None;
     }
     let b = line.as_bytes();
-    let mut out = b.to_vec();
-    let mut changed = false;
+    let mut edits: Vec<Edit> = Vec::new();
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'#' {
             break;
         }
         i = match literal_start(b, i) {
-            Some(start) if start.f => fstring_end(b, &start, &mut out, &mut changed)?,
+            Some(start) if start.f => fstring_end(b, &start, &mut edits)?,
             Some(start) => plain_end(b, &start)?,
             None => i + 1,
         };
     }
-    if !changed {
+    if edits.is_empty() {
         return None;
     }
-    String::from_utf8(out).ok()
+    let mut fixed = line.to_owned();
+    for (from, to, with) in edits.into_iter().rev() {
+        fixed.replace_range(from..to, with);
+    }
+    Some(fixed)
 }
 
 /// `line` with each operand of a chain of `+` that holds a string literal
@@ -132,21 +141,19 @@ fn plain_end(b: &[u8], start: &Start) -> Option<usize> {
     }
 }
 
-/// Where any literal ends, f-strings read as [`requote_fstrings`] reads
+/// Where any literal ends, f-strings read as [`fstrings_for_older_python`] reads
 /// them.
 fn literal_end(b: &[u8], start: &Start) -> Option<usize> {
     if start.f {
-        let mut scratch = b.to_vec();
-        fstring_end(b, start, &mut scratch, &mut false)
+        fstring_end(b, start, &mut Vec::new())
     } else {
         plain_end(b, start)
     }
 }
 
-/// Where an f-string ends, its fields read as Python 3.12 reads them; each
-/// string in a field written in the f-string's own quotes is put in the
-/// other quotes in `out` (`changed` set).
-fn fstring_end(b: &[u8], start: &Start, out: &mut [u8], changed: &mut bool) -> Option<usize> {
+/// Where an f-string ends, its fields read as Python 3.12 reads them; the
+/// changes [`fstrings_for_older_python`] makes in them go to `edits`.
+fn fstring_end(b: &[u8], start: &Start, edits: &mut Vec<Edit>) -> Option<usize> {
     let mut k = start.quote_at + 1;
     loop {
         let c = *b.get(k)?;
@@ -157,7 +164,7 @@ fn fstring_end(b: &[u8], start: &Start, out: &mut [u8], changed: &mut bool) -> O
         } else if c == b'{' && b.get(k + 1) == Some(&b'{') {
             k += 2;
         } else if c == b'{' {
-            k = field_end(b, k + 1, start.quote, out, changed)?;
+            k = field_end(b, k + 1, start.quote, edits)?;
         } else {
             k += 1;
         }
@@ -166,14 +173,12 @@ fn fstring_end(b: &[u8], start: &Start, out: &mut [u8], changed: &mut bool) -> O
 
 /// Where the field of an f-string that begins at `k` (after its `{`) ends,
 /// after its `}`.
-fn field_end(
-    b: &[u8],
-    mut k: usize,
-    quote: u8,
-    out: &mut [u8],
-    changed: &mut bool,
-) -> Option<usize> {
-    let other = if quote == b'"' { b'\'' } else { b'"' };
+fn field_end(b: &[u8], mut k: usize, quote: u8, edits: &mut Vec<Edit>) -> Option<usize> {
+    let (other, other_text) = if quote == b'"' {
+        (b'\'', "'")
+    } else {
+        (b'"', "\"")
+    };
     let mut depth = 0usize;
     loop {
         let c = *b.get(k)?;
@@ -185,13 +190,18 @@ fn field_end(
             }
             let close = k + 1 + b[k + 1..].iter().position(|&x| x == c)?;
             let inner = &b[k + 1..close];
-            if c == quote {
-                if inner.contains(&other) || inner.contains(&b'\\') {
-                    return None;
+            match inner {
+                b"\\n" => edits.push((k, close + 1, "chr(10)")),
+                b"\\t" => edits.push((k, close + 1, "chr(9)")),
+                _ if inner.contains(&b'\\') => return None,
+                _ if c == quote => {
+                    if inner.contains(&other) {
+                        return None;
+                    }
+                    edits.push((k, k + 1, other_text));
+                    edits.push((close, close + 1, other_text));
                 }
-                out[k] = other;
-                out[close] = other;
-                *changed = true;
+                _ => {}
             }
             k = close + 1;
             continue;
@@ -403,7 +413,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_fstrings_own_quotes_inside_a_field_become_the_other_quotes() {
+    fn an_fstrings_own_quotes_and_a_line_break_inside_a_field_are_written_for_older_python() {
         for (line, fixed) in [
             (
                 r#"print(f"Name: {row["name"]}, x")"#,
@@ -418,11 +428,19 @@ mod tests {
                 r#"f.write(f'{d["a"]:.2f} and {d["b"]!r}\n')"#,
             ),
             (
+                r#"print(f"Lines:\n{'\n'.join(lines)}\tand {"\t".join(cols)}")"#,
+                r#"print(f"Lines:\n{chr(10).join(lines)}\tand {chr(9).join(cols)}")"#,
+            ),
+            (
                 r#"out = f"{len(d["k"])} {{literal}} {x["y"][0]:>{w}}" + "done""#,
                 r#"out = f"{len(d['k'])} {{literal}} {x['y'][0]:>{w}}" + "done""#,
             ),
         ] {
-            assert_eq!(requote_fstrings(line).as_deref(), Some(fixed), "{line}");
+            assert_eq!(
+                fstrings_for_older_python(line).as_deref(),
+                Some(fixed),
+                "{line}"
+            );
         }
     }
 
@@ -432,12 +450,14 @@ mod tests {
             r#"print(f"Name: {row['name']}")"#,
             r#"print("{row["name"]}")"#,
             r#"print(f"{d["it's"]}")"#,
+            r#"print(f"{'\\'.join(parts)}")"#,
+            r#"print(f"{', \n'.join(parts)}")"#,
             r#"print(f"{d[f"k{i}"]}")"#,
             r#"print(f"""{d["k"]}""")"#,
             r#"x = 1  # f"{d["k"]}""#,
             r#"print(f"{d["k"]"#,
         ] {
-            assert_eq!(requote_fstrings(line), None, "{line}");
+            assert_eq!(fstrings_for_older_python(line), None, "{line}");
         }
     }
 
