@@ -27,8 +27,9 @@ const MAX_RERUNS: u8 = 3;
 
 /// Kinds of error hint whose line change oi makes and runs each time the
 /// error comes back, not once a task: ways of writing a line that a small
-/// model keeps (quotes in an f-string, a number joined to text).
-const EVERY_TIME: &[&str] = &["fstring-fields", "text-concat"];
+/// model keeps (quotes in an f-string, a number joined to text, a made-up
+/// folder before a file's name).
+const EVERY_TIME: &[&str] = &["fstring-fields", "text-concat", "made-up-path"];
 
 /// Replies after a failed run that must run code, at most, in a task.
 const MAX_FIXES: u8 = 3;

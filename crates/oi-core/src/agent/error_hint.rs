@@ -143,6 +143,13 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             fix: Some(fix),
         });
     }
+    if let Some((text, fix)) = made_up_path(output, cwd) {
+        return Some(Hint {
+            kind: "made-up-path",
+            note: format!("[oi: {text}]"),
+            fix: Some(fix),
+        });
+    }
     let lines: Vec<&str> = output.lines().collect();
     let start = lines.len().saturating_sub(TAIL);
     let failed = output.contains("[exit code ");
@@ -439,6 +446,42 @@ fn fstring_fields(output: &str) -> Option<(String, LineChange)> {
     ))
 }
 
+/// When a Python run failed to open a path that does not exist
+/// (`FileNotFoundError: … No such file or directory:
+/// '/path/to/sales.csv'`) whose last part names a file in the working
+/// folder `cwd` (`sales.csv`), at a line the traceback shows that writes
+/// that path once, in quotes: that line with the file's own name in its
+/// place. Small models put a made-up folder before a file's name.
+fn made_up_path(output: &str, cwd: &Path) -> Option<(String, LineChange)> {
+    let error = last_error(output)?;
+    if !error.starts_with("FileNotFoundError:") {
+        return None;
+    }
+    let (_, rest) = error.rsplit_once("No such file or directory: ")?;
+    let path = quoted(rest)?;
+    let file = Path::new(path).file_name()?.to_str()?;
+    if file == path || !cwd.join(file).is_file() || cwd.join(path).exists() {
+        return None;
+    }
+    let output = super::traceback::compact(output);
+    let line = failed_line(&output)?;
+    let mut written = ['\'', '"']
+        .iter()
+        .map(|q| (q, format!("{q}{path}{q}")))
+        .filter(|(_, w)| line.contains(w.as_str()));
+    let (quote, as_written) = written.next()?;
+    if written.next().is_some() || line.matches(as_written.as_str()).count() != 1 {
+        return None;
+    }
+    let fixed = line.replace(&as_written, &format!("{quote}{file}{quote}"));
+    Some((
+        format!(
+            "`{path}` does not exist, and the working folder holds `{file}`: `{line}` as `{fixed}`."
+        ),
+        LineChange::new(line, fixed),
+    ))
+}
+
 /// When text was joined with a number by `+` (`TypeError: can only
 /// concatenate str (not "int") to str`, or `unsupported operand type(s)
 /// for +: 'int' and 'str'`) at a line that joins string literals: the line
@@ -454,7 +497,8 @@ fn number_in_text(output: &str) -> Option<(String, LineChange)> {
     if !number {
         return None;
     }
-    let line = failed_line(output)?;
+    let output = super::traceback::compact(output);
+    let line = failed_line(&output)?;
     let fixed = super::pyline::text_concat(line)?;
     Some((
         format!(
@@ -1730,5 +1774,33 @@ mod tests {
         let sum = "Traceback (most recent call last):\n  File \"<cell-2>\", line 4, in <module>\n    total = row['amount'] + 5\nTypeError: can only concatenate str (not \"int\") to str\n[exit code 1]";
         assert_eq!(kind(sum), Some("text-arithmetic"));
         assert_eq!(fix(sum), None);
+    }
+
+    #[test]
+    fn a_made_up_folder_before_a_file_of_the_working_folder_is_taken_out_of_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("sales.csv"), "region,amount\n").unwrap();
+        let fix = |out: &str| hint(out, cwd).and_then(|h| h.fix);
+        let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 2, in <module>\n    df = pd.read_csv('/path/to/sales.csv')\n         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  File \"/usr/lib/python3/dist-packages/pandas/io/parsers/readers.py\", line 912, in read_csv\n    return _read(filepath_or_buffer, kwds)\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nFileNotFoundError: [Errno 2] No such file or directory: '/path/to/sales.csv'\n[exit code 1]";
+        assert_eq!(kind_in(out, cwd), Some("made-up-path"));
+        assert_eq!(
+            fix(out),
+            Some(LineChange {
+                line: "df = pd.read_csv('/path/to/sales.csv')".to_owned(),
+                fixed: "df = pd.read_csv('sales.csv')".to_owned(),
+            })
+        );
+        // A file the folder does not hold keeps the note with its names.
+        let other = out.replace("sales.csv", "orders.csv");
+        assert_eq!(kind_in(&other, cwd), Some("missing-file"));
+        assert_eq!(fix(&other), None);
+        // A path built in code (not written whole on the line) is not
+        // changed.
+        let built = out.replace(
+            "df = pd.read_csv('/path/to/sales.csv')",
+            "df = pd.read_csv(os.path.join(base, 'sales.csv'))",
+        );
+        assert_eq!(fix(&built), None);
     }
 }
