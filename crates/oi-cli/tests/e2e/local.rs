@@ -1158,6 +1158,34 @@ async fn a_small_models_number_joined_to_text_is_converted_and_run_again() {
 }
 
 #[tokio::test]
+async fn a_small_models_made_up_folder_before_a_file_name_is_taken_out_and_run_again() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(env.cwd.path().join("notes.txt"), "a\nb\nc\n").unwrap();
+    let line = "lines = open('/path/to/notes.txt').read().splitlines()";
+    env.server
+        .push(Reply::text(&format!(
+            "```python\n{line}\nprint(len(lines))\n```"
+        )))
+        .push(Reply::text("notes.txt has 3 lines."));
+    let out = env
+        .exec(&["-y", "How many lines does notes.txt have?"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let second = requests[1].last_message_text();
+    assert!(
+        second.contains("No such file or directory: '/path/to/notes.txt'"),
+        "{second}"
+    );
+    let lead = format!(
+        "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `lines = open('notes.txt').read().splitlines()`:]"
+    );
+    assert!(second.contains(&format!("{lead}\n3")), "{second}");
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_what_a_common_error_means_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
@@ -1166,7 +1194,7 @@ async fn a_small_model_is_told_what_a_common_error_means_once() {
     env.server
         .push(Reply::text(int_of_decimal))
         .push(Reply::text(
-            "```python\nprint(open('/path/to/prices.csv').read())\n```",
+            "```python\nprint(open('/path/to/price_list.csv').read())\n```",
         ))
         .push(Reply::text("```python\nprint(int('7.5') + 2)\n```"))
         .push(Reply::text("Done."))
@@ -1184,10 +1212,11 @@ async fn a_small_model_is_told_what_a_common_error_means_once() {
     );
     assert!(!second.contains("has a decimal point"), "{second}");
     let decimal = "has a decimal point";
-    // A made-up path: the folder's real names, to use relative to it.
+    // A made-up path to a file the folder does not hold: the folder's
+    // real names, to use relative to it.
     let third = requests[2].last_message_text();
     assert!(
-        third.contains("[oi: `/path/to/prices.csv` does not exist. The working folder (")
+        third.contains("[oi: `/path/to/price_list.csv` does not exist. The working folder (")
             && third.contains(") holds `prices.csv`: use those names, relative to it.]"),
         "{third}"
     );
