@@ -25,12 +25,6 @@ use crate::harness::{Action, ProposedRun, Report};
 /// Runs done again after an install, at most, in a task.
 const MAX_RERUNS: u8 = 3;
 
-/// Kinds of error hint whose line change oi makes and runs each time the
-/// error comes back, not once a task: ways of writing a line that a small
-/// model keeps (quotes in an f-string, a number joined to text, a made-up
-/// folder before a file's name).
-const EVERY_TIME: &[&str] = &["fstring-fields", "text-concat", "made-up-path"];
-
 /// Replies after a failed run that must run code, at most, in a task.
 const MAX_FIXES: u8 = 3;
 /// Times the completion check stops a task from ending, at most: the
@@ -1010,9 +1004,26 @@ impl Coach {
     /// place of the hint's note: with the lead that says what oi changed.
     /// Counted with the other re-runs; its code is then the model's code
     /// the notes are about. Small models only.
-    /// Has the batch's Python run again with the line change `fix`
-    /// (by [`Self::rerun_with_fix`]), and keeps the change for the
-    /// model's next code.
+    fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
+        let (run, lead) = self.fix_rerun.take()?;
+        self.reruns += 1;
+        self.know_python(run.code.clone());
+        Some((run, lead))
+    }
+
+    /// Has Python `code` run again by [`Self::rerun_with_fix`], led by
+    /// `lead` (what oi changed).
+    fn run_again(&mut self, code: String, lead: String) {
+        let run = ProposedRun {
+            call_id: None,
+            language: Some("python".to_owned()),
+            code,
+        };
+        self.fix_rerun = Some((run, lead));
+    }
+
+    /// Has the batch's Python run again with the line change `fix`, and
+    /// keeps the change for the model's next code.
     fn run_again_with(&mut self, fix: &LineChange) {
         KnownFix::keep(
             &mut self.line_fixes,
@@ -1020,19 +1031,10 @@ impl Coach {
             fix.fixed.clone(),
             self.python.clone(),
         );
-        let run = ProposedRun {
-            call_id: None,
-            language: Some("python".to_owned()),
-            code: with_line(&self.python, &fix.line, &fix.fixed),
-        };
-        self.fix_rerun = Some((run, fix_lead(fix)));
-    }
-
-    fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
-        let (run, lead) = self.fix_rerun.take()?;
-        self.reruns += 1;
-        self.know_python(run.code.clone());
-        Some((run, lead))
+        self.run_again(
+            with_line(&self.python, &fix.line, &fix.fixed),
+            fix_lead(fix),
+        );
     }
 
     /// After a batch of `runs` (the proposed code of each action, in order)
@@ -1283,17 +1285,12 @@ impl Coach {
                         super::error_hint::missing_import(&report.text, &self.python)
                     && let Some(code) = with_import(&self.python, name, import)
                 {
-                    let run = ProposedRun {
-                        call_id: None,
-                        language: Some("python".to_owned()),
+                    self.run_again(
                         code,
-                    };
-                    self.fix_rerun = Some((
-                        run,
                         format!(
                             "[oi: your code uses `{name}` without importing it, so oi ran it again with `{import}` added at its top:]"
                         ),
-                    ));
+                    );
                     continue;
                 }
                 if let Some(hint) = super::error_hint::hint(&report.text, cwd) {
@@ -1304,11 +1301,10 @@ impl Coach {
                     // A change of one line the error calls for is made and
                     // run by oi; the re-run's result says so. Told it, a
                     // small model sends the line unchanged, or changed
-                    // another way. A habit of writing (`EVERY_TIME`)
-                    // comes back in the next block, so its change is made
-                    // each time.
+                    // another way. A habit of writing comes back in the
+                    // next block, so its change is made each time.
                     if let Some(fix) = hint.fix
-                        && (first || EVERY_TIME.contains(&hint.kind))
+                        && (first || hint.habit)
                         && self.fix_rerun.is_none()
                         && self.reruns < MAX_RERUNS
                         && self.python.lines().any(|l| l.trim() == fix.line)

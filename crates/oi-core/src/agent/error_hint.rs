@@ -64,7 +64,27 @@ pub(super) struct Hint {
     pub(super) kind: &'static str,
     pub(super) note: String,
     pub(super) fix: Option<LineChange>,
+    /// Whether the error comes from a way of writing a line that a small
+    /// model keeps (an f-string's quotes, a number joined to text, a
+    /// made-up folder), so that its change is made each time, not once a
+    /// task.
+    pub(super) habit: bool,
 }
+
+/// The errors whose hint is a change of the line the traceback shows, in
+/// the order they are looked for: the kind, whether it is a habit (see
+/// [`Hint::habit`]), and what finds it in a run's output (with the working
+/// folder).
+type LineFix = fn(&str, &Path) -> Option<(String, LineChange)>;
+const LINE_FIXES: &[(&str, bool, LineFix)] = &[
+    ("series-str", false, |out, _| series_text_method(out)),
+    ("decimal", false, |out, _| int_of_decimal(out)),
+    ("unpack-many", false, |out, _| split_once_more(out)),
+    ("fstring-fields", true, |out, _| fstring_fields(out)),
+    ("text-concat", true, |out, _| number_in_text(out)),
+    ("dt-text", false, |out, _| dt_on_text(out)),
+    ("made-up-path", true, made_up_path),
+];
 
 /// A line of the failed code, trimmed as the traceback shows it, and the
 /// same line changed as the error calls for (lines of its own may come
@@ -99,6 +119,7 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             kind: "merge-keys",
             note: format!("[oi: {text}]"),
             fix,
+            habit: false,
         });
     }
     if let Some(text) = split_index(output) {
@@ -106,6 +127,7 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             kind: "split-index",
             note: format!("[oi: {text}]"),
             fix: None,
+            habit: false,
         });
     }
     if let Some(text) = unpack_split(output) {
@@ -113,42 +135,18 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             kind: "unpack",
             note: format!("[oi: {text}]"),
             fix: skip_unsplit(output),
+            habit: false,
         });
     }
-    if let Some((text, fix)) = series_text_method(output) {
-        return Some(Hint {
-            kind: "series-str",
-            note: format!("[oi: {text}]"),
-            fix: Some(fix),
-        });
-    }
-    for (kind, found) in [
-        ("decimal", int_of_decimal(output)),
-        ("unpack-many", split_once_more(output)),
-        ("fstring-fields", fstring_fields(output)),
-        ("text-concat", number_in_text(output)),
-    ] {
-        if let Some((text, fix)) = found {
+    for &(kind, habit, find) in LINE_FIXES {
+        if let Some((text, fix)) = find(output, cwd) {
             return Some(Hint {
                 kind,
                 note: format!("[oi: {text}]"),
                 fix: Some(fix),
+                habit,
             });
         }
-    }
-    if let Some((text, fix)) = dt_on_text(output) {
-        return Some(Hint {
-            kind: "dt-text",
-            note: format!("[oi: {text}]"),
-            fix: Some(fix),
-        });
-    }
-    if let Some((text, fix)) = made_up_path(output, cwd) {
-        return Some(Hint {
-            kind: "made-up-path",
-            note: format!("[oi: {text}]"),
-            fix: Some(fix),
-        });
     }
     let lines: Vec<&str> = output.lines().collect();
     let start = lines.len().saturating_sub(TAIL);
@@ -163,6 +161,7 @@ pub(super) fn hint(output: &str, cwd: &Path) -> Option<Hint> {
             kind,
             note: format!("[oi: {text}]"),
             fix: None,
+            habit: false,
         })
     })
 }
