@@ -2863,22 +2863,14 @@ fn input_tables<'a>(inputs: &'a [String], cwd: &Path) -> Vec<(&'a String, char, 
 /// summed columns). Told the columns of the inputs, a small model sees the
 /// name is right and runs the same code again.
 fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> Option<String> {
-    // Library frames folded: their lines are not the model's.
-    let output = super::traceback::compact(output);
-    let (before, rest) = output.rsplit_once("KeyError: ")?;
+    let (_, rest) = output.rsplit_once("KeyError: ")?;
     let (key, selected) = key_error(rest)?;
     let grouped = code.contains(".groupby(");
     if !grouped && !selected {
         return None;
     }
-    // The failing line of the model's code: the traceback's last line
-    // indented as code (four spaces) before the error, not a marker.
-    let failing = before
-        .lines()
-        .rev()
-        .filter(|l| l.starts_with("    "))
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with(['^', '~']))?;
+    // The failing line of the model's code (library frames are not its).
+    let failing = super::error_hint::traceback_line(output)?;
     if failing.contains("merge(") || failing.contains("read_") {
         return None;
     }
@@ -2906,11 +2898,8 @@ fn lost_column_note(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
 fn strip_header_fix(output: &str, code: &str, inputs: &[String], cwd: &Path) -> Option<LineChange> {
     let (_, rest) = output.rsplit_once("KeyError: ")?;
     let (key, _) = key_error(rest)?;
-    let (table, _, _) = input_tables(inputs, cwd)
-        .into_iter()
-        .find(|(_, _, columns)| {
-            !columns.iter().any(|c| c == key) && columns.iter().any(|c| c.trim() == key)
-        })?;
+    let tables = input_tables(inputs, cwd);
+    let (table, _) = spaced_column(key, &tables)?;
     let file = Path::new(table.as_str())
         .file_name()
         .and_then(|n| n.to_str())?;
@@ -2949,6 +2938,21 @@ fn strip_header_fix(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
     })
 }
 
+/// The first of the input `tables` ([`input_tables`]) whose header has
+/// `key` only with spaces around it (`Score ` for `Score`): its name, and
+/// the name as its header writes it.
+fn spaced_column<'t>(
+    key: &str,
+    tables: &'t [(&String, char, Vec<String>)],
+) -> Option<(&'t String, &'t String)> {
+    tables.iter().find_map(|(name, _, columns)| {
+        columns
+            .iter()
+            .find(|c| c.as_str() != key && c.trim() == key)
+            .map(|c| (*name, c))
+    })
+}
+
 /// When a run failed for a missing key (`KeyError: 'customer'`) that is
 /// not a column of every input table: a note naming each input's columns.
 /// Small models guess column names (`customer` for `customer_id`, `Region`
@@ -2966,14 +2970,7 @@ fn columns_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
     let odd_separator = tables.iter().any(|(_, sep, _)| *sep != ',');
     // The name with spaces around it in a header (`Score `): the fix is
     // stripping the names, which small models skip when told the names.
-    let spaced = key.and_then(|key| {
-        tables.iter().find_map(|(name, _, columns)| {
-            columns
-                .iter()
-                .find(|c| c.as_str() != key && c.trim() == key)
-                .map(|c| (name, c))
-        })
-    });
+    let spaced = key.and_then(|key| spaced_column(key, &tables));
     if let (Some(key), Some((name, column))) = (key, spaced) {
         return Some(format!(
             "[oi: the header of `{name}` has spaces around its names (`{}`, not `'{key}'`): right after reading it, strip them with `df.columns = df.columns.str.strip()` (csv module: `row = {{k.strip(): v for k, v in row.items()}}`), then `df['{key}']` works.]",

@@ -408,10 +408,14 @@ fn dt_on_text(output: &str) -> Option<(String, LineChange)> {
     ))
 }
 
-/// The line of the model's code a Python error in `output` points at:
-/// the last line of its traceback before the error that is indented as
-/// code and is not a `^`/`~` marker, trimmed.
-fn failed_line(output: &str) -> Option<&str> {
+/// The line of the model's code a Python error in `output` points at,
+/// as its traceback shows it (trimmed): the last line before the error
+/// that is indented as code and is not a `^`/`~` marker, with the frames
+/// inside libraries folded first (pandas raises deep inside itself).
+/// [`source_line`] finds a line by what it holds instead;
+/// `splice::failed_line` gives its number in the cell.
+pub(super) fn traceback_line(output: &str) -> Option<String> {
+    let output = super::traceback::compact(output);
     let lines: Vec<&str> = output.lines().collect();
     let error = lines.iter().rposition(|l| {
         let l = l.trim_end();
@@ -424,6 +428,7 @@ fn failed_line(output: &str) -> Option<&str> {
         .filter(|l| l.starts_with("    "))
         .map(|l| l.trim())
         .find(|l| !l.is_empty() && !l.starts_with(['^', '~']))
+        .map(str::to_owned)
 }
 
 /// When Python refused an f-string (`SyntaxError: f-string: unmatched
@@ -435,13 +440,13 @@ fn fstring_fields(output: &str) -> Option<(String, LineChange)> {
     if !last_error(output)?.starts_with("SyntaxError: f-string") {
         return None;
     }
-    let line = failed_line(output)?;
-    let fixed = super::pyline::fstrings_for_older_python(line)?;
+    let line = traceback_line(output)?;
+    let fixed = super::pyline::fstrings_for_older_python(&line)?;
     Some((
         format!(
             "this Python takes neither the f-string's own quotes nor a backslash inside its `{{…}}`: `{line}` as `{fixed}`."
         ),
-        LineChange::new(line, fixed),
+        LineChange::new(&line, fixed),
     ))
 }
 
@@ -456,14 +461,12 @@ fn made_up_path(output: &str, cwd: &Path) -> Option<(String, LineChange)> {
     if !error.starts_with("FileNotFoundError:") {
         return None;
     }
-    let (_, rest) = error.rsplit_once("No such file or directory: ")?;
-    let path = quoted(rest)?;
+    let path = not_found(error)?;
     let file = Path::new(path).file_name()?.to_str()?;
     if file == path || !cwd.join(file).is_file() || cwd.join(path).exists() {
         return None;
     }
-    let output = super::traceback::compact(output);
-    let line = failed_line(&output)?;
+    let line = traceback_line(output)?;
     let mut written = ['\'', '"']
         .iter()
         .map(|q| (q, format!("{q}{path}{q}")))
@@ -477,7 +480,7 @@ fn made_up_path(output: &str, cwd: &Path) -> Option<(String, LineChange)> {
         format!(
             "`{path}` does not exist, and the working folder holds `{file}`: `{line}` as `{fixed}`."
         ),
-        LineChange::new(line, fixed),
+        LineChange::new(&line, fixed),
     ))
 }
 
@@ -496,14 +499,13 @@ fn number_in_text(output: &str) -> Option<(String, LineChange)> {
     if !number {
         return None;
     }
-    let output = super::traceback::compact(output);
-    let line = failed_line(&output)?;
-    let fixed = super::pyline::text_concat(line)?;
+    let line = traceback_line(output)?;
+    let fixed = super::pyline::text_concat(&line)?;
     Some((
         format!(
             "text and a number cannot be joined with `+`: convert the number with `str(…)`, `{line}` as `{fixed}` (or write an f-string)."
         ),
-        LineChange::new(line, fixed),
+        LineChange::new(&line, fixed),
     ))
 }
 
@@ -1054,6 +1056,24 @@ fn shell_hint(line: &str) -> Option<(&'static str, String)> {
 /// directory`) and its name is not in the folder: what the folder holds.
 /// Small models read `/path/to/data.csv` or a name they made up.
 fn missing_file(line: &str, cwd: &Path) -> Option<(&'static str, String)> {
+    let name = not_found(line)?;
+    if cwd.join(name).exists() {
+        return None;
+    }
+    let held = folder_names(cwd)?;
+    Some((
+        "missing-file",
+        format!(
+            "`{name}` does not exist. The working folder ({}) holds {held}: use those names, relative to it.",
+            cwd.display()
+        ),
+    ))
+}
+
+/// The path an error `line` says was not found (`No such file or
+/// directory: '/data/x.csv'` from Python, `cat: data.csv: No such file or
+/// directory` from a program), not empty.
+fn not_found(line: &str) -> Option<&str> {
     if !line.contains("No such file or directory") {
         return None;
     }
@@ -1068,17 +1088,7 @@ fn missing_file(line: &str, cwd: &Path) -> Option<(&'static str, String)> {
         })?;
     let name = name.strip_prefix("cannot access ").unwrap_or(name);
     let name = name.trim_matches(['\'', '"']);
-    if name.is_empty() || cwd.join(name).exists() {
-        return None;
-    }
-    let held = folder_names(cwd)?;
-    Some((
-        "missing-file",
-        format!(
-            "`{name}` does not exist. The working folder ({}) holds {held}: use those names, relative to it.",
-            cwd.display()
-        ),
-    ))
+    (!name.is_empty()).then_some(name)
 }
 
 /// The names in the folder `cwd` (folders with a `/`, hidden ones left
