@@ -6891,6 +6891,20 @@ mod tests {
         (coach, notes)
     }
 
+    /// What `coach` runs again after the model's next block `run` failed
+    /// as `failed` said.
+    fn fails_again(
+        coach: &mut Coach,
+        run: &Option<ProposedRun>,
+        failed: &Report,
+        cwd: &Path,
+    ) -> Option<(ProposedRun, String)> {
+        coach.saw_runs(std::slice::from_ref(run));
+        coach.saw_failure(true);
+        coach.after_runs(std::slice::from_ref(failed), cwd);
+        coach.rerun(std::slice::from_ref(run), std::slice::from_ref(failed))
+    }
+
     #[test]
     fn a_block_from_before_the_task_started_over_is_not_shown_again() {
         let dir = tempfile::tempdir().unwrap();
@@ -12154,15 +12168,8 @@ mod tests {
     fn a_block_that_lacked_a_standard_import_runs_again_with_it() {
         let dir = tempfile::tempdir().unwrap();
         let task = "Convert orders.json to orders.csv.";
-        let block = |code: &str| {
-            Some(ProposedRun {
-                call_id: None,
-                language: Some("python".to_owned()),
-                code: code.to_owned(),
-            })
-        };
         let code = "import json\nrows = json.load(open('orders.json'))\nwith open('orders.csv', 'w', newline='') as f:\n    w = csv.writer(f)\n    w.writerows(rows)\n";
-        let run = block(code);
+        let run = python_run(code);
         let failed = python_report(
             "Traceback (most recent call last):\n  File \"<cell-1>\", line 4, in <module>\n    w = csv.writer(f)\n        ^^^\nNameError: name 'csv' is not defined. Did you mean: 'abs'?\n[exit code 1]",
         );
@@ -12182,15 +12189,11 @@ mod tests {
         assert_eq!(coach.python, again.code);
         // The next block that leaves out an import gets it too: each time,
         // counted with the other re-runs.
-        let pandas = block("df = pd.read_csv('orders.csv')\nprint(len(df))\n");
-        coach.saw_runs(std::slice::from_ref(&pandas));
-        coach.saw_failure(true);
+        let pandas = python_run("df = pd.read_csv('orders.csv')\nprint(len(df))\n");
         let no_pd = python_report(
             "Traceback (most recent call last):\n  File \"<cell-2>\", line 1, in <module>\nNameError: name 'pd' is not defined\n[exit code 1]",
         );
-        coach.after_runs(std::slice::from_ref(&no_pd), dir.path());
-        let (again, _) = coach
-            .rerun(std::slice::from_ref(&pandas), std::slice::from_ref(&no_pd))
+        let (again, _) = fails_again(&mut coach, &pandas, &no_pd, dir.path())
             .expect("again with pandas imported");
         assert!(
             again.code.starts_with("import pandas as pd\ndf = "),
@@ -12199,7 +12202,7 @@ mod tests {
         );
         // A code that does not use the name itself (a script the shell
         // ran failed so): the hint is told, nothing runs again.
-        let other = block("import subprocess\nsubprocess.run(['python3', 'convert.py'])\n");
+        let other = python_run("import subprocess\nsubprocess.run(['python3', 'convert.py'])\n");
         let (mut coach, notes) = after_failure(true, task, &other, &failed, dir.path());
         assert!(
             notes
@@ -12221,18 +12224,11 @@ mod tests {
     fn an_fstrings_quotes_and_a_number_joined_to_text_are_changed_and_run_each_time() {
         let dir = tempfile::tempdir().unwrap();
         let task = "Write each name and score in scores.json to report.txt.";
-        let block = |code: &str| {
-            Some(ProposedRun {
-                call_id: None,
-                language: Some("python".to_owned()),
-                code: code.to_owned(),
-            })
-        };
         let line = r#"f.write(f"{row["name"]}: {row["score"]}\n")"#;
         let code = format!(
             "import json\nrows = json.load(open('scores.json'))\nwith open('report.txt', 'w') as f:\n    for row in rows:\n        {line}\n"
         );
-        let run = block(&code);
+        let run = python_run(&code);
         let refused = python_report(&format!(
             "  File \"<cell-1>\", line 5\n    {line}\n                 ^^^^\nSyntaxError: f-string: unmatched '['\n[exit code 1]"
         ));
@@ -12253,18 +12249,11 @@ mod tests {
         // The next block with the same habit is changed too, though the
         // kind of hint was given.
         let total = "print(f\"Total: {sum(r[\"score\"] for r in rows)}\")";
-        let next = block(&format!("{total}\n"));
-        coach.saw_runs(std::slice::from_ref(&next));
-        coach.saw_failure(true);
+        let next = python_run(&format!("{total}\n"));
         let again_refused = python_report(&format!(
             "  File \"<cell-2>\", line 1\n    {total}\n                                       ^\nSyntaxError: f-string: unmatched '('\n[exit code 1]"
         ));
-        coach.after_runs(std::slice::from_ref(&again_refused), dir.path());
-        let (again, _) = coach
-            .rerun(
-                std::slice::from_ref(&next),
-                std::slice::from_ref(&again_refused),
-            )
+        let (again, _) = fails_again(&mut coach, &next, &again_refused, dir.path())
             .expect("again for the second f-string");
         assert_eq!(
             again.code,
@@ -12272,18 +12261,12 @@ mod tests {
         );
         coach.after_batch(false);
         // A number joined to text.
-        let joined = block("total = sum(r['score'] for r in rows)\nprint('Total: ' + total)\n");
-        coach.saw_runs(std::slice::from_ref(&joined));
-        coach.saw_failure(true);
+        let joined =
+            python_run("total = sum(r['score'] for r in rows)\nprint('Total: ' + total)\n");
         let type_error = python_report(
             "Traceback (most recent call last):\n  File \"<cell-3>\", line 2, in <module>\n    print('Total: ' + total)\n          ~~~~~~~~~~^~~~~~~\nTypeError: can only concatenate str (not \"int\") to str\n[exit code 1]",
         );
-        coach.after_runs(std::slice::from_ref(&type_error), dir.path());
-        let (again, _) = coach
-            .rerun(
-                std::slice::from_ref(&joined),
-                std::slice::from_ref(&type_error),
-            )
+        let (again, _) = fails_again(&mut coach, &joined, &type_error, dir.path())
             .expect("again with the number converted");
         assert_eq!(
             again.code,
@@ -12291,13 +12274,7 @@ mod tests {
         );
         // Three re-runs were made: a fourth is not.
         coach.after_batch(false);
-        coach.saw_runs(std::slice::from_ref(&run));
-        coach.saw_failure(true);
-        coach.after_runs(std::slice::from_ref(&refused), dir.path());
-        assert_eq!(
-            coach.rerun(std::slice::from_ref(&run), std::slice::from_ref(&refused)),
-            None
-        );
+        assert_eq!(fails_again(&mut coach, &run, &refused, dir.path()), None);
         // Not for other models.
         let (mut big, _) = after_failure(false, task, &run, &refused, dir.path());
         assert_eq!(big.rerun(&[run], &[refused]), None);
