@@ -1127,16 +1127,23 @@ async fn a_small_models_block_that_lacked_a_standard_import_runs_again_with_it()
     assert!(!second.contains("add `import csv`"), "{second}");
 }
 
-#[tokio::test]
-async fn a_small_models_number_joined_to_text_is_converted_and_run_again() {
+/// A small model's one Python `block` about `notes.txt` (three lines),
+/// run by the real binary and kernel: it failed with `error` at `line`,
+/// oi ran it again at once with the line written as `fixed`, and the
+/// model read the lead and then what the block printed (`printed`), with
+/// no second step asked of it.
+async fn a_failed_line_is_fixed_and_run_again(
+    block: &str,
+    line: &str,
+    error: &str,
+    fixed: &str,
+    printed: &str,
+) {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
     fs_err::write(env.cwd.path().join("notes.txt"), "a\nb\nc\n").unwrap();
-    let line = "print('Lines: ' + len(lines))";
     env.server
-        .push(Reply::text(&format!(
-            "```python\nlines = open('notes.txt').read().splitlines()\n{line}\n```"
-        )))
+        .push(Reply::text(&format!("```python\n{block}\n```")))
         .push(Reply::text("notes.txt has 3 lines."));
     let out = env
         .exec(&["-y", "How many lines does notes.txt have?"])
@@ -1144,45 +1151,38 @@ async fn a_small_models_number_joined_to_text_is_converted_and_run_again() {
     assert_eq!(out.code, 0, "{out:?}");
     let requests = env.server.chat_requests();
     assert_eq!(requests.len(), 2, "{requests:?}");
-    // The real kernel failed on the line, then ran the block again with
-    // the number converted, and the model read what it printed.
     let second = requests[1].last_message_text();
-    assert!(
-        second.contains("TypeError: can only concatenate str (not \"int\") to str"),
-        "{second}"
-    );
+    assert!(second.contains(error), "{second}");
     let lead = format!(
-        "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `print('Lines: ' + str(len(lines)))`:]"
+        "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `{fixed}`:]"
     );
-    assert!(second.contains(&format!("{lead}\nLines: 3")), "{second}");
+    assert!(second.contains(&format!("{lead}\n{printed}")), "{second}");
+}
+
+#[tokio::test]
+async fn a_small_models_number_joined_to_text_is_converted_and_run_again() {
+    let line = "print('Lines: ' + len(lines))";
+    a_failed_line_is_fixed_and_run_again(
+        &format!("lines = open('notes.txt').read().splitlines()\n{line}"),
+        line,
+        "TypeError: can only concatenate str (not \"int\") to str",
+        "print('Lines: ' + str(len(lines)))",
+        "Lines: 3",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_small_models_made_up_folder_before_a_file_name_is_taken_out_and_run_again() {
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    fs_err::write(env.cwd.path().join("notes.txt"), "a\nb\nc\n").unwrap();
     let line = "lines = open('/path/to/notes.txt').read().splitlines()";
-    env.server
-        .push(Reply::text(&format!(
-            "```python\n{line}\nprint(len(lines))\n```"
-        )))
-        .push(Reply::text("notes.txt has 3 lines."));
-    let out = env
-        .exec(&["-y", "How many lines does notes.txt have?"])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let requests = env.server.chat_requests();
-    assert_eq!(requests.len(), 2, "{requests:?}");
-    let second = requests[1].last_message_text();
-    assert!(
-        second.contains("No such file or directory: '/path/to/notes.txt'"),
-        "{second}"
-    );
-    let lead = format!(
-        "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `lines = open('notes.txt').read().splitlines()`:]"
-    );
-    assert!(second.contains(&format!("{lead}\n3")), "{second}");
+    a_failed_line_is_fixed_and_run_again(
+        &format!("{line}\nprint(len(lines))"),
+        line,
+        "No such file or directory: '/path/to/notes.txt'",
+        "lines = open('notes.txt').read().splitlines()",
+        "3",
+    )
+    .await;
 }
 
 #[tokio::test]
