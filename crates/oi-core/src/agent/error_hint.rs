@@ -1744,10 +1744,10 @@ mod tests {
         assert_eq!(kind(refused), Some("fstring-fields"));
         assert_eq!(
             fix(refused),
-            Some(LineChange {
-                line: "print(f\"Name: {row[\"name\"]}\")".to_owned(),
-                fixed: "print(f\"Name: {row['name']}\")".to_owned(),
-            })
+            Some(LineChange::new(
+                "print(f\"Name: {row[\"name\"]}\")",
+                "print(f\"Name: {row['name']}\")".to_owned()
+            ))
         );
         assert!(
             note(refused).contains("neither the f-string's own quotes nor a backslash"),
@@ -1768,10 +1768,10 @@ mod tests {
         assert_eq!(kind(joined), Some("text-concat"));
         assert_eq!(
             fix(joined),
-            Some(LineChange {
-                line: "print(\"Files: \" + len(files))".to_owned(),
-                fixed: "print(\"Files: \" + str(len(files)))".to_owned(),
-            })
+            Some(LineChange::new(
+                "print(\"Files: \" + len(files))",
+                "print(\"Files: \" + str(len(files)))".to_owned()
+            ))
         );
         let reversed = "Traceback (most recent call last):\n  File \"<cell-2>\", line 1, in <module>\n    label = count + \" files\"\nTypeError: unsupported operand type(s) for +: 'int' and 'str'\n[exit code 1]";
         assert_eq!(
@@ -1795,10 +1795,10 @@ mod tests {
         assert_eq!(kind_in(out, cwd), Some("made-up-path"));
         assert_eq!(
             fix(out),
-            Some(LineChange {
-                line: "df = pd.read_csv('/path/to/sales.csv')".to_owned(),
-                fixed: "df = pd.read_csv('sales.csv')".to_owned(),
-            })
+            Some(LineChange::new(
+                "df = pd.read_csv('/path/to/sales.csv')",
+                "df = pd.read_csv('sales.csv')".to_owned()
+            ))
         );
         // A file the folder does not hold keeps the note with its names.
         let other = out.replace("sales.csv", "orders.csv");
