@@ -964,7 +964,7 @@ set_key('settings.ini', 'database', 'port', 5000 + n)\n```",
     assert_eq!(out.code, 0, "{out:?}");
     let first = env.server.chat_requests()[0].last_message_text();
     assert!(
-        first.contains("In it each line is a record: split it into fields with `import re`, `fields = re.findall(r'\\[[^\\]]*\\]|\"[^\"]*\"|\\S+', line)`"),
+        first.contains("In it each line is a record: `for line in open('access.log'):` then split it into fields with `import re`, `fields = re.findall(r'\\[[^\\]]*\\]|\"[^\"]*\"|\\S+', line)`"),
         "{first}"
     );
     assert!(

@@ -20,7 +20,7 @@ use super::coach::{first_lines, read_head, task_words};
 use super::table;
 
 /// The whole look, at most (about 500 tokens).
-const MAX_CHARS: usize = 2000;
+const MAX_CHARS: usize = 2100;
 /// Named files previewed, at most.
 const MAX_FILES: usize = 3;
 /// Lines of a text file shown, and their width.
@@ -293,7 +293,8 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
     let table = table::profile(text, len <= READ, false)
         .map(|profile| format!("\nAs a table: {profile}"))
         .or_else(|| {
-            super::records::profile(text, len <= READ).map(|profile| format!("\nIn it {profile}"))
+            super::records::profile(&file, text, len <= READ)
+                .map(|profile| format!("\nIn it {profile}"))
         })
         .unwrap_or_default();
     // A table aligned in columns among other lines: shown with the lines,
@@ -324,6 +325,7 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
         .map(|code| format!("\nRead it with `import pandas as pd`, {code}."))
         .or_else(|| ini_edit(name, text))
         .unwrap_or_default();
+    let read = format!("{}{read}", toml_read(name, &file).unwrap_or_default());
     // Only a script shown whole can be sent whole.
     let hint = rewrite_hint(name)
         .filter(|_| whole && rewrite)
@@ -486,6 +488,18 @@ fn tag_name(rest: &str) -> Option<&str> {
     let tag = &rest[..end];
     tag.starts_with(|c: char| c.is_alphabetic() || c == '_')
         .then_some(tag)
+}
+
+/// For a TOML file (`.toml`, `file` its name as a Python string): the
+/// standard library's reader (Python 3.11 on) and the loops over what it
+/// gives, so a model converting it reads the values, types and all,
+/// instead of typing them in or splitting lines by hand.
+fn toml_read(name: &str, file: &str) -> Option<String> {
+    name.to_ascii_lowercase().ends_with(".toml").then(|| {
+        format!(
+            "\nRead it with `import tomllib`, `data = tomllib.load(open({file}, 'rb'))`: a dict of its tables, in the file's order (`for section, keys in data.items():`, then `for key, value in keys.items():`), each value typed (`True`, `8080`, `'db.internal'`)."
+        )
+    })
 }
 
 /// For an INI-style configuration (`[section]` lines, `key = value`
@@ -1368,6 +1382,33 @@ mod tests {
             let look = first_look(dir.path(), &["other.txt".to_owned()], &[], &[]).unwrap();
             assert!(!look.contains("set_key"), "{look}");
         }
+        // TOML also gets the standard library's reader, which reads it.
+        let toml =
+            "# deploy\n[server]\nport = 8080\ndebug = false\n\n[db]\nhost = \"db.internal\"\n";
+        fs_err::write(dir.path().join("app.toml"), toml).unwrap();
+        let look = first_look(dir.path(), &["app.toml".to_owned()], &[], &[]).unwrap();
+        let code = read_code(&look);
+        assert_eq!(
+            code[..2],
+            [
+                "import tomllib",
+                "data = tomllib.load(open('app.toml', 'rb'))"
+            ],
+            "{look}"
+        );
+        let read = format!(
+            "{}\n{}\nprint(data['server']['port'] + 1, data['db']['host'])",
+            code[0], code[1]
+        );
+        assert_eq!(
+            run_python("python3", dir.path(), &read),
+            "8081 db.internal\n"
+        );
+        assert!(
+            !first_look(dir.path(), &["app.ini".to_owned()], &[], &[])
+                .unwrap()
+                .contains("tomllib")
+        );
     }
 
     #[test]

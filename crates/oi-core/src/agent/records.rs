@@ -38,13 +38,15 @@ const SPLIT: &str = r#"\[[^\]]*\]|"[^"]*"|\S+"#;
 
 static FIELD: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(SPLIT).ok());
 
-/// The profile of `text` (a file's start; `complete` when it is the whole
-/// file) if its lines are records: at least three lines, each of at least
+/// The profile of `text` (the start of the file `file`, written as a
+/// Python string; `complete` when it is the whole file) if its lines are
+/// records, with the loop that reads them (a small model given the split
+/// line alone runs it outside any loop, on a `line` it never set): at least three lines, each of at least
 /// three fields, the leading fields holding data. When lines have
 /// different numbers of fields, the fields after the last one holding
 /// data are "the rest of the line". `None` for prose and for one-field
 /// lists.
-pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
+pub(super) fn profile(file: &str, text: &str, complete: bool) -> Option<String> {
     let field = FIELD.as_ref()?;
     let text = match (complete, text.rfind('\n')) {
         (false, Some(end)) => &text[..end],
@@ -86,7 +88,7 @@ pub(super) fn profile(text: &str, complete: bool) -> Option<String> {
             .any(|v| v.starts_with('"') || v.starts_with('['))
     });
     let mut out = format!(
-        "each line is a record: split it into fields with `import re`, `fields = re.findall(r'{SPLIT}', line)`{}. Fields:",
+        "each line is a record: `for line in open({file}):` then split it into fields with `import re`, `fields = re.findall(r'{SPLIT}', line)`{}. Fields:",
         if quoted {
             " (a quoted or bracketed field keeps its quotes or brackets, and its spaces)"
         } else {
@@ -503,7 +505,7 @@ mod tests {
 
     #[test]
     fn an_access_log_is_split_into_its_fields() {
-        let profile = profile(ACCESS, true).expect("an access log is records");
+        let profile = profile("'app.log'", ACCESS, true).expect("an access log is records");
         assert!(
             profile.contains(r#"re.findall(r'\[[^\]]*\]|"[^"]*"|\S+', line)"#),
             "{profile}"
@@ -543,7 +545,7 @@ mod tests {
                    2026-11-02 10:00:02 ERROR [api] request failed with ERROR code 7\n\
                    2026-11-02 10:00:03 INFO [api] served /errors page\n\
                    2026-11-02 10:00:04 WARN [db] slow query\n";
-        let profile = profile(log, true).expect("a log with messages is records");
+        let profile = profile("'app.log'", log, true).expect("a log with messages is records");
         assert!(
             profile.contains("- `fields[0]`: always `2026-11-02`"),
             "{profile}"
@@ -569,7 +571,7 @@ mod tests {
                    2024-06-01 09:00:00 INFO  user=alice action=logout\n\
                    2024-06-01 09:15:00 WARN  slow query (2300ms) for user=bob\n\
                    2024-06-01 09:35:00 INFO  user=bob action=logout\n";
-        let profile = profile(log, true).unwrap();
+        let profile = profile("'app.log'", log, true).unwrap();
         assert!(
             profile.contains("\nLines hold `key=value` pairs (`user` in 5 of 6 lines, `action` in 4 of 6 lines, `ip` in 2 of 6 lines): read them by key, wherever they stand, with `pairs = dict(re.findall(r'(\\w+)=(\\S+)', line))`, then `pairs.get('user')` (None on a line without it)."),
             "{profile}"
@@ -601,32 +603,40 @@ mod tests {
                    2026-11-02 10:00:02 ERROR [api] failed a=1\n\
                    2026-11-02 10:00:03 INFO [api] served\n\
                    2026-11-02 10:00:04 WARN [db] slow query\n";
-        let profile = profile(log, true).unwrap();
+        let profile = profile("'app.log'", log, true).unwrap();
         assert!(!profile.contains("key=value"), "{profile}");
     }
 
     #[test]
     fn prose_and_lists_are_not_records() {
         assert_eq!(
-            profile("Roses are red\nViolets are blue\nRust is fast\n", true),
+            profile(
+                "'app.log'",
+                "Roses are red\nViolets are blue\nRust is fast\n",
+                true
+            ),
             None
         );
-        assert_eq!(profile("apple\nbanana\ncherry\ndate\n", true), None);
+        assert_eq!(
+            profile("'app.log'", "apple\nbanana\ncherry\ndate\n", true),
+            None
+        );
         assert_eq!(
             profile(
+                "'app.log'",
                 "The build started at noon and ran long.\nIt failed twice before lunch.\nNobody knew why it did.\n",
                 true
             ),
             None
         );
         // Two lines are too few to tell.
-        assert_eq!(profile("a 1 x\nb 2 y\n", true), None);
+        assert_eq!(profile("'app.log'", "a 1 x\nb 2 y\n", true), None);
     }
 
     #[test]
     fn a_cut_last_line_is_not_read() {
         let cut = format!("{ACCESS}10.0.0.9 - -");
-        let profile = profile(&cut, false).expect("the whole lines are records");
+        let profile = profile("'app.log'", &cut, false).expect("the whole lines are records");
         assert!(profile.contains("- `fields[8]`"), "{profile}");
         assert!(!profile.contains("the rest of the line"), "{profile}");
     }
@@ -708,7 +718,7 @@ mod tests {
         let Some(python) = oi_testkit::python3() else {
             return;
         };
-        let profile = profile(ACCESS, true).unwrap();
+        let profile = profile("'app.log'", ACCESS, true).unwrap();
         let pick = |start: &str| given(&profile, start);
         let script = format!(
             "import re, sys\n{}\nfor line in sys.stdin:\n    {}\n    {}\n    print({}, {}, {})\n",

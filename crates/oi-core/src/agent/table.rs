@@ -125,6 +125,10 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
         }
         let column = python_string(column.trim());
         let at = format!("df[{column}]");
+        if filled_down(body, i) {
+            conversions.push(format!("{at} = {at}.ffill()"));
+            continue;
+        }
         // pandas reads a column of plain numbers as numbers.
         let not_plain = values.iter().any(|v| v.parse::<f64>().is_err());
         if not_plain && values.iter().all(|v| written_number(v).is_some()) {
@@ -169,6 +173,39 @@ pub(super) fn read_with(name: &str, text: &str, complete: bool) -> Option<String
             .collect::<Vec<_>>()
             .join(", then "),
     )
+}
+
+/// Whether column `i` of the table's `body` is written the way a
+/// spreadsheet's merged cells export: a text value on the first row of
+/// each block and blank under it (`North`, ``, ``, `South`, ``): the
+/// first row has a value, at least two rows are blank, the values are
+/// text and each stands once (a column merely missing some values
+/// repeats its values), and the blank rows have their other fields. Such
+/// a column is filled down before use (`ffill`); grouped as it is, the
+/// blank rows drop out.
+fn filled_down(body: &[Vec<String>], i: usize) -> bool {
+    let cells: Vec<&str> = body
+        .iter()
+        .map(|row| row.get(i).map_or("", |v| v.trim()))
+        .collect();
+    let blank = |v: &&str| v.is_empty();
+    let written: Vec<&&str> = cells.iter().filter(|v| !blank(v)).collect();
+    let kinds: BTreeSet<String> = written.iter().map(|v| fold(v)).collect();
+    let others_filled = body
+        .iter()
+        .zip(&cells)
+        .filter(|(_, v)| blank(v))
+        .all(|(row, _)| {
+            row.iter()
+                .enumerate()
+                .any(|(j, v)| j != i && !is_missing(v.trim()))
+        });
+    cells.first().is_some_and(|v| !blank(v))
+        && cells.len() - written.len() >= 2
+        && written.len() >= 2
+        && kinds.len() == written.len()
+        && written.iter().all(|v| v.parse::<f64>().is_err())
+        && others_filled
 }
 
 /// For a column of codes (`values`: each a word of letters and digits,
@@ -873,6 +910,35 @@ pub(super) fn by_column(text: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
+/// The one column of the table `text` whose values are all ISO dates
+/// (`2024-03-01`, a time after them or not), when its rows are not in
+/// the order of those dates: its name as the header writes it. ISO text sorts as the
+/// dates do, so sorting the table by it puts the rows in time order.
+pub(super) fn unsorted_iso_dates(text: &str) -> Option<String> {
+    let iso = |v: &str| {
+        v.get(..10)
+            .is_some_and(|d| date_format(d) == Some("YYYY-MM-DD"))
+    };
+    let dated: Vec<(String, Vec<String>)> = by_column(text)
+        .into_iter()
+        .map(|(name, values)| {
+            (
+                name,
+                values
+                    .into_iter()
+                    .filter(|v| !is_missing(v))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, values)| values.len() >= 2 && values.iter().all(|v| iso(v)))
+        .collect();
+    let [(name, values)] = &dated[..] else {
+        return None;
+    };
+    let sorted = values.windows(2).all(|w| w[0] <= w[1]);
+    (!sorted).then(|| name.clone())
+}
+
 /// The first of `wanted` that the table `text` holds in one of its rows
 /// (trimmed), with the name of the column that holds it, if it is a
 /// table. The table is read once for all of them.
@@ -901,6 +967,33 @@ pub(super) fn columns(text: &str) -> Option<(char, Vec<String>)> {
     let text = &text[..end];
     let (sep, rows) = split(text)?;
     Some((char::from(sep), rows.into_iter().next()?))
+}
+
+/// The first row under the header of the table `text` (a file's start),
+/// as the file writes it, when it is a row of data like the others: not
+/// the header again, and a number in every column whose other values are
+/// all numbers (a second header line, or a line of units, is not).
+/// `None` when `text` is not a table of at least two rows.
+pub(super) fn first_data_row(text: &str) -> Option<String> {
+    let text = text.trim_start_matches('\u{feff}');
+    let (sep, rows) = split_whole(text, !text.contains('\n') || text.ends_with('\n'))?;
+    let (header, first, rest) = (&rows[0], rows.get(1)?, rows.get(2..)?);
+    let folded = |row: &[String]| row.iter().map(|v| fold(v)).collect::<Vec<_>>();
+    if rest.is_empty() || folded(header) == folded(first) {
+        return None;
+    }
+    let number = |v: &str| written_number(v.trim()).is_some() || v.trim().parse::<f64>().is_ok();
+    let data = (0..header.len()).all(|i| {
+        let others: Vec<&str> = rest
+            .iter()
+            .filter_map(|row| row.get(i).map(|v| v.trim()))
+            .filter(|v| !is_missing(v))
+            .collect();
+        let numbers = !others.is_empty() && others.iter().all(|v| number(v));
+        let value = first.get(i).map_or("", |v| v.trim());
+        !numbers || is_missing(value) || number(value)
+    });
+    data.then(|| first.join(&char::from(sep).to_string()))
 }
 
 /// `split` of a file's start `text` (the whole file when `complete`),
@@ -1470,6 +1563,66 @@ mod tests {
             !read_with("p.csv", plain, true)
                 .unwrap()
                 .contains(".str.lower()")
+        );
+    }
+
+    #[test]
+    fn a_column_written_once_per_block_is_filled_down() {
+        let report = "region,rep,amount\nNorth,Ann,1200\n,Bob,800\n,Cid,150\nSouth,Dee,700\n,Eli,300\nEast,Fay,50\n";
+        assert_eq!(
+            read_with("r.csv", report, true).unwrap(),
+            "`df = pd.read_csv('r.csv')`, then `df['region'] = df['region'].ffill()`"
+        );
+        // A column merely missing some values repeats them: left as it is.
+        let missing = "city,amount\nOslo,1\n,2\nOslo,3\n,4\nRome,5\n";
+        assert!(!read_with("m.csv", missing, true).unwrap().contains("ffill"));
+        // The first row blank, one blank row, numbers, or blank rows with
+        // nothing else in them: not a block's label.
+        for text in [
+            "g,n\n,1\nA,2\n,3\nB,4\n,5\n",
+            "g,n\nA,1\n,2\nB,3\nC,4\n",
+            "g,n\n10,1\n,2\n,3\n20,4\n",
+            "g,n,m\nA,1,2\n,,\n,,\nB,3,4\n",
+        ] {
+            assert!(
+                !read_with("x.csv", text, true).unwrap().contains("ffill"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_first_row_under_the_header_is_data_unless_it_is_a_header_or_units() {
+        assert_eq!(
+            first_data_row("region,rep,amount\nNorth,Ann,1200\n,Bob,800\n").as_deref(),
+            Some("North,Ann,1200")
+        );
+        assert_eq!(first_data_row("a;b\nx;1\ny;2\n").as_deref(), Some("x;1"));
+        // Units under the names, the header again, or one row only.
+        assert_eq!(first_data_row("item,price\n,EUR\nbook,12\npen,2\n"), None);
+        assert_eq!(first_data_row("item,price\nItem,Price\nbook,12\n"), None);
+        assert_eq!(first_data_row("item,price\nbook,12\n"), None);
+    }
+
+    #[test]
+    fn a_table_out_of_date_order_names_its_date_column() {
+        let prices =
+            "date,price\n2024-02-15,\"$1,150.00\"\n2024-01-03,\"$1,000.00\"\n2024-03-30,$980.00\n";
+        assert_eq!(unsorted_iso_dates(prices).as_deref(), Some("date"));
+        let timed = " when ,n\n2024-01-03 10:00,1\n2024-01-03 09:00,2\n";
+        assert_eq!(unsorted_iso_dates(timed).as_deref(), Some(" when "));
+        // In order, two date columns, or dates written day first: none.
+        assert_eq!(
+            unsorted_iso_dates("date,n\n2024-01-03,1\n2024-02-15,2\n"),
+            None
+        );
+        assert_eq!(
+            unsorted_iso_dates("from,to\n2024-02-01,2024-02-03\n2024-01-01,2024-01-02\n"),
+            None
+        );
+        assert_eq!(
+            unsorted_iso_dates("date,n\n15/02/2024,1\n03/01/2024,2\n"),
+            None
         );
     }
 
