@@ -1227,6 +1227,38 @@ async fn a_small_model_is_told_what_a_common_error_means_once() {
 }
 
 #[tokio::test]
+async fn a_small_models_file_moved_into_a_folder_not_made_gets_it_made_and_runs_again() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(cwd.join("notes.txt"), "a\nb\n").unwrap();
+    let line = "os.rename('notes.txt', 'archive/2024/notes.txt')";
+    env.server
+        .push(Reply::text(&format!(
+            "```python\nimport os\n{line}\nprint('moved')\n```"
+        )))
+        .push(Reply::text("Moved."));
+    let out = env
+        .exec(&["-y", "Move notes.txt into archive/2024/."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("No such file or directory: 'notes.txt' -> 'archive/2024/notes.txt'"),
+        "{told}"
+    );
+    assert!(
+        told.contains(&format!("[oi: that error has a known fix, so oi ran your code again with `{line}` written as:\n```python\nos.makedirs(os.path.dirname('archive/2024/notes.txt'), exist_ok=True)\n{line}\n```\nIts result:]\nmoved")),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("archive/2024/notes.txt")).unwrap(),
+        "a\nb\n"
+    );
+    assert!(!cwd.join("notes.txt").exists());
+}
+
+#[tokio::test]
 async fn a_small_model_filling_a_list_under_its_loop_variables_name_is_told_so_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

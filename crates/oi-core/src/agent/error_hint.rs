@@ -83,7 +83,9 @@ const LINE_FIXES: &[(&str, bool, LineFix)] = &[
     ("fstring-fields", true, |out, _| fstring_fields(out)),
     ("text-concat", true, |out, _| number_in_text(out)),
     ("dt-text", false, |out, _| dt_on_text(out)),
+    ("missing-folder", false, missing_folder),
     ("made-up-path", true, made_up_path),
+    ("header-subset", false, |out, _| header_subset(out)),
 ];
 
 /// A line of the failed code, trimmed as the traceback shows it, and the
@@ -408,6 +410,36 @@ fn dt_on_text(output: &str) -> Option<(String, LineChange)> {
     ))
 }
 
+/// When pandas refused a `header=[…]` list shorter than the table it
+/// writes (`ValueError: Writing 3 cols but got 2 aliases`) at a line the
+/// traceback shows that calls `.to_csv(` with `header=[` once: that line
+/// with `columns=[` in its place, which writes those columns only — a
+/// `header` list renames every column and cannot pick some.
+fn header_subset(output: &str) -> Option<(String, LineChange)> {
+    let (cols, aliases) = last_error(output)?
+        .strip_prefix("ValueError: Writing ")?
+        .strip_suffix(" aliases")?
+        .split_once(" cols but got ")?;
+    if aliases.parse::<usize>().ok()? >= cols.parse::<usize>().ok()? {
+        return None;
+    }
+    let line = source_line(output, ".to_csv(")?;
+    let [at] = line
+        .match_indices("header=[")
+        .map(|(at, _)| at)
+        .collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    let fixed = format!("{}columns=[{}", &line[..at], &line[at + "header=[".len()..]);
+    Some((
+        format!(
+            "`header=[…]` renames every column of the table, it cannot choose some; to write only those columns use `columns=[…]`: `{line}` as `{fixed}`."
+        ),
+        LineChange::new(line, fixed),
+    ))
+}
+
 /// The line of the model's code a Python error in `output` points at,
 /// as its traceback shows it (trimmed): the last line before the error
 /// that is indented as code and is not a `^`/`~` marker, with the frames
@@ -482,6 +514,83 @@ fn made_up_path(output: &str, cwd: &Path) -> Option<(String, LineChange)> {
         ),
         LineChange::new(&line, fixed),
     ))
+}
+
+/// Calls that move or copy a file to the path given second.
+const MOVES: &[&str] = &[
+    "os.rename(",
+    "os.replace(",
+    "shutil.move(",
+    "shutil.copy(",
+    "shutil.copy2(",
+    "shutil.copyfile(",
+];
+
+/// When a file was moved or copied (`os.rename(src, dst)`,
+/// `shutil.move(…)`) into a folder that does not exist
+/// (`FileNotFoundError: … 'project/a.bak' -> 'backups/src/a.bak'`, the
+/// source there in the folder `cwd`, the target's folder not), at a line
+/// the traceback shows that makes that call once: that line with one
+/// before it that makes the target's folder. Neither call makes folders.
+fn missing_folder(output: &str, cwd: &Path) -> Option<(String, LineChange)> {
+    let error = last_error(output)?.strip_prefix("FileNotFoundError: ")?;
+    let (_, paths) = error.split_once("No such file or directory: ")?;
+    // `os.rename` names both paths; `shutil`'s copy names the target
+    // only, whose name a file below `cwd` then has (a move keeps it).
+    let (source, target) = match paths.split_once(" -> ") {
+        Some((source, target)) => (Some(quoted(source)?), quoted(target)?),
+        None => (None, quoted(paths)?),
+    };
+    let folder = Path::new(target)
+        .parent()
+        .filter(|f| !f.as_os_str().is_empty())?;
+    let source_there = match source {
+        Some(source) => cwd.join(source).exists(),
+        None => Path::new(target)
+            .file_name()
+            .is_some_and(|name| file_below(cwd, name, 4)),
+    };
+    if !source_there || cwd.join(folder).exists() {
+        return None;
+    }
+    let line = traceback_line(output)?;
+    let [(at, call)] = MOVES
+        .iter()
+        .flat_map(|call| line.match_indices(call))
+        .collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    let args = super::pyline::call_arguments(&line[at + call.len()..])?;
+    let [_, target_code, ..] = &args[..] else {
+        return None;
+    };
+    let fixed = format!("os.makedirs(os.path.dirname({target_code}), exist_ok=True)\n{line}");
+    Some((
+        format!(
+            "`{}` does not exist, and `{}` makes no folders: make it first, `os.makedirs(os.path.dirname({target_code}), exist_ok=True)`.",
+            folder.display(),
+            call.trim_end_matches('(')
+        ),
+        LineChange::new(&line, fixed),
+    ))
+}
+
+/// Whether a file named `name` stands in the folder `dir` or below it,
+/// at most `depth` folders down (hidden folders left out).
+fn file_below(dir: &Path, name: &std::ffi::OsStr, depth: usize) -> bool {
+    let Ok(entries) = fs_err::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().take(500).any(|entry| {
+        let path = entry.path();
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        match entry.file_type() {
+            Ok(t) if t.is_file() => entry.file_name() == name,
+            Ok(t) if t.is_dir() && depth > 0 && !hidden => file_below(&path, name, depth - 1),
+            _ => false,
+        }
+    })
 }
 
 /// When text was joined with a number by `+` (`TypeError: can only
@@ -977,6 +1086,22 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             ),
         ));
     }
+    if value.len() > 1 && (value.starts_with('"') ^ value.ends_with('"')) {
+        return Some((
+            "split-quoted",
+            format!(
+                "`{value}` is part of a quoted field (`\"1,250.00\"`) cut at the comma inside it: splitting a CSV line at `,` breaks such fields. Read the rows with `csv.reader(f)` (or `csv.DictReader(f)`, `import csv`), which keeps a quoted field whole, then remove its thousands separator (`.replace(',', '')`) before converting."
+            ),
+        ));
+    }
+    if let Some(unit) = unit_of(value) {
+        return Some((
+            "unit",
+            format!(
+                "`{value}` is a number followed by its unit (`{unit}`): take them apart, `number, unit = re.match(r'([0-9.]+)\\s*(\\D*)', value.strip()).groups()` (`import re`), convert `float(number)`, and scale it by `unit` where the values come in several units (seconds to milliseconds: `* 1000`) — removing letters one `replace` at a time breaks on the next unit."
+            ),
+        ));
+    }
     if to_int && value.parse::<f64>().is_ok() {
         return Some((
             "decimal",
@@ -997,6 +1122,19 @@ fn value_hint(message: &str) -> Option<(&'static str, String)> {
             ),
         ),
     })
+}
+
+/// The unit after the number a value is (`ms` of `120ms`, `%` of
+/// `45 %`): digits with at most one point, then up to three letters or a
+/// `%`.
+fn unit_of(value: &str) -> Option<&str> {
+    let value = value.trim();
+    let at = value.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = (&value[..at], value[at..].trim_start());
+    let letters = !unit.is_empty()
+        && unit.len() <= 3
+        && (unit == "%" || unit.chars().all(|c| c.is_ascii_alphabetic()));
+    (letters && number.parse::<f64>().is_ok()).then_some(unit)
 }
 
 /// The value a conversion to a number refused in `text` (`could not
@@ -1280,6 +1418,68 @@ mod tests {
     }
 
     #[test]
+    fn a_file_moved_into_a_folder_not_made_gets_the_folder_made_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::create_dir_all(cwd.join("project/src")).unwrap();
+        fs_err::write(cwd.join("project/src/main.py.bak"), "x").unwrap();
+        let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 23, in <module>\n    os.rename(file_path, os.path.join(dest, rel))\nFileNotFoundError: [Errno 2] No such file or directory: 'project/src/main.py.bak' -> 'backups/src/main.py.bak'\n";
+        let found = hint(out, cwd).expect("a hint");
+        assert_eq!(found.kind, "missing-folder");
+        assert_eq!(
+            found.fix,
+            Some(LineChange::new(
+                "os.rename(file_path, os.path.join(dest, rel))",
+                "os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)\nos.rename(file_path, os.path.join(dest, rel))".to_owned()
+            ))
+        );
+        assert!(
+            found
+                .note
+                .contains("`backups/src` does not exist, and `os.rename` makes no folders"),
+            "{}",
+            found.note
+        );
+        // `shutil` names the target alone; a file of its name is below.
+        let copied = out
+            .replace("os.rename(file_path,", "shutil.move(file_path,")
+            .replace("'project/src/main.py.bak' -> ", "");
+        assert_eq!(
+            hint(&copied, cwd).and_then(|h| h.fix).map(|f| f.fixed),
+            Some("os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)\nshutil.move(file_path, os.path.join(dest, rel))".to_owned())
+        );
+        // The folder there after all, or the source missing: not this.
+        fs_err::create_dir_all(cwd.join("backups/src")).unwrap();
+        assert_ne!(hint(out, cwd).map(|h| h.kind), Some("missing-folder"));
+        fs_err::remove_dir_all(cwd.join("backups")).unwrap();
+        fs_err::remove_file(cwd.join("project/src/main.py.bak")).unwrap();
+        assert_ne!(hint(out, cwd).map(|h| h.kind), Some("missing-folder"));
+        assert_ne!(hint(&copied, cwd).map(|h| h.kind), Some("missing-folder"));
+    }
+
+    #[test]
+    fn a_header_list_shorter_than_the_table_becomes_the_columns_to_write() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-3>\", line 13, in <module>\n    df.to_csv('ages.csv', index=False, header=['name', 'age'])\n  [7 frames inside libraries]\nValueError: Writing 3 cols but got 2 aliases\n";
+        let found = hint(out, Path::new(".")).expect("a hint");
+        assert_eq!(found.kind, "header-subset");
+        assert!(!found.habit);
+        assert_eq!(
+            found.fix,
+            Some(LineChange::new(
+                "df.to_csv('ages.csv', index=False, header=['name', 'age'])",
+                "df.to_csv('ages.csv', index=False, columns=['name', 'age'])".to_owned()
+            ))
+        );
+        assert!(found.note.contains("use `columns=[…]`"), "{}", found.note);
+        // More names than columns is a rename gone wrong, not a choice.
+        let more = out.replace("Writing 3 cols but got 2", "Writing 2 cols but got 3");
+        assert_eq!(hint(&more, Path::new(".")).and_then(|h| h.fix), None);
+        // No `header=[` list on the line, or two of them: left alone.
+        let named = out.replace("header=['name', 'age']", "header=names");
+        assert_eq!(hint(&named, Path::new(".")).and_then(|h| h.fix), None);
+    }
+
+    #[test]
     fn a_text_method_on_a_column_gets_its_line_fixed() {
         let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 7, in <module>\n    df['subject'] = df['subject'].str.strip().lower()\n                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  [1 frame inside libraries]\nAttributeError: 'Series' object has no attribute 'lower'\n";
         assert_eq!(kind(out), Some("series-str"));
@@ -1492,6 +1692,26 @@ mod tests {
         assert_eq!(
             kind("ValueError: could not convert string to float: 'N/A'"),
             Some("missing-mark")
+        );
+        // Half of a quoted field, cut at its comma: `csv.reader`.
+        let cut = "ValueError: could not convert string to float: '\"1'";
+        assert_eq!(kind(cut), Some("split-quoted"));
+        assert!(note(cut).contains("csv.reader(f)"), "{}", note(cut));
+        assert_eq!(
+            kind("ValueError: could not convert string to float: '250.00\"'"),
+            Some("split-quoted")
+        );
+        // A number with its unit: taken apart, scaled by the unit.
+        let unit = "ValueError: could not convert string to float: '120ms'";
+        assert_eq!(kind(unit), Some("unit"));
+        assert!(note(unit).contains("(`ms`)"), "{}", note(unit));
+        assert_eq!(
+            kind("ValueError: could not convert string to float: '45 %'"),
+            Some("unit")
+        );
+        assert_ne!(
+            kind("ValueError: could not convert string to float: '3e5x'"),
+            Some("unit")
         );
         assert_eq!(
             kind("TypeError: Cannot perform reduction 'mean' with string dtype"),

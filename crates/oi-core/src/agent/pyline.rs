@@ -97,6 +97,38 @@ struct Start {
     raw: bool,
 }
 
+/// The arguments of a call whose text after its `(` is `rest`
+/// (`src, os.path.join(dst, f))` …), each trimmed as written, split at
+/// the commas outside brackets and strings; `None` when the call does not
+/// close on the line.
+pub(super) fn call_arguments(rest: &str) -> Option<Vec<String>> {
+    let b = rest.as_bytes();
+    let mut args = Vec::new();
+    let (mut start, mut k) = (0, 0);
+    loop {
+        let c = *b.get(k)?;
+        if let Some(literal) = literal_start(b, k) {
+            k = literal_end(b, &literal)?;
+            continue;
+        }
+        match c {
+            b'(' | b'[' | b'{' => k = bracket_end(b, k)?,
+            b',' | b')' => {
+                let arg = rest[start..k].trim();
+                if !arg.is_empty() {
+                    args.push(arg.to_owned());
+                }
+                if c == b')' {
+                    return Some(args);
+                }
+                k += 1;
+                start = k;
+            }
+            _ => k += 1,
+        }
+    }
+}
+
 fn is_word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
@@ -503,5 +535,15 @@ mod tests {
             text_concat(r#"print("a" + x if y else z)"#).as_deref(),
             Some(r#"print("a" + str(x) if y else z)"#)
         );
+    }
+
+    #[test]
+    fn a_calls_arguments_are_split_outside_brackets_and_strings() {
+        assert_eq!(
+            call_arguments("file_path, os.path.join(dest, 'a,b'), f(x, y))  # moved").unwrap(),
+            ["file_path", "os.path.join(dest, 'a,b')", "f(x, y)"]
+        );
+        assert_eq!(call_arguments("'x)', y)").unwrap(), ["'x)'", "y"]);
+        assert_eq!(call_arguments("a, b"), None);
     }
 }
