@@ -282,6 +282,37 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
     );
 }
 
+#[tokio::test]
+async fn a_fixed_script_runs_as_the_command_the_task_writes_without_quotes() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(cwd.join("data.csv"), "item,Net Amount\na,1.25\nb,2.25\n").unwrap();
+    let broken = "import csv, sys\nrows = list(csv.DictReader(open(sys.argv[1])))\nprint(sum(float(r[sys.argv[2]]) for r in rows) / 0)\n";
+    fs_err::write(cwd.join("total.py"), broken).unwrap();
+    let fixed = "import csv, sys\nrows = list(csv.DictReader(open(sys.argv[1])))\nprint(f'{sum(float(r[sys.argv[2]]) for r in rows):.2f}')\n";
+    env.server
+        .push(Reply::text(&format!("```python\n{fixed}```")))
+        .push(Reply::text("It prints 3.50."));
+    // The command in the prose, after one with placeholders.
+    let out = env
+        .exec(&[
+            "-y",
+            "total.py, run as python3 total.py FILE COLUMN, should print a column's total. Fix total.py so that python3 total.py data.csv \"Net Amount\" works.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "oi saves it as that file and runs `python3 total.py data.csv \"Net Amount\"` as the task says"
+        ),
+        "{}",
+        out.stderr
+    );
+    let ran = last_message(&env.server.chat_requests()[1]);
+    assert!(ran.contains("3.50"), "{ran}");
+}
+
 /// A script with a misspelt name (`totl`): fixed, it prints 55.
 const BROKEN_ADD_UP: &str = "def add_up(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return totl\n\nprint(add_up(10))\n";
 
@@ -1186,6 +1217,38 @@ async fn a_small_models_made_up_folder_before_a_file_name_is_taken_out_and_run_a
 }
 
 #[tokio::test]
+async fn a_small_models_file_moved_into_a_folder_not_made_gets_it_made_and_runs_again() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(cwd.join("notes.txt"), "a\nb\n").unwrap();
+    let line = "os.rename('notes.txt', 'archive/2024/notes.txt')";
+    env.server
+        .push(Reply::text(&format!(
+            "```python\nimport os\n{line}\nprint('moved')\n```"
+        )))
+        .push(Reply::text("Moved."));
+    let out = env
+        .exec(&["-y", "Move notes.txt into archive/2024/."])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("No such file or directory: 'notes.txt' -> 'archive/2024/notes.txt'"),
+        "{told}"
+    );
+    assert!(
+        told.contains(&format!("[oi: that error has a known fix, so oi ran your code again with `{line}` written as:\n```python\nos.makedirs(os.path.dirname('archive/2024/notes.txt'), exist_ok=True)\n{line}\n```\nIts result:]\nmoved")),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("archive/2024/notes.txt")).unwrap(),
+        "a\nb\n"
+    );
+    assert!(!cwd.join("notes.txt").exists());
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_what_a_common_error_means_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
@@ -1224,38 +1287,6 @@ async fn a_small_model_is_told_what_a_common_error_means_once() {
     let fourth = requests[3].last_message_text();
     assert!(fourth.contains("invalid literal for int()"), "{fourth}");
     assert!(!fourth.contains(decimal), "{fourth}");
-}
-
-#[tokio::test]
-async fn a_small_models_file_moved_into_a_folder_not_made_gets_it_made_and_runs_again() {
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    let cwd = env.cwd.path();
-    fs_err::write(cwd.join("notes.txt"), "a\nb\n").unwrap();
-    let line = "os.rename('notes.txt', 'archive/2024/notes.txt')";
-    env.server
-        .push(Reply::text(&format!(
-            "```python\nimport os\n{line}\nprint('moved')\n```"
-        )))
-        .push(Reply::text("Moved."));
-    let out = env
-        .exec(&["-y", "Move notes.txt into archive/2024/."])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let told = env.server.chat_requests()[1].last_message_text();
-    assert!(
-        told.contains("No such file or directory: 'notes.txt' -> 'archive/2024/notes.txt'"),
-        "{told}"
-    );
-    assert!(
-        told.contains(&format!("[oi: that error has a known fix, so oi ran your code again with `{line}` written as:\n```python\nos.makedirs(os.path.dirname('archive/2024/notes.txt'), exist_ok=True)\n{line}\n```\nIts result:]\nmoved")),
-        "{told}"
-    );
-    assert_eq!(
-        fs_err::read_to_string(cwd.join("archive/2024/notes.txt")).unwrap(),
-        "a\nb\n"
-    );
-    assert!(!cwd.join("notes.txt").exists());
 }
 
 #[tokio::test]
@@ -2633,6 +2664,75 @@ async fn a_small_models_merge_on_a_key_one_table_lacks_runs_again_fixed_by_oi() 
         fs_err::read_to_string(cwd.join("totals.csv")).unwrap(),
         "name,total\nAna,15.0\nBen,20.0\n"
     );
+}
+
+/// A small model's pandas block that ran without error but left a wrong
+/// result, which oi runs again changed as `lead` says: the task, the
+/// input `table` (`data.csv`), the block, and what the result file
+/// `result` holds after the re-run. `None` where pandas is missing.
+async fn a_pandas_block_is_run_again_right(
+    task: &str,
+    table: &str,
+    block: &str,
+    lead: &str,
+    result: (&str, &str),
+) {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(cwd.join("data.csv"), table).unwrap();
+    let Some(python) = oi_testkit::pip_package("pandas", "pandas") else {
+        return;
+    };
+    let kernel = format!("languages.python.command=[{}]", json!(python));
+    env.server
+        .push(Reply::text(&format!("```python\n{block}\n```")))
+        .push(Reply::text("Done."));
+    let out = env.exec(&["-y", "-c", &kernel, task]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(told.contains(lead), "{told}");
+    let (name, holds) = result;
+    assert_eq!(fs_err::read_to_string(cwd.join(name)).unwrap(), holds);
+}
+
+#[tokio::test]
+async fn a_small_models_first_row_of_data_dropped_as_a_header_is_kept() {
+    a_pandas_block_is_run_again_right(
+        "Write totals.csv with the total amount of each region in data.csv.",
+        "region,amount\nNorth,5\nSouth,3\nNorth,1\n",
+        "import pandas as pd\ndf = pd.read_csv('data.csv')\ndf = df.iloc[1:]\ndf.groupby('region')['amount'].sum().to_csv('totals.csv')",
+        "[oi: `df = df.iloc[1:]` drops the first row of data of `data.csv` (`North,5`): `pd.read_csv` already took its header line as the column names. So oi ran your code again without that line:]",
+        ("totals.csv", "region,amount\nNorth,6\nSouth,3\n"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_small_models_header_list_that_picks_columns_becomes_the_columns_to_write() {
+    let line = "df.to_csv('ages.csv', index=False, header=['name', 'age'])";
+    a_pandas_block_is_run_again_right(
+        "Write ages.csv with the columns name,age from data.csv.",
+        "name,born,age\nAna,1990,34\nBen,2000,24\n",
+        &format!("import pandas as pd\ndf = pd.read_csv('data.csv')\n{line}"),
+        &format!(
+            "[oi: that error has a known fix, so oi ran your code again with `{line}` written as `df.to_csv('ages.csv', index=False, columns=['name', 'age'])`:]"
+        ),
+        ("ages.csv", "name,age\nAna,34\nBen,24\n"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_small_models_earliest_and_latest_rows_by_position_are_taken_in_date_order() {
+    a_pandas_block_is_run_again_right(
+        "Write the price on the latest date in data.csv minus the price on the earliest date to change.txt.",
+        "date,price\n2024-02-15,12\n2024-01-03,10\n2024-03-30,15\n2024-01-20,9\n",
+        "import pandas as pd\ndf = pd.read_csv('data.csv')\nopen('change.txt', 'w').write(str(df['price'].iloc[-1] - df['price'].iloc[0]))",
+        "the rows of `data.csv` are not in order of `date`. So oi ran your code again with the table sorted by `date` after it is read:]",
+        ("change.txt", "5"),
+    )
+    .await;
 }
 
 #[tokio::test]

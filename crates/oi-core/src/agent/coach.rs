@@ -107,6 +107,16 @@ pub(super) struct Coach {
     /// Whether the model was told a value it failed to convert is a
     /// header.
     told_header: bool,
+    /// Whether oi ran a block again without its line that dropped a
+    /// table's first row of data as if it were the header.
+    kept_first_row: bool,
+    /// Whether the model was told a test it wrote against typed values is
+    /// no evidence.
+    told_self_test: bool,
+    /// Whether the task asks for the earliest or latest of something
+    /// (`earliest`, `latest`, `oldest`, `newest`, `most recent`), and oi
+    /// has not yet sorted an input by its dates for it.
+    by_time: bool,
     /// The result file a small model's last batch left as it was while it
     /// printed something: a result printed, not written (again).
     printed_unwritten: Option<String>,
@@ -413,6 +423,9 @@ impl Coach {
             fixes: 0,
             inputs,
             told_header: false,
+            kept_first_row: false,
+            told_self_test: false,
+            by_time: asks_by_time(task),
             printed_unwritten: None,
             asks_why: asks_why(task),
             told_typed_rows: false,
@@ -1199,11 +1212,15 @@ impl Coach {
         // A collection filled under the name of its own loop variable,
         // told once a task (small models).
         let mut shadowed = None;
+        let mut self_test = None;
         for (code, report) in self.batch_python.drain(..).zip(reports) {
             if let Some(code) = code {
                 self.runs.saw(&code, &report.text);
                 if !self.told_shadowed && shadowed.is_none() {
                     shadowed = super::shadow::shadowed(&code);
+                }
+                if !self.told_self_test && self_test.is_none() {
+                    self_test = typed_self_test(&code, &report.text, &self.expected);
                 }
             }
         }
@@ -1234,6 +1251,15 @@ impl Coach {
             self.told_shadowed = true;
             previews.push(format!(
                 "[oi: `{name}` names both the collection you fill (`{start}`) and a variable of the loop `{for_line}`: each step of the loop sets `{name}` again, so what you add goes into what the loop reads, or is lost. Give the collection a name of its own (`found = []`, then `found.append(…)`).]"
+            ));
+        }
+        // A test of a result against values the model typed: its failure
+        // is a guess refuted, not a fault of the result; small models
+        // otherwise rerun it until the task's time is out.
+        if let Some((file, name)) = self_test {
+            self.told_self_test = true;
+            previews.push(format!(
+                "[oi: that block only tests `{file}` against values you typed into it (`{name}`): those are a guess, not the task's, so its failure says nothing about `{file}`. Do not run it again. Compare `{file}` with what the task asks and with the inputs instead; fix the code that writes it if it is wrong, else answer.]"
             ));
         }
         if self.small_model
@@ -1330,6 +1356,56 @@ impl Coach {
                 .find_map(|r| strip_header_fix(&r.text, &self.python, &self.inputs, cwd))
         {
             self.run_again_with(&fix);
+        }
+        // A table's first row of data dropped as if it were its header
+        // (`df = df.iloc[1:]` after `pd.read_csv`, which took the header
+        // already): the block run again without that line, once a task.
+        if self.small_model
+            && !self.batch_failed
+            && !self.kept_first_row
+            && self.fix_rerun.is_none()
+            && self.reruns < MAX_RERUNS
+            && let Some((fix, file, row)) = dropped_first_row(&self.python, &self.inputs, cwd)
+        {
+            self.kept_first_row = true;
+            KnownFix::keep(
+                &mut self.line_fixes,
+                fix.line.clone(),
+                fix.fixed.clone(),
+                self.python.clone(),
+            );
+            self.run_again(
+                with_line(&self.python, &fix.line, &fix.fixed),
+                format!(
+                    "[oi: `{}` drops the first row of data of `{file}` (`{row}`): `pd.read_csv` already took its header line as the column names. So oi ran your code again without that line:]",
+                    fix.line
+                ),
+            );
+        }
+        // Rows taken by position (`.iloc[0]`, `.iloc[-1]`) as the earliest
+        // or latest, from an input that is not in date order: the block
+        // run again with the table sorted by its dates after the read,
+        // once a task.
+        if self.small_model
+            && self.by_time
+            && !self.batch_failed
+            && self.fix_rerun.is_none()
+            && self.reruns < MAX_RERUNS
+            && let Some((fix, file, column)) = time_order_fix(&self.python, &self.inputs, cwd)
+        {
+            self.by_time = false;
+            KnownFix::keep(
+                &mut self.line_fixes,
+                fix.line.clone(),
+                fix.fixed.clone(),
+                self.python.clone(),
+            );
+            self.run_again(
+                with_line(&self.python, &fix.line, &fix.fixed),
+                format!(
+                    "[oi: the task asks for the earliest or latest, and your code takes rows by their position (`.iloc[0]`, `.iloc[-1]`), but the rows of `{file}` are not in order of `{column}`. So oi ran your code again with the table sorted by `{column}` after it is read:]"
+                ),
+            );
         }
         let lost = if self.told_lost {
             None
@@ -1581,8 +1657,11 @@ impl Coach {
         let inputs: Vec<(&String, &String)> = self.inputs_seen.iter().collect();
         // An appended result's lines shown with their faults would be
         // mostly the earlier runs': the note alone says what to change.
+        // Nor are they shown when oi runs the block again (a line fixed):
+        // the re-run's result is shown instead.
         let shown = changed
             .iter()
+            .filter(|_| self.fix_rerun.is_none())
             .filter(|(name, _, _)| self.appended.as_ref() != Some(name));
         for (name, path, len) in shown {
             previews.extend(result_preview(
@@ -2147,6 +2226,125 @@ fn asks_for_action(text: &str) -> bool {
     !text.contains('?') && text.split_whitespace().count() >= 3
 }
 
+/// When Python `code` failed (`output` ends with an `AssertionError`)
+/// testing a result the task asks for (one of `expected`, named in the
+/// code, which does not write it) against a value typed into it (a name
+/// set to a list, string or number literal that the `assert` line uses):
+/// that file and that name.
+fn typed_self_test(code: &str, output: &str, expected: &[String]) -> Option<(String, String)> {
+    let error = output
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("[exit code") && !l.starts_with("[error:"))?;
+    if !error.starts_with("AssertionError") {
+        return None;
+    }
+    let file = expected
+        .iter()
+        .find(|name| code.contains(name.as_str()) && !writes(code, name))?;
+    let asserts: Vec<&str> = code
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("assert "))
+        .collect();
+    let name = code.lines().map(str::trim).find_map(|line| {
+        let (target, op, value) = super::splice::assignment(line)?;
+        // A list or dict typed out: no loop, no call inside it.
+        let literal = value.starts_with(['\'', '"'])
+            || value.starts_with(|c: char| c.is_ascii_digit())
+            || (value.starts_with(['[', '{']) && !value.contains(" for ") && !value.contains('('));
+        let used = asserts.iter().any(|a| {
+            a.match_indices(target.as_str()).any(|(at, _)| {
+                let before = a[..at].chars().next_back();
+                let after = a[at + target.len()..].chars().next();
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                !word(before) && !word(after)
+            })
+        });
+        (op.is_empty() && literal && used).then_some(target)
+    })?;
+    Some((file.clone(), name))
+}
+
+/// Whether a task's `text` asks for the earliest or latest of something,
+/// which is a matter of dates, not of where rows stand in a file.
+fn asks_by_time(text: &str) -> bool {
+    let text = text.to_lowercase();
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .iter()
+        .any(|w| ["earliest", "latest", "oldest", "newest"].contains(w))
+        || words.windows(2).any(|w| w == ["most", "recent"])
+}
+
+/// When Python `code` reads one input table with pandas in one line
+/// (`df = pd.read_csv('prices.csv')`), takes rows by position
+/// (`.iloc[0]`, `.iloc[-1]`) and sorts nothing (nor takes a `min`/`max`),
+/// while that table's one column of ISO dates is not in order
+/// ([`table::unsorted_iso_dates`]): the read line followed by one that
+/// sorts the table by that column; the file's name; the column.
+fn time_order_fix(
+    code: &str,
+    inputs: &[String],
+    cwd: &Path,
+) -> Option<(LineChange, String, String)> {
+    let positional = [".iloc[0]", ".iloc[-1]"].iter().any(|p| code.contains(p));
+    let orders = [
+        "sort_values",
+        "sort_index",
+        "sorted(",
+        ".sort(",
+        "min(",
+        "max(",
+        "idxmin",
+        "idxmax",
+        "nsmallest",
+        "nlargest",
+    ]
+    .iter()
+    .any(|o| code.contains(o));
+    if !positional || orders {
+        return None;
+    }
+    let reads: Vec<(&str, String, &String)> = code
+        .lines()
+        .map(str::trim)
+        .filter_map(|line| {
+            let (target, op, value) = super::splice::assignment(line)?;
+            let name = op.is_empty() && target.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if !name || !value.starts_with("pd.read_csv(") {
+                return None;
+            }
+            let file = inputs.iter().find(|name| {
+                [format!("'{name}'"), format!("\"{name}\"")]
+                    .iter()
+                    .any(|q| value.contains(q.as_str()))
+            })?;
+            Some((line, target, file))
+        })
+        .collect();
+    let [(line, ref target, file)] = reads[..] else {
+        return None;
+    };
+    let head = read_head(&cwd.join(file), 8192)?;
+    // A name with spaces around it is named so by pandas unless the
+    // code strips it: left alone.
+    let column =
+        table::unsorted_iso_dates(&String::from_utf8_lossy(&head)).filter(|c| c.trim() == c)?;
+    let fix = LineChange {
+        line: line.to_owned(),
+        fixed: format!(
+            "{line}\n{target} = {target}.sort_values({}).reset_index(drop=True)",
+            table::python_string(&column)
+        ),
+    };
+    Some((fix, file.clone(), column))
+}
+
 /// Whether a task asks why something happens, or for an explanation, and
 /// not for a change ("fix", "update"): "script.py fails, tell me why".
 fn asks_why(text: &str) -> bool {
@@ -2248,13 +2446,45 @@ fn is_example(task: &str, name: &str) -> bool {
             "for instance",
         ]
         .iter()
-        .any(|words| before.trim_end().ends_with(words));
+        .any(|words| before.trim_end().ends_with(words))
+            || in_mapping_example(&lower, start);
         if !example {
             return false;
         }
         at = start + name.len();
     }
     seen
+}
+
+/// Whether the place `at` of the (lower-case) task `lower` stands in
+/// brackets that show how one name maps to another ("keeping their
+/// folders (project/src/a.py.bak goes to backups/src/a.py.bak)",
+/// "(Holiday Pic.jpeg becomes holiday_pic.jpg)"): both names there are
+/// an example of the rule, not files the task asks for.
+fn in_mapping_example(lower: &str, at: usize) -> bool {
+    let Some(open) = lower[..at]
+        .rfind('(')
+        .filter(|&o| !lower[o..at].contains(')'))
+    else {
+        return false;
+    };
+    let Some(close) = lower[at..].find(')').map(|c| at + c) else {
+        return false;
+    };
+    let inside = &lower[open..close];
+    [
+        " goes to ",
+        " go to ",
+        " becomes ",
+        " become ",
+        " -> ",
+        " → ",
+        " is moved to ",
+        " is renamed to ",
+        " turns into ",
+    ]
+    .iter()
+    .any(|words| inside.contains(words))
 }
 
 /// Whether the sentence of `task` that names the file `name` says to keep
@@ -2938,6 +3168,59 @@ fn strip_header_fix(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
     })
 }
 
+/// When Python `code` reads an input table with pandas' own header
+/// (`df = pd.read_csv('sales.csv')`, no `header=`, `names=` or `skip`
+/// option) and then drops its first row (`df = df.iloc[1:]`, `df =
+/// df[1:]`, `df = df.drop(0)`) although that row is data like the others
+/// ([`table::first_data_row`]): the dropping line, written as a comment
+/// that says why it is gone; the file's name; and the row. Small models
+/// "skip the header" a second time, and the first row's values are lost.
+fn dropped_first_row(
+    code: &str,
+    inputs: &[String],
+    cwd: &Path,
+) -> Option<(LineChange, String, String)> {
+    let lines: Vec<&str> = code.lines().map(str::trim).collect();
+    lines.iter().find_map(|line| {
+        let (target, op, value) = super::splice::assignment(line)?;
+        if !op.is_empty()
+            || !target.chars().all(|c| c.is_alphanumeric() || c == '_')
+            || !value.starts_with("pd.read_csv(")
+            || ["header=", "names=", "skiprows", "skipfooter", "index_col"]
+                .iter()
+                .any(|option| value.contains(option))
+        {
+            return None;
+        }
+        let file = inputs.iter().find(|name| {
+            [format!("'{name}'"), format!("\"{name}\"")]
+                .iter()
+                .any(|q| value.contains(q.as_str()))
+        })?;
+        let drops = [
+            format!("{target} = {target}.iloc[1:]"),
+            format!("{target} = {target}[1:]"),
+            format!("{target} = {target}.drop(0)"),
+            format!("{target} = {target}.drop(index=0)"),
+            format!("{target}.drop(0, inplace=True)"),
+        ];
+        let dropped = lines.iter().find(|l| {
+            drops.iter().any(|d| {
+                l.strip_prefix(d.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest == ".reset_index(drop=True)")
+            })
+        })?;
+        let head = read_head(&cwd.join(file), 8192)?;
+        let row = table::first_data_row(&String::from_utf8_lossy(&head))?;
+        let fix = LineChange {
+            line: (*dropped).to_owned(),
+            fixed: "# (no row to drop: pd.read_csv took the header line as the column names)"
+                .to_owned(),
+        };
+        Some((fix, file.clone(), row))
+    })
+}
+
 /// The first of the input `tables` ([`input_tables`]) whose header has
 /// `key` only with spaces around it (`Score ` for `Score`): its name, and
 /// the name as its header writes it.
@@ -3346,13 +3629,16 @@ fn unread_field(
         }
         // JSON only: its fields are read by name, where a table's columns
         // may be read by position (`row[2]`).
+        // Fields of records only (objects in a list, or JSON lines): a
+        // document's own keys (`"blog": "field notes"` above its posts)
+        // hold one value, nothing to keep, sort or group rows by.
         let mut fields = Vec::new();
         if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
-            json_keys(&value, &mut fields);
+            json_keys(&value, false, &mut fields);
         } else {
             for line in text.lines().filter(|l| !l.trim().is_empty()).take(3) {
                 let value = serde_json::from_str::<serde_json::Value>(line).ok()?;
-                json_keys(&value, &mut fields);
+                json_keys(&value, true, &mut fields);
             }
         }
         fields.into_iter().find_map(|field| {
@@ -3379,18 +3665,21 @@ fn reads_key(code: &str, key: &str) -> bool {
 }
 
 /// The keys of the objects in a JSON value, at every depth, each once
-/// (the first element of each array stands for the rest).
-fn json_keys(value: &serde_json::Value, keys: &mut Vec<String>) {
+/// (the first elements of each array stand for the rest): of objects in
+/// a list, and below them, only, unless `in_record` (the value is one).
+fn json_keys(value: &serde_json::Value, in_record: bool, keys: &mut Vec<String>) {
     match value {
         serde_json::Value::Object(map) => {
             for (key, inner) in map {
-                if !keys.contains(key) {
+                if in_record && !keys.contains(key) {
                     keys.push(key.clone());
                 }
-                json_keys(inner, keys);
+                json_keys(inner, in_record, keys);
             }
         }
-        serde_json::Value::Array(items) => items.iter().take(3).for_each(|v| json_keys(v, keys)),
+        serde_json::Value::Array(items) => {
+            items.iter().take(3).for_each(|v| json_keys(v, true, keys))
+        }
         _ => {}
     }
 }
@@ -3507,6 +3796,30 @@ fn writes(code: &str, name: &str) -> bool {
     written_names(code)
         .iter()
         .any(|(_, written)| written == name)
+}
+
+/// Where Python `code` turns days into years by dividing by a year's
+/// length (`// 365`, `/ 365.25`): that division as written.
+fn years_as_days(code: &str) -> Option<String> {
+    let squeezed: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    [
+        "//365.25",
+        "/365.25",
+        "//365.2425",
+        "/365.2425",
+        "//365",
+        "/365",
+    ]
+    .iter()
+    .find(|d| {
+        squeezed.match_indices(**d).any(|(at, _)| {
+            !squeezed[at + d.len()..].starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        })
+    })
+    .map(|d| {
+        let slashes = if d.starts_with("//") { "//" } else { "/" };
+        format!("{slashes} {}", &d[slashes.len()..])
+    })
 }
 
 /// Whether Python `code` computes no average: no `/` outside strings and
@@ -3937,6 +4250,14 @@ fn content_problems(
             "the task asks for an average, but the code that wrote `{name}` divides nothing (no `/`, no `mean`): it added values up; an average is their sum divided by their count (per key: count each one too, `counts[key] += 1`, then `totals[key] / counts[key]`)"
         ));
     }
+    if wrote
+        && asked.words.iter().any(|w| w == "age" || w == "ages")
+        && let Some(days) = years_as_days(python)
+    {
+        problems.push(format!(
+            "the code that wrote `{name}` counts years as days (`{days}`), which drifts a day every leap year: someone born on 3 July 1990 is 33 on 30 June 2024, not 34. Count whole years from the dates' parts: `ref.year - born.year - ((ref.month, ref.day) < (born.month, born.day))` (pandas, for a column `b`: `ref.year - df[b].dt.year - ((df[b].dt.month > ref.month) | ((df[b].dt.month == ref.month) & (df[b].dt.day > ref.day)))`)"
+        ));
+    }
     if wrote && let Some((field, input)) = unread_field(&asked.words, inputs, name, python) {
         problems.push(format!(
             "the task speaks of `{field}`, a field of `{input}`, which the code that wrote `{name}` never reads: if the task means that field (which rows to keep, or what to sort or group by), use it"
@@ -4243,6 +4564,22 @@ fn content_problems(
                 "the `{column}` column of `{name}` misses {now} of its {rows} values where `{input}` misses {before}: the code dropped values it could not read (as `errors='coerce'` does), so convert each of them instead"
             ));
         }
+    }
+    if let Some(one) = super::one_input::from_one_input(text, inputs) {
+        let quoted = |names: &[String]| {
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        problems.push(format!(
+            "the `{}` values of `{name}` are those of `{}` alone, and {} hold others it lacks ({}): the code kept only one file's rows (a variable set again for each file, written after the loop); gather the rows of every file in one list, then write them all",
+            one.column,
+            one.used,
+            quoted(&one.others),
+            quoted(&one.lacking)
+        ));
     }
     if as_is.len() == problems.len() {
         for (at, lines) in as_is {
@@ -6601,19 +6938,115 @@ fn cleans_numbers(code: &str) -> bool {
 }
 
 /// Commands a task quotes in backticks that run a script it names
-/// (`python3 csv2md.py data.csv --sort price`), as quoted.
+/// (`python3 csv2md.py data.csv --sort price`), as quoted; then those it
+/// writes in its prose ([`inline_commands`]).
 pub(super) fn quoted_commands(task: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for quote in task.split('`').skip(1).step_by(2) {
+    let quoted = task.split('`').skip(1).step_by(2);
+    for quote in quoted.chain(inline_commands(task).iter().map(String::as_str)) {
         let command = quote.split_whitespace().collect::<Vec<_>>().join(" ");
         let runs_script = named_files(&command)
             .iter()
             .any(|name| super::save_as::is_script(name));
-        if command.contains(' ') && runs_script && !found.contains(&command) {
+        let known = found
+            .iter()
+            .any(|f| table::fold(f) == table::fold(&command));
+        if command.contains(' ') && runs_script && !known {
             found.push(command);
         }
     }
     found
+}
+
+/// Interpreters a command in a task's prose starts with.
+const INTERPRETERS: &[&str] = &["python", "python3", "node", "bash", "sh", "ruby", "perl"];
+
+/// Commands a task writes in its prose, outside backticks, that run a
+/// script with arguments ("so that python total.py expenses.csv "Net
+/// Amount" works"): an interpreter, the script, then its arguments — file
+/// names, quoted strings, numbers, options and an option's value — up to
+/// the first other word. A command holding a placeholder (`FILE`,
+/// `COLUMN`, `<file>`) or without arguments is not one to run.
+fn inline_commands(task: &str) -> Vec<String> {
+    let outside: String = task.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let tokens = shell_words(&outside);
+    let mut found = Vec::new();
+    for (i, word) in tokens.iter().enumerate() {
+        let script = tokens
+            .get(i + 1)
+            .map(|s| s.trim_end_matches(['.', ',', ';', ':', ')']));
+        if !INTERPRETERS.contains(&word.as_str()) || !script.is_some_and(super::save_as::is_script)
+        {
+            continue;
+        }
+        let mut command = vec![word.clone(), script.unwrap_or_default().to_owned()];
+        let mut placeholder = false;
+        let mut after_option = false;
+        for token in &tokens[i + 2..] {
+            let bare = token.trim_end_matches(['.', ',', ';', ':', ')']);
+            let quoted = token.starts_with(['"', '\'']);
+            let upper = bare.len() > 1 && bare.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+            if upper || bare.starts_with('<') {
+                placeholder = true;
+                break;
+            }
+            let argument = quoted
+                || bare.contains(['.', '/'])
+                || bare.starts_with('-')
+                || bare.parse::<f64>().is_ok()
+                || (after_option && !bare.is_empty());
+            if !argument {
+                break;
+            }
+            after_option = bare.starts_with('-') && !bare.contains('=');
+            command.push(if quoted {
+                token.trim_end_matches(['.', ',', ';', ':', ')']).to_owned()
+            } else {
+                bare.to_owned()
+            });
+            // A word that ends a sentence ends the command.
+            if bare.len() < token.len() && !quoted {
+                break;
+            }
+        }
+        if !placeholder && command.len() > 2 {
+            found.push(command.join(" "));
+        }
+    }
+    found
+}
+
+/// `text` split into words at spaces, a quoted string (`"Net Amount"`,
+/// quotes kept) one word.
+fn shell_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) => {
+                current.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            None if c.is_whitespace() => {
+                if !current.is_empty() {
+                    words.push(std::mem::take(&mut current));
+                }
+            }
+            None => {
+                if (c == '"' || c == '\'') && current.is_empty() {
+                    quote = Some(c);
+                }
+                current.push(c);
+            }
+        }
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
 }
 
 /// Whether `code` runs `command`, spaced and cased as it may be, with any
@@ -7538,6 +7971,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let coach = Coach::new(true, task, dir.path());
         assert_eq!(coach.expected, ["count.txt"]);
+        // Both sides of a rule shown in brackets are examples of it.
+        let moved = "Move every .bak file under project/ into backups/, keeping its folders (project/src/a.py.bak goes to backups/src/a.py.bak). Write the count to moved.txt.";
+        assert!(is_example(moved, "project/src/a.py.bak"));
+        assert!(is_example(moved, "backups/src/a.py.bak"));
+        assert!(!is_example(moved, "moved.txt"));
+        let coach = Coach::new(true, moved, dir.path());
+        assert_eq!(coach.expected, ["moved.txt"]);
+        // Brackets that only name a file: asked for.
+        assert!(!is_example(
+            "Write the total (in total.txt) and go to bed.",
+            "total.txt"
+        ));
     }
 
     #[test]
@@ -9193,6 +9638,16 @@ mod tests {
             Some("active".to_owned())
         );
         assert!(content_problems("other.txt", "a@x.org\n", &inputs, &asked, code).is_empty());
+        // A document's own key, above its records, is no field to keep
+        // rows by ("posts.json holds blog posts", `"blog": "notes"`).
+        let blog = r#"{"blog": "notes", "posts": [{"title": "a", "tags": ["x"]}]}"#.to_owned();
+        let posts = "posts.json".to_owned();
+        let counts = Asked::of("posts.json holds blog posts. Write each tag's count to tags.csv.");
+        let tags_code = "import json\ndata = json.load(open('posts.json'))\nopen('tags.csv', 'w').write(str(len(data['posts'])))\n";
+        assert_eq!(
+            unread_field(&counts.words, &[(&posts, &blog)], "tags.csv", tags_code),
+            None
+        );
         // Code that reads no input is told it typed its result instead.
         assert_eq!(
             unread_field(
@@ -11003,6 +11458,199 @@ mod tests {
     }
 
     #[test]
+    fn a_first_row_of_data_dropped_as_a_header_is_kept_and_the_block_run_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("sales.csv"),
+            "region,rep,amount\nNorth,Ann,1200\nSouth,Bob,800\nEast,Cid,150\n",
+        )
+        .unwrap();
+        let task = "Write the total amount per region of sales.csv to totals.csv.";
+        let code = "import pandas as pd\ndf = pd.read_csv('sales.csv')\n# Filter out the first row (header)\ndf = df.iloc[1:]\ndf.groupby('region')['amount'].sum().to_csv('totals.csv')\n";
+        let ran = |small: bool, code: &str| {
+            let run = python_run(code);
+            let mut coach = Coach::new(small, task, cwd);
+            coach.saw_runs(std::slice::from_ref(&run));
+            coach.saw_failure(false);
+            let ok = python_report("");
+            coach.after_runs(std::slice::from_ref(&ok), cwd);
+            let again = coach.rerun(std::slice::from_ref(&run), std::slice::from_ref(&ok));
+            (coach, again)
+        };
+        let (mut coach, again) = ran(true, code);
+        let (again, lead) = again.expect("run again without the line");
+        assert_eq!(
+            again.code,
+            "import pandas as pd\ndf = pd.read_csv('sales.csv')\n# Filter out the first row (header)\n# (no row to drop: pd.read_csv took the header line as the column names)\ndf.groupby('region')['amount'].sum().to_csv('totals.csv')\n"
+        );
+        assert_eq!(
+            lead,
+            "[oi: `df = df.iloc[1:]` drops the first row of data of `sales.csv` (`North,Ann,1200`): `pd.read_csv` already took its header line as the column names. So oi ran your code again without that line:]"
+        );
+        // Once a task.
+        coach.saw_runs(&[python_run(code)]);
+        coach.saw_failure(false);
+        coach.after_runs(&[python_report("")], cwd);
+        assert!(
+            coach
+                .rerun(&[python_run(code)], &[python_report("")])
+                .is_none()
+        );
+        // Not for a large model; not where the read says where the header
+        // is, nor where the dropped row is not data like the rest.
+        assert!(ran(false, code).1.is_none());
+        let told = code.replace(
+            "read_csv('sales.csv')",
+            "read_csv('sales.csv', header=None)",
+        );
+        assert!(ran(true, &told).1.is_none());
+        let other = code.replace("df = df.iloc[1:]", "top = df.iloc[1:]");
+        assert!(ran(true, &other).1.is_none());
+        fs_err::write(
+            cwd.join("sales.csv"),
+            "region,rep,amount\n,,EUR\nSouth,Bob,800\nEast,Cid,150\n",
+        )
+        .unwrap();
+        assert!(ran(true, code).1.is_none());
+    }
+
+    #[test]
+    fn rows_taken_by_position_for_the_earliest_and_latest_are_sorted_by_date_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("prices.csv"),
+            "date,price\n2024-02-15,1150\n2024-01-03,1000\n2024-03-30,1234.5\n",
+        )
+        .unwrap();
+        let task = "Write the percent change from the price on the earliest date to the price on the latest date in prices.csv to change.txt.";
+        let code = "import pandas as pd\ndf = pd.read_csv('prices.csv')\nchange = (df['price'].iloc[-1] / df['price'].iloc[0] - 1) * 100\nopen('change.txt', 'w').write(str(round(change, 2)))\n";
+        let ran = |small: bool, task: &str, code: &str| {
+            let run = python_run(code);
+            let mut coach = Coach::new(small, task, cwd);
+            coach.saw_runs(std::slice::from_ref(&run));
+            coach.saw_failure(false);
+            let ok = python_report("");
+            coach.after_runs(std::slice::from_ref(&ok), cwd);
+            let again = coach.rerun(std::slice::from_ref(&run), std::slice::from_ref(&ok));
+            (coach, again)
+        };
+        let (mut coach, again) = ran(true, task, code);
+        let (again, lead) = again.expect("run again sorted by date");
+        assert_eq!(
+            again.code,
+            "import pandas as pd\ndf = pd.read_csv('prices.csv')\ndf = df.sort_values('date').reset_index(drop=True)\nchange = (df['price'].iloc[-1] / df['price'].iloc[0] - 1) * 100\nopen('change.txt', 'w').write(str(round(change, 2)))\n"
+        );
+        assert!(
+            lead.contains("the rows of `prices.csv` are not in order of `date`"),
+            "{lead}"
+        );
+        // Once a task.
+        coach.saw_runs(&[python_run(code)]);
+        coach.saw_failure(false);
+        coach.after_runs(&[python_report("")], cwd);
+        assert!(
+            coach
+                .rerun(&[python_run(code)], &[python_report("")])
+                .is_none()
+        );
+        // Not for a large model, nor a task that asks for the first and
+        // last rows, nor code that sorts or takes a minimum itself.
+        assert!(ran(false, task, code).1.is_none());
+        let by_place =
+            "Write the change from the first to the last price in prices.csv to change.txt.";
+        assert!(ran(true, by_place, code).1.is_none());
+        let sorts = code.replace(
+            "df = pd.read_csv('prices.csv')",
+            "df = pd.read_csv('prices.csv').sort_values('date')",
+        );
+        assert!(ran(true, task, &sorts).1.is_none());
+        // In date order already: nothing to change.
+        fs_err::write(
+            cwd.join("prices.csv"),
+            "date,price\n2024-01-03,1000\n2024-02-15,1150\n",
+        )
+        .unwrap();
+        assert!(ran(true, task, code).1.is_none());
+    }
+
+    #[test]
+    fn a_test_of_the_result_against_typed_values_is_named_a_guess_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("clients.txt"), "10.0.0.10\n9.9.9.9\n").unwrap();
+        let task = "Write ips_sorted.txt with the addresses of clients.txt in numeric order.";
+        let test = "expected = ['9.9.9.9', '10.0.0.11']\nlines = [l.strip() for l in open('ips_sorted.txt')]\nassert lines == expected, f'got {lines}'\n";
+        let failed = python_report(
+            "Traceback (most recent call last):\n  File \"<cell-3>\", line 3, in <module>\n    assert lines == expected, f'got {lines}'\nAssertionError: got ['9.9.9.9', '10.0.0.10']\n",
+        );
+        let (mut coach, notes) = after_failure(true, task, &python_run(test), &failed, cwd);
+        let told = "[oi: that block only tests `ips_sorted.txt` against values you typed into it (`expected`)";
+        assert!(notes.iter().any(|n| n.starts_with(told)), "{notes:?}");
+        // Once a task.
+        coach.saw_runs(&[python_run(test)]);
+        coach.saw_failure(true);
+        let again = coach.after_runs(std::slice::from_ref(&failed), cwd);
+        assert!(!again.iter().any(|n| n.starts_with(told)), "{again:?}");
+        // A test of computed values, or a block that writes the result, is
+        // not one; nor another error.
+        let computed = test.replace(
+            "expected = ['9.9.9.9', '10.0.0.11']",
+            "expected = sorted(open('clients.txt').read().split())",
+        );
+        assert_eq!(
+            typed_self_test(&computed, &failed.text, &["ips_sorted.txt".to_owned()]),
+            None
+        );
+        let writes = format!("open('ips_sorted.txt', 'w').write('9.9.9.9')\n{test}");
+        assert_eq!(
+            typed_self_test(&writes, &failed.text, &["ips_sorted.txt".to_owned()]),
+            None
+        );
+        let other = failed.text.replace("AssertionError", "ValueError");
+        assert_eq!(
+            typed_self_test(test, &other, &["ips_sorted.txt".to_owned()]),
+            None
+        );
+        assert_eq!(
+            typed_self_test(test, &failed.text, &["ips_sorted.txt".to_owned()]),
+            Some(("ips_sorted.txt".to_owned(), "expected".to_owned()))
+        );
+    }
+
+    #[test]
+    fn ages_counted_as_days_over_a_years_length_are_named() {
+        assert_eq!(
+            years_as_days("df['age'] = (ref - df['born']).dt.days // 365\n").as_deref(),
+            Some("// 365")
+        );
+        assert_eq!(
+            years_as_days("age = days / 365.25").as_deref(),
+            Some("/ 365.25")
+        );
+        assert_eq!(years_as_days("x = n / 3650"), None);
+        assert_eq!(years_as_days("age = ref.year - born.year"), None);
+        let asked =
+            Asked::of("Write ages.csv with each member's age in whole years on 30 June 2024.");
+        let code = "import pandas as pd\ndf = pd.read_csv('m.csv')\ndf['age'] = (pd.Timestamp('2024-06-30') - pd.to_datetime(df['born'])).dt.days // 365\ndf.to_csv('ages.csv', index=False)\n";
+        let problems = content_problems("ages.csv", "name,age\nAna,34\n", &[], &asked, code);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p
+                    .starts_with("the code that wrote `ages.csv` counts years as days (`// 365`)")),
+            "{problems:?}"
+        );
+        let other = Asked::of("Write the number of days between the dates to days.csv.");
+        assert!(
+            content_problems("days.csv", "name,days\nAna,34\n", &[], &other, code)
+                .iter()
+                .all(|p| !p.contains("counts years as days"))
+        );
+    }
+
+    #[test]
     fn a_header_with_spaces_around_its_names_is_stripped_after_the_read_and_run_again() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
@@ -11698,6 +12346,29 @@ mod tests {
             "an option alone is no command"
         );
         assert!(quoted_commands("Run `ls -la` and `python3 -V`.").is_empty());
+        // Written in the prose: up to the first other word; not with a
+        // placeholder, nor without arguments.
+        let prose = "total.py should print a column's sum, run as python total.py FILE COLUMN. It fails on expenses.csv. Fix total.py so that python total.py expenses.csv \"Net Amount\" works.";
+        assert_eq!(
+            quoted_commands(prose),
+            ["python total.py expenses.csv \"Net Amount\""]
+        );
+        assert_eq!(
+            quoted_commands(
+                "Make python3 csv2md.py data.csv --sort price work, then run node app.js."
+            ),
+            ["python3 csv2md.py data.csv --sort price"]
+        );
+        assert_eq!(
+            quoted_commands("Fix it so that python3 sum.py data.csv."),
+            ["python3 sum.py data.csv"]
+        );
+        assert!(quoted_commands("Run python total.py <file> on it.").is_empty());
+        // Quoted and written again in the prose: once.
+        assert_eq!(
+            quoted_commands("Make `python a.py x.csv` work: python a.py x.csv fails."),
+            ["python a.py x.csv"]
+        );
         let command = "python3 csv2md.py data.csv --sort price";
         assert!(runs_command(
             "python csv2md.py data.csv  --sort price\n",

@@ -11,6 +11,7 @@
 //! - `approval`: the rule for when the user is asked, and waiting for them;
 //! - `coach`: what small models are told when they stop short;
 //! - `first_look`: what a small model is shown of the folder with a task;
+//! - `one_input`: a result written from one of several inputs of one shape;
 //! - `runaway`: noticing a reply that repeats itself without end;
 //! - `resample`: asking again when a small model's reply repeats the last code;
 //! - `save_as`: writing the script a small model's reply runs but never saved;
@@ -30,6 +31,7 @@ mod execute;
 mod first_look;
 mod history;
 mod mcp_call;
+mod one_input;
 mod pattern;
 mod pyline;
 mod records;
