@@ -1038,16 +1038,19 @@ impl Coach {
     /// Has the batch's Python run again with the line change `fix`, and
     /// keeps the change for the model's next code.
     fn run_again_with(&mut self, fix: &LineChange) {
+        self.run_again_led(fix, fix_lead(fix));
+    }
+
+    /// [`Self::run_again_with`], its result led by `lead` (what oi
+    /// changed and why) rather than the known error fix's words.
+    fn run_again_led(&mut self, fix: &LineChange, lead: String) {
         KnownFix::keep(
             &mut self.line_fixes,
             fix.line.clone(),
             fix.fixed.clone(),
             self.python.clone(),
         );
-        self.run_again(
-            with_line(&self.python, &fix.line, &fix.fixed),
-            fix_lead(fix),
-        );
+        self.run_again(with_line(&self.python, &fix.line, &fix.fixed), lead);
     }
 
     /// After a batch of `runs` (the proposed code of each action, in order)
@@ -1368,19 +1371,11 @@ impl Coach {
             && let Some((fix, file, row)) = dropped_first_row(&self.python, &self.inputs, cwd)
         {
             self.kept_first_row = true;
-            KnownFix::keep(
-                &mut self.line_fixes,
-                fix.line.clone(),
-                fix.fixed.clone(),
-                self.python.clone(),
+            let lead = format!(
+                "[oi: `{}` drops the first row of data of `{file}` (`{row}`): `pd.read_csv` already took its header line as the column names. So oi ran your code again without that line:]",
+                fix.line
             );
-            self.run_again(
-                with_line(&self.python, &fix.line, &fix.fixed),
-                format!(
-                    "[oi: `{}` drops the first row of data of `{file}` (`{row}`): `pd.read_csv` already took its header line as the column names. So oi ran your code again without that line:]",
-                    fix.line
-                ),
-            );
+            self.run_again_led(&fix, lead);
         }
         // Rows taken by position (`.iloc[0]`, `.iloc[-1]`) as the earliest
         // or latest, from an input that is not in date order: the block
@@ -1394,18 +1389,10 @@ impl Coach {
             && let Some((fix, file, column)) = time_order_fix(&self.python, &self.inputs, cwd)
         {
             self.by_time = false;
-            KnownFix::keep(
-                &mut self.line_fixes,
-                fix.line.clone(),
-                fix.fixed.clone(),
-                self.python.clone(),
+            let lead = format!(
+                "[oi: the task asks for the earliest or latest, and your code takes rows by their position (`.iloc[0]`, `.iloc[-1]`), but the rows of `{file}` are not in order of `{column}`. So oi ran your code again with the table sorted by `{column}` after it is read:]"
             );
-            self.run_again(
-                with_line(&self.python, &fix.line, &fix.fixed),
-                format!(
-                    "[oi: the task asks for the earliest or latest, and your code takes rows by their position (`.iloc[0]`, `.iloc[-1]`), but the rows of `{file}` are not in order of `{column}`. So oi ran your code again with the table sorted by `{column}` after it is read:]"
-                ),
-            );
+            self.run_again_led(&fix, lead);
         }
         let lost = if self.told_lost {
             None
@@ -2310,24 +2297,8 @@ fn time_order_fix(
     if !positional || orders {
         return None;
     }
-    let reads: Vec<(&str, String, &String)> = code
-        .lines()
-        .map(str::trim)
-        .filter_map(|line| {
-            let (target, op, value) = super::splice::assignment(line)?;
-            let name = op.is_empty() && target.chars().all(|c| c.is_alphanumeric() || c == '_');
-            if !name || !value.starts_with("pd.read_csv(") {
-                return None;
-            }
-            let file = inputs.iter().find(|name| {
-                [format!("'{name}'"), format!("\"{name}\"")]
-                    .iter()
-                    .any(|q| value.contains(q.as_str()))
-            })?;
-            Some((line, target, file))
-        })
-        .collect();
-    let [(line, ref target, file)] = reads[..] else {
+    let reads = csv_reads(code, inputs);
+    let [(line, ref target, _, file)] = reads[..] else {
         return None;
     };
     let head = read_head(&cwd.join(file), 8192)?;
@@ -3168,6 +3139,31 @@ fn strip_header_fix(output: &str, code: &str, inputs: &[String], cwd: &Path) -> 
     })
 }
 
+/// The lines of Python `code` that read one of the `inputs` with pandas
+/// into a name (`df = pd.read_csv('sales.csv', sep=';')`), trimmed: each
+/// with that name, the call as written and the input it names.
+fn csv_reads<'c, 'i>(
+    code: &'c str,
+    inputs: &'i [String],
+) -> Vec<(&'c str, String, &'c str, &'i String)> {
+    code.lines()
+        .map(str::trim)
+        .filter_map(|line| {
+            let (target, op, value) = super::splice::assignment(line)?;
+            let name = op.is_empty() && target.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if !name || !value.starts_with("pd.read_csv(") {
+                return None;
+            }
+            let file = inputs.iter().find(|input| {
+                [format!("'{input}'"), format!("\"{input}\"")]
+                    .iter()
+                    .any(|q| value.contains(q.as_str()))
+            })?;
+            Some((line, target, value, file))
+        })
+        .collect()
+}
+
 /// When Python `code` reads an input table with pandas' own header
 /// (`df = pd.read_csv('sales.csv')`, no `header=`, `names=` or `skip`
 /// option) and then drops its first row (`df = df.iloc[1:]`, `df =
@@ -3181,44 +3177,37 @@ fn dropped_first_row(
     cwd: &Path,
 ) -> Option<(LineChange, String, String)> {
     let lines: Vec<&str> = code.lines().map(str::trim).collect();
-    lines.iter().find_map(|line| {
-        let (target, op, value) = super::splice::assignment(line)?;
-        if !op.is_empty()
-            || !target.chars().all(|c| c.is_alphanumeric() || c == '_')
-            || !value.starts_with("pd.read_csv(")
-            || ["header=", "names=", "skiprows", "skipfooter", "index_col"]
+    csv_reads(code, inputs)
+        .into_iter()
+        .find_map(|(_, target, value, file)| {
+            if ["header=", "names=", "skiprows", "skipfooter", "index_col"]
                 .iter()
                 .any(|option| value.contains(option))
-        {
-            return None;
-        }
-        let file = inputs.iter().find(|name| {
-            [format!("'{name}'"), format!("\"{name}\"")]
-                .iter()
-                .any(|q| value.contains(q.as_str()))
-        })?;
-        let drops = [
-            format!("{target} = {target}.iloc[1:]"),
-            format!("{target} = {target}[1:]"),
-            format!("{target} = {target}.drop(0)"),
-            format!("{target} = {target}.drop(index=0)"),
-            format!("{target}.drop(0, inplace=True)"),
-        ];
-        let dropped = lines.iter().find(|l| {
-            drops.iter().any(|d| {
-                l.strip_prefix(d.as_str())
-                    .is_some_and(|rest| rest.is_empty() || rest == ".reset_index(drop=True)")
-            })
-        })?;
-        let head = read_head(&cwd.join(file), 8192)?;
-        let row = table::first_data_row(&String::from_utf8_lossy(&head))?;
-        let fix = LineChange {
-            line: (*dropped).to_owned(),
-            fixed: "# (no row to drop: pd.read_csv took the header line as the column names)"
-                .to_owned(),
-        };
-        Some((fix, file.clone(), row))
-    })
+            {
+                return None;
+            }
+            let drops = [
+                format!("{target} = {target}.iloc[1:]"),
+                format!("{target} = {target}[1:]"),
+                format!("{target} = {target}.drop(0)"),
+                format!("{target} = {target}.drop(index=0)"),
+                format!("{target}.drop(0, inplace=True)"),
+            ];
+            let dropped = lines.iter().find(|l| {
+                drops.iter().any(|d| {
+                    l.strip_prefix(d.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest == ".reset_index(drop=True)")
+                })
+            })?;
+            let head = read_head(&cwd.join(file), 8192)?;
+            let row = table::first_data_row(&String::from_utf8_lossy(&head))?;
+            let fix = LineChange {
+                line: (*dropped).to_owned(),
+                fixed: "# (no row to drop: pd.read_csv took the header line as the column names)"
+                    .to_owned(),
+            };
+            Some((fix, file.clone(), row))
+        })
 }
 
 /// The first of the input `tables` ([`input_tables`]) whose header has
