@@ -2219,12 +2219,7 @@ fn asks_for_action(text: &str) -> bool {
 /// set to a list, string or number literal that the `assert` line uses):
 /// that file and that name.
 fn typed_self_test(code: &str, output: &str, expected: &[String]) -> Option<(String, String)> {
-    let error = output
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("[exit code") && !l.starts_with("[error:"))?;
-    if !error.starts_with("AssertionError") {
+    if !super::error_hint::last_error(output)?.starts_with("AssertionError") {
         return None;
     }
     let file = expected
@@ -2257,11 +2252,8 @@ fn typed_self_test(code: &str, output: &str, expected: &[String]) -> Option<(Str
 /// Whether a task's `text` asks for the earliest or latest of something,
 /// which is a matter of dates, not of where rows stand in a file.
 fn asks_by_time(text: &str) -> bool {
-    let text = text.to_lowercase();
-    let words: Vec<&str> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = task_words(&lower).collect();
     words
         .iter()
         .any(|w| ["earliest", "latest", "oldest", "newest"].contains(w))
@@ -4555,19 +4547,12 @@ fn content_problems(
         }
     }
     if let Some(one) = super::one_input::from_one_input(text, inputs) {
-        let quoted = |names: &[String]| {
-            names
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         problems.push(format!(
             "the `{}` values of `{name}` are those of `{}` alone, and {} hold others it lacks ({}): the code kept only one file's rows (a variable set again for each file, written after the loop); gather the rows of every file in one list, then write them all",
             one.column,
             one.used,
-            quoted(&one.others),
-            quoted(&one.lacking)
+            backticked(&one.others),
+            backticked(&one.lacking)
         ));
     }
     if as_is.len() == problems.len() {
@@ -7325,6 +7310,30 @@ mod tests {
         coach.saw_failure(true);
         coach.after_runs(std::slice::from_ref(failed), cwd);
         coach.rerun(std::slice::from_ref(run), std::slice::from_ref(failed))
+    }
+
+    /// What `coach` runs again after the model's next block, Python
+    /// `code`, ran without error.
+    fn succeeds(coach: &mut Coach, code: &str, cwd: &Path) -> Option<(ProposedRun, String)> {
+        let run = python_run(code);
+        let ok = python_report("");
+        coach.saw_runs(std::slice::from_ref(&run));
+        coach.saw_failure(false);
+        coach.after_runs(std::slice::from_ref(&ok), cwd);
+        coach.rerun(std::slice::from_ref(&run), std::slice::from_ref(&ok))
+    }
+
+    /// A coach of a small model or not (`small`) for `task`, after Python
+    /// `code` ran without error: it, and what it runs again.
+    fn after_success(
+        small: bool,
+        task: &str,
+        code: &str,
+        cwd: &Path,
+    ) -> (Coach, Option<(ProposedRun, String)>) {
+        let mut coach = Coach::new(small, task, cwd);
+        let again = succeeds(&mut coach, code, cwd);
+        (coach, again)
     }
 
     #[test]
@@ -11457,16 +11466,7 @@ mod tests {
         .unwrap();
         let task = "Write the total amount per region of sales.csv to totals.csv.";
         let code = "import pandas as pd\ndf = pd.read_csv('sales.csv')\n# Filter out the first row (header)\ndf = df.iloc[1:]\ndf.groupby('region')['amount'].sum().to_csv('totals.csv')\n";
-        let ran = |small: bool, code: &str| {
-            let run = python_run(code);
-            let mut coach = Coach::new(small, task, cwd);
-            coach.saw_runs(std::slice::from_ref(&run));
-            coach.saw_failure(false);
-            let ok = python_report("");
-            coach.after_runs(std::slice::from_ref(&ok), cwd);
-            let again = coach.rerun(std::slice::from_ref(&run), std::slice::from_ref(&ok));
-            (coach, again)
-        };
+        let ran = |small: bool, code: &str| after_success(small, task, code, cwd);
         let (mut coach, again) = ran(true, code);
         let (again, lead) = again.expect("run again without the line");
         assert_eq!(
@@ -11478,14 +11478,7 @@ mod tests {
             "[oi: `df = df.iloc[1:]` drops the first row of data of `sales.csv` (`North,Ann,1200`): `pd.read_csv` already took its header line as the column names. So oi ran your code again without that line:]"
         );
         // Once a task.
-        coach.saw_runs(&[python_run(code)]);
-        coach.saw_failure(false);
-        coach.after_runs(&[python_report("")], cwd);
-        assert!(
-            coach
-                .rerun(&[python_run(code)], &[python_report("")])
-                .is_none()
-        );
+        assert!(succeeds(&mut coach, code, cwd).is_none());
         // Not for a large model; not where the read says where the header
         // is, nor where the dropped row is not data like the rest.
         assert!(ran(false, code).1.is_none());
@@ -11515,16 +11508,7 @@ mod tests {
         .unwrap();
         let task = "Write the percent change from the price on the earliest date to the price on the latest date in prices.csv to change.txt.";
         let code = "import pandas as pd\ndf = pd.read_csv('prices.csv')\nchange = (df['price'].iloc[-1] / df['price'].iloc[0] - 1) * 100\nopen('change.txt', 'w').write(str(round(change, 2)))\n";
-        let ran = |small: bool, task: &str, code: &str| {
-            let run = python_run(code);
-            let mut coach = Coach::new(small, task, cwd);
-            coach.saw_runs(std::slice::from_ref(&run));
-            coach.saw_failure(false);
-            let ok = python_report("");
-            coach.after_runs(std::slice::from_ref(&ok), cwd);
-            let again = coach.rerun(std::slice::from_ref(&run), std::slice::from_ref(&ok));
-            (coach, again)
-        };
+        let ran = |small: bool, task: &str, code: &str| after_success(small, task, code, cwd);
         let (mut coach, again) = ran(true, task, code);
         let (again, lead) = again.expect("run again sorted by date");
         assert_eq!(
@@ -11536,14 +11520,7 @@ mod tests {
             "{lead}"
         );
         // Once a task.
-        coach.saw_runs(&[python_run(code)]);
-        coach.saw_failure(false);
-        coach.after_runs(&[python_report("")], cwd);
-        assert!(
-            coach
-                .rerun(&[python_run(code)], &[python_report("")])
-                .is_none()
-        );
+        assert!(succeeds(&mut coach, code, cwd).is_none());
         // Not for a large model, nor a task that asks for the first and
         // last rows, nor code that sorts or takes a minimum itself.
         assert!(ran(false, task, code).1.is_none());

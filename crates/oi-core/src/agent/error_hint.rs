@@ -197,7 +197,7 @@ pub(super) fn missing_import(output: &str, code: &str) -> Option<(&'static str, 
 
 /// The last line of a run's `output` that is not blank nor oi's
 /// `[exit code N]`: where a Python error names itself.
-fn last_error(output: &str) -> Option<&str> {
+pub(super) fn last_error(output: &str) -> Option<&str> {
     output
         .lines()
         .rev()

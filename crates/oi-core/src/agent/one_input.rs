@@ -36,90 +36,52 @@ pub(super) struct OneInput {
 /// hold that it lacks. A filter whose rows happen to come from one file
 /// would rarely hold all of that file's values and none of the rest.
 pub(super) fn from_one_input(result: &str, inputs: &[(&String, &String)]) -> Option<OneInput> {
-    result_columns(result).iter().find_map(|(name, values)| {
-        let key = name.trim();
-        let wrote: BTreeSet<String> = values
-            .iter()
-            .filter(|v| !table::is_missing(v))
-            .map(|v| table::fold(v))
-            .collect();
-        if key.is_empty() || wrote.is_empty() {
-            return None;
-        }
-        let held: Vec<(&String, String, BTreeSet<String>)> = inputs
-            .iter()
-            .filter_map(|(input, text)| {
-                let (shape, values) = shape_and_values(text, key)?;
-                (!values.is_empty()).then_some((*input, shape, values))
-            })
-            .collect();
-        let same_shape = held.windows(2).all(|w| w[0].1 == w[1].1);
-        if held.len() < 2 || !same_shape {
-            return None;
-        }
-        let [(used, _, _)] = held
-            .iter()
-            .filter(|(_, _, values)| *values == wrote)
-            .collect::<Vec<_>>()[..]
-        else {
-            return None;
-        };
-        let lacking: BTreeSet<&String> = held
-            .iter()
-            .flat_map(|(_, _, values)| values)
-            .filter(|v| !wrote.contains(*v))
-            .collect();
-        (!lacking.is_empty()).then(|| OneInput {
-            column: key.to_owned(),
-            used: (*used).clone(),
-            others: held
-                .iter()
-                .filter(|(input, _, _)| input != used)
-                .map(|(input, _, _)| (*input).clone())
-                .collect(),
-            lacking: lacking.into_iter().take(LISTED).cloned().collect(),
-        })
-    })
-}
-
-/// The columns of the result table `text` with their values, however
-/// few its rows (a result cut down to one file's rows may hold one),
-/// split by the separator its header line has most of.
-fn result_columns(text: &str) -> Vec<(String, Vec<String>)> {
-    let header = text.lines().next().unwrap_or_default();
-    let Some(sep) = [b',', b';', b'\t']
-        .into_iter()
-        .max_by_key(|sep| header.bytes().filter(|b| b == sep).count())
-        .filter(|sep| header.as_bytes().contains(sep))
-    else {
-        return Vec::new();
-    };
-    let mut reader = csv::ReaderBuilder::new()
-        .delimiter(sep)
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(text.as_bytes());
-    let rows: Vec<Vec<String>> = reader
-        .records()
-        .map_while(Result::ok)
-        .take(2000)
-        .map(|r| r.iter().map(str::to_owned).collect())
-        .collect();
-    let Some((names, body)) = rows.split_first() else {
-        return Vec::new();
-    };
-    names
+    table::by_column_of_any(result)
         .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            let values = body
+        .find_map(|(name, values)| {
+            let key = name.trim();
+            let wrote: BTreeSet<String> = values
                 .iter()
-                .filter_map(|row| row.get(i))
-                .map(|v| v.trim().to_owned())
+                .filter(|v| !table::is_missing(v))
+                .map(|v| table::fold(v))
                 .collect();
-            (name.clone(), values)
+            if key.is_empty() || wrote.is_empty() {
+                return None;
+            }
+            let held: Vec<(&String, String, BTreeSet<String>)> = inputs
+                .iter()
+                .filter_map(|(input, text)| {
+                    let (shape, values) = shape_and_values(text, key)?;
+                    (!values.is_empty()).then_some((*input, shape, values))
+                })
+                .collect();
+            let same_shape = held.windows(2).all(|w| w[0].1 == w[1].1);
+            if held.len() < 2 || !same_shape {
+                return None;
+            }
+            let [(used, _, _)] = held
+                .iter()
+                .filter(|(_, _, values)| *values == wrote)
+                .collect::<Vec<_>>()[..]
+            else {
+                return None;
+            };
+            let lacking: BTreeSet<&String> = held
+                .iter()
+                .flat_map(|(_, _, values)| values)
+                .filter(|v| !wrote.contains(*v))
+                .collect();
+            (!lacking.is_empty()).then(|| OneInput {
+                column: key.to_owned(),
+                used: (*used).clone(),
+                others: held
+                    .iter()
+                    .filter(|(input, _, _)| input != used)
+                    .map(|(input, _, _)| (*input).clone())
+                    .collect(),
+                lacking: lacking.into_iter().take(LISTED).cloned().collect(),
+            })
         })
-        .collect()
 }
 
 /// The shape of the input `text` (a JSON document's keys, or a table's
@@ -134,13 +96,16 @@ fn shape_and_values(text: &str, key: &str) -> Option<(String, BTreeSet<String>)>
         values_of(&value, key, &mut values);
         return Some((json_shape(&value), values));
     }
-    let (_, header) = table::columns(text)?;
-    let shape = header
+    let columns = table::by_column(text);
+    if columns.is_empty() {
+        return None;
+    }
+    let shape = columns
         .iter()
-        .map(|h| table::fold(h))
+        .map(|(name, _)| table::fold(name))
         .collect::<Vec<_>>()
         .join(",");
-    let values = table::by_column(text)
+    let values = columns
         .into_iter()
         .find(|(name, _)| name.trim().eq_ignore_ascii_case(key))
         .map(|(_, values)| {

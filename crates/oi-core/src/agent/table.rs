@@ -893,14 +893,41 @@ pub(super) fn written_number_columns(text: &str) -> Vec<(String, String, bool)> 
 /// The columns of the table `text`, if it is one: each one's name and its
 /// values, trimmed.
 pub(super) fn by_column(text: &str) -> Vec<(String, Vec<String>)> {
-    let Some((_, rows)) = split(text.trim_start_matches('\u{feff}')) else {
+    split(text.trim_start_matches('\u{feff}')).map_or_else(Vec::new, |(_, rows)| columns_of(&rows))
+}
+
+/// [`by_column`] of a result table however few its rows (a result cut
+/// down to one file's rows may hold one), split by the separator its
+/// header line has most of.
+pub(super) fn by_column_of_any(text: &str) -> Vec<(String, Vec<String>)> {
+    let header = text.lines().next().unwrap_or_default();
+    let Some(sep) = [b',', b';', b'\t']
+        .into_iter()
+        .max_by_key(|sep| header.bytes().filter(|b| b == sep).count())
+        .filter(|sep| header.as_bytes().contains(sep))
+    else {
         return Vec::new();
     };
-    rows[0]
+    let rows: Vec<Vec<String>> = reader(text, sep)
+        .records()
+        .map_while(Result::ok)
+        .take(MAX_ROWS + 1)
+        .map(|r| r.iter().map(str::to_owned).collect())
+        .collect();
+    columns_of(&rows)
+}
+
+/// The first of `rows` (a header) with each of its names' values in the
+/// rows after it, trimmed.
+fn columns_of(rows: &[Vec<String>]) -> Vec<(String, Vec<String>)> {
+    let Some((names, body)) = rows.split_first() else {
+        return Vec::new();
+    };
+    names
         .iter()
         .enumerate()
         .map(|(i, name)| {
-            let values = rows[1..]
+            let values = body
                 .iter()
                 .filter_map(|row| row.get(i))
                 .map(|v| v.trim().to_owned())
