@@ -6943,7 +6943,7 @@ const INTERPRETERS: &[&str] = &["python", "python3", "node", "bash", "sh", "ruby
 /// `COLUMN`, `<file>`) or without arguments is not one to run.
 fn inline_commands(task: &str) -> Vec<String> {
     let outside: String = task.split('`').step_by(2).collect::<Vec<_>>().join(" ");
-    let tokens = shell_words(&outside);
+    let tokens = prose_words(&outside);
     let mut found = Vec::new();
     for (i, word) in tokens.iter().enumerate() {
         let script = tokens
@@ -6990,9 +6990,11 @@ fn inline_commands(task: &str) -> Vec<String> {
     found
 }
 
-/// `text` split into words at spaces, a quoted string (`"Net Amount"`,
-/// quotes kept) one word.
-fn shell_words(text: &str) -> Vec<String> {
+/// Prose `text` split into words at spaces, a quoted string (`"Net
+/// Amount"`, quotes kept, so the command can be run as written) one
+/// word. A quote opens only at a word's start: an apostrophe inside a
+/// word ("column's") is prose, where `shlex::split` would fail.
+fn prose_words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
     let mut quote: Option<char> = None;
