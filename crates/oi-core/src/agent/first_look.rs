@@ -1342,11 +1342,11 @@ mod tests {
             .find(|l| l.starts_with("In it each line"))
             .unwrap();
         let code: Vec<&str> = line.split('`').skip(1).step_by(2).collect();
-        let [import, split, ..] = code.as_slice() else {
+        let [each_line, import, split, ..] = code.as_slice() else {
             panic!("{look}");
         };
         let script = format!(
-            "{import}\nfor line in open('access.log'):\n    {split}\n    print(fields[5], fields[3], fields[4])"
+            "{import}\n{each_line}\n    {split}\n    print(fields[5], fields[3], fields[4])"
         );
         assert_eq!(
             run_python(&python, dir.path(), &script),
