@@ -307,13 +307,14 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
     } else {
         String::new()
     };
-    let xml = xml_outline(name, text)
-        .map(|outline| format!("\n{outline}"))
-        .unwrap_or_default();
     let whole = table.is_empty()
         && len as usize <= WHOLE_CHARS
         && count <= WHOLE_LINES
         && text.lines().all(|line| line.chars().count() <= WIDTH);
+    let outline = xml_outline(name, text)
+        .or_else(|| super::markdown::outline(name, text, whole))
+        .map(|outline| format!("\n{outline}"))
+        .unwrap_or_default();
     let (shown, more, begins) = if whole {
         (first_lines(text, count, WIDTH), "", ", all of it")
     } else {
@@ -332,7 +333,7 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
         .map(|hint| format!("\n{hint}"))
         .unwrap_or_default();
     Some(format!(
-        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{aligned}{xml}{read}{hint}",
+        "`{name}` ({counted}){begins}:{bom}\n{}{more}{table}{aligned}{outline}{read}{hint}",
         shown.join("\n")
     ))
 }
@@ -1137,6 +1138,26 @@ mod tests {
         fs_err::write(dir.join(name), text).unwrap();
         let script = format!("{}\n{tail}", read_code(&look_of(dir, name)).join("\n"));
         run_python(python, dir, &script)
+    }
+
+    #[test]
+    fn markdown_gets_its_headings_after_its_first_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let guide: String = "# Guide\n\n```sh\n# a comment\n```\n\n## Install\n"
+            .chars()
+            .chain((0..30).flat_map(|_| "text\n".chars()))
+            .chain("### On Linux\n".chars())
+            .collect();
+        fs_err::write(dir.path().join("guide.md"), guide).unwrap();
+        let look = look_of(dir.path(), "guide.md");
+        assert!(
+            look.contains("\n`guide.md` (38 lines) begins:\n# Guide\n"),
+            "{look}"
+        );
+        assert!(
+            look.contains("\n…\nAs Markdown it has 3 headings: `# Guide` (line 1), `## Install` (line 7), `### On Linux` (line 38). Not headings: `# a comment` (line 4) inside a ``` block."),
+            "{look}"
+        );
     }
 
     #[test]
