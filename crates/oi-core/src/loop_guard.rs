@@ -36,6 +36,9 @@ pub(crate) struct LoopGuard {
     /// What the last run printed when it failed (its start), to tell its
     /// output copied back as code.
     failed_output: String,
+    /// Runs that ended (not those refused before they started), in the
+    /// whole task.
+    runs: u64,
 }
 
 /// Bytes of a failed run's output kept to compare code with.
@@ -83,6 +86,7 @@ impl LoopGuard {
 
     /// A run ended with `status`, its output for the model being `output`.
     pub(crate) fn ran(&mut self, status: &RunStatus, output: &str) {
+        self.runs += 1;
         let pending = self.pending.take();
         self.last_failure_text = raw_error(status, output).map(|raw| shorten(&raw));
         let signature = error_signature(status, output);
@@ -185,8 +189,15 @@ impl LoopGuard {
         *self = Self {
             near: self.near,
             steps: std::mem::take(&mut self.steps),
+            runs: self.runs,
             ..Self::default()
         };
+    }
+
+    /// How many runs ended in the task so far: a run refused or skipped
+    /// before it started does not count.
+    pub(crate) fn runs(&self) -> u64 {
+        self.runs
     }
 
     /// How the last run failed (its error, shortened), if it did.
@@ -579,6 +590,11 @@ mod tests {
         assert!(guard.failed_before("print(1 + 1)"));
         // Near repeats are still watched for.
         assert!(guard.near);
+        // Runs ended are counted for the whole task; one proposed and
+        // refused is not a run.
+        assert_eq!(guard.runs(), 3);
+        guard.proposed("python", "print(2)");
+        assert_eq!(guard.runs(), 3);
     }
 
     #[test]

@@ -1248,6 +1248,66 @@ async fn a_small_models_file_moved_into_a_folder_not_made_gets_it_made_and_runs_
     assert!(!cwd.join("notes.txt").exists());
 }
 
+/// A folder of backups, one named in capitals, for the suffix tests.
+fn backups(cwd: &std::path::Path) {
+    for file in ["project/a.py.bak", "project/src/OLD.BAK", "project/a.py"] {
+        fs_err::create_dir_all(cwd.join(file).parent().unwrap()).unwrap();
+        fs_err::write(cwd.join(file), file).unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_small_models_suffix_test_that_misses_a_name_in_capitals_is_run_again_lowercased() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    backups(cwd);
+    let line = "if f.endswith('.bak'):";
+    env.server
+        .push(Reply::text(&format!(
+            "```python\nimport os\nfound = []\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        {line}\n            found.append(f)\nopen('backups.txt', 'w').write('\\n'.join(sorted(found)))\nprint(len(found), 'backups')\n```"
+        )))
+        .push(Reply::text("Listed the backups."));
+    let out = env
+        .exec(&[
+            "-y",
+            "List every backup file (.bak) under project/ in backups.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains(&format!("1 backups\n```\n\nCode block 2 (python):\n```\n[oi: `{line}` misses `project/src/OLD.BAK`: `.endswith('.bak')` matches `.bak` in lowercase only, and names differ in case. So oi ran your code again with each name lowercased before the test:]\n2 backups")),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("backups.txt")).unwrap(),
+        "OLD.BAK\na.py.bak"
+    );
+}
+
+#[tokio::test]
+async fn a_small_models_suffix_test_in_a_block_that_did_not_run_is_not_run_again() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    backups(env.cwd.path());
+    env.server
+        .push(Reply::text(
+            "```python\nimport os\nfor root, dirs, files in os.walk('project'):\n    for f in sorted(files):\n        if f.endswith('.bak'):\n            os.remove(os.path.join(root, f))\n```",
+        ))
+        .push(Reply::text("Removed."));
+    // Risky code (what `sorted(files)` names is known only when it runs)
+    // needs a person's approval, and there is none to ask.
+    let out = env
+        .exec(&["-y", "Delete every backup file (.bak) under project/."])
+        .await;
+    assert_eq!(out.code, 4, "{out:?}");
+    assert_eq!(out.stderr.matches("── python ──").count(), 1, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(!told.contains("misses"), "{told}");
+    assert!(env.cwd.path().join("project/src/OLD.BAK").exists());
+}
+
 #[tokio::test]
 async fn a_small_model_is_told_what_a_common_error_means_once() {
     let env = TestEnv::new().await;

@@ -71,6 +71,9 @@ pub(super) struct Coach {
     /// Whether the last run of the batch whose reports come next failed,
     /// as the loop guard read its status.
     batch_failed: bool,
+    /// Whether any run of the batch whose reports come next started (not
+    /// all were refused or skipped before it).
+    batch_ran: bool,
     /// Whether the model was told it described code instead of running it.
     told_to_run: bool,
     /// Whether the files the task names were checked when it ended.
@@ -110,6 +113,9 @@ pub(super) struct Coach {
     /// Whether oi ran a block again without its line that dropped a
     /// table's first row of data as if it were the header.
     kept_first_row: bool,
+    /// Whether oi ran a block again with its names lowercased before a
+    /// suffix test that missed a file named in another case.
+    lowered_suffix: bool,
     /// Whether the model was told a test it wrote against typed values is
     /// no evidence.
     told_self_test: bool,
@@ -376,6 +382,7 @@ impl Coach {
             line_fixes: Vec::new(),
             ran_standing_fix: false,
             batch_failed: false,
+            batch_ran: true,
             expected,
             asked,
             dropped_entry: BTreeMap::new(),
@@ -424,6 +431,7 @@ impl Coach {
             inputs,
             told_header: false,
             kept_first_row: false,
+            lowered_suffix: false,
             told_self_test: false,
             by_time: asks_by_time(task),
             printed_unwritten: None,
@@ -481,6 +489,13 @@ impl Coach {
     /// gets next failed (its status, as the loop guard read it).
     pub(super) fn saw_failure(&mut self, failed: bool) {
         self.batch_failed = failed;
+    }
+
+    /// Whether any run of the batch whose reports [`Self::after_runs`]
+    /// gets next started: a block refused before it ran did nothing to
+    /// change and run again.
+    pub(super) fn saw_started(&mut self, started: bool) {
+        self.batch_ran = started;
     }
 
     /// The code of a batch of runs the model proposed: a command the task
@@ -1364,6 +1379,7 @@ impl Coach {
         // (`df = df.iloc[1:]` after `pd.read_csv`, which took the header
         // already): the block run again without that line, once a task.
         if self.small_model
+            && self.batch_ran
             && !self.batch_failed
             && !self.kept_first_row
             && self.fix_rerun.is_none()
@@ -1383,6 +1399,7 @@ impl Coach {
         // once a task.
         if self.small_model
             && self.by_time
+            && self.batch_ran
             && !self.batch_failed
             && self.fix_rerun.is_none()
             && self.reruns < MAX_RERUNS
@@ -1391,6 +1408,26 @@ impl Coach {
             self.by_time = false;
             let lead = format!(
                 "[oi: the task asks for the earliest or latest, and your code takes rows by their position (`.iloc[0]`, `.iloc[-1]`), but the rows of `{file}` are not in order of `{column}`. So oi ran your code again with the table sorted by `{column}` after it is read:]"
+            );
+            self.run_again_led(&fix, lead);
+        }
+        // Names picked by a lowercase suffix (`f.endswith('.bak')`) while
+        // a file's name ends with it in another case (`OLD.BAK`): the
+        // block run again with the names lowercased before the test, once
+        // a task.
+        if self.small_model
+            && self.batch_ran
+            && !self.batch_failed
+            && !self.lowered_suffix
+            && self.fix_rerun.is_none()
+            && self.reruns < MAX_RERUNS
+            && self.python.contains(".endswith(")
+            && let Some((fix, missed, suffix)) = super::suffix_case::fix(&self.python, cwd)
+        {
+            self.lowered_suffix = true;
+            let lead = format!(
+                "[oi: `{}` misses `{missed}`: `.endswith('{suffix}')` matches `{suffix}` in lowercase only, and names differ in case. So oi ran your code again with each name lowercased before the test:]",
+                fix.line
             );
             self.run_again_led(&fix, lead);
         }

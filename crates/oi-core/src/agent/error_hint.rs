@@ -98,7 +98,7 @@ pub(super) struct LineChange {
 }
 
 impl LineChange {
-    fn new(line: &str, fixed: String) -> Self {
+    pub(super) fn new(line: &str, fixed: String) -> Self {
         LineChange {
             line: line.to_owned(),
             fixed,

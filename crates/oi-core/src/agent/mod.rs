@@ -43,6 +43,7 @@ mod screen;
 mod script;
 mod shadow;
 mod splice;
+mod suffix_case;
 mod table;
 mod task;
 mod traceback;

@@ -346,6 +346,7 @@ impl Session {
             } else {
                 Vec::new()
             };
+            let runs_before = self.guard.runs();
             let (mut reports, mut halt) = self.execute(actions, cancel).await;
             coach.saw_runs(&runs);
             splicer.saw(&runs, &reports);
@@ -360,6 +361,7 @@ impl Session {
                 previews.push(fix.note());
             }
             coach.saw_failure(self.guard.last_failure().is_some());
+            coach.saw_started(self.guard.runs() > runs_before);
             previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
             previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
@@ -367,6 +369,7 @@ impl Session {
             if halt.is_none()
                 && let Some((run, lead)) = rerun
             {
+                let runs_before = self.guard.runs();
                 let (mut again, stop) = self.execute(vec![Action::Run(run.clone())], cancel).await;
                 halt = stop;
                 if let Some(report) = again.first() {
@@ -378,6 +381,7 @@ impl Session {
                 // Results of tool calls stay tool messages; this run
                 // answers none, so it goes after them.
                 coach.saw_failure(self.guard.last_failure().is_some());
+                coach.saw_started(self.guard.runs() > runs_before);
                 previews.extend(coach.after_runs(&again, self.kernels.cwd()));
                 if reports.iter().all(|r| r.call_id.is_some()) {
                     if self.config.small_model {
