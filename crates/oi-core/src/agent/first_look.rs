@@ -52,6 +52,10 @@ pub(super) fn first_look(
     // the model copies from a pandas line would make the script need a
     // library it did without.
     let pandas = !named.iter().any(|name| super::save_as::is_script(name));
+    // A task that names a file not there yet writes it: a configuration it
+    // names is read (converted, summed up), not changed in place, and the
+    // function that changes one key would be copied as the answer.
+    let edits = named.iter().all(|name| cwd.join(name.as_str()).exists());
     let previews: Vec<String> = folders
         .iter()
         .take(MAX_FILES)
@@ -67,6 +71,7 @@ pub(super) fn first_look(
                         &cwd.join(name.as_str()),
                         pandas,
                         rewrites.contains(name),
+                        edits,
                     )
                 }),
         )
@@ -222,7 +227,7 @@ fn size(bytes: u64) -> String {
 /// file and (when `pandas`) each table with the code that reads it; a
 /// script the task asks to change (`rewrite`), shown whole, with how to
 /// send its new version.
-fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<String> {
+fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool, edit: bool) -> Option<String> {
     let len = fs_err::metadata(path).ok()?.len();
     let head = read_head(path, READ)?;
     if head.starts_with(b"SQLite format 3\0") {
@@ -324,7 +329,7 @@ fn preview(name: &str, path: &Path, pandas: bool, rewrite: bool) -> Option<Strin
     let read = table::read_with(name, text, len <= READ)
         .filter(|_| pandas)
         .map(|code| format!("\nRead it with `import pandas as pd`, {code}."))
-        .or_else(|| ini_edit(name, text))
+        .or_else(|| ini_edit(name, text).filter(|_| edit))
         .unwrap_or_default();
     let read = format!("{}{read}", toml_read(name, &file).unwrap_or_default());
     // Only a script shown whole can be sent whole.
@@ -1430,6 +1435,13 @@ mod tests {
                 .unwrap()
                 .contains("tomllib")
         );
+        // A task that writes another file reads the configuration: no
+        // function to change it.
+        let named = ["app.toml".to_owned(), "app.env".to_owned()];
+        let look = first_look(dir.path(), &named, &[], &[]).unwrap();
+        assert!(look.contains("tomllib.load"), "{look}");
+        assert!(!look.contains("set_key"), "{look}");
+        assert!(look_of(dir.path(), "app.toml").contains("set_key"));
     }
 
     #[test]
