@@ -4104,9 +4104,18 @@ fn content_problems(
             col = table::python_string(&column)
         ));
     }
-    if let Some((line, at)) = doubled_lines(text) {
+    let doubled = doubled_lines(text);
+    if let Some((line, at)) = &doubled {
         problems.push(format!(
             "`{name}` holds its lines twice (`{line}` again at line {at}): code that opens it with `'a'` appends to what an earlier run wrote; open it with `'w'` once and write every line"
+        ));
+    }
+    if asked.each_once
+        && doubled.is_none()
+        && let Some((line, first, again)) = repeated_line(text)
+    {
+        problems.push(format!(
+            "`{name}` has `{line}` twice (lines {first} and {again}) where the task asks for each once: keep one of each (Python: `list(dict.fromkeys(values))` keeps the first of each in order, `sorted(set(values))` when the list is sorted anyway; pandas: `.drop_duplicates()`)"
         ));
     }
     if name.to_ascii_lowercase().ends_with(".csv")
@@ -4345,7 +4354,8 @@ fn content_problems(
             "`{name}` sets `{key}` on two lines (`{first}` and `{second}`): one line per key, with the value that wins (a key read with spaces around `=` or `export ` before it is the same key: {how})"
         ));
     }
-    if asked.single || asks_count_alone(&asked.task, name) {
+    let count = asks_count_alone(&asked.task, name);
+    if asked.single || count.is_some() {
         let lines: Vec<&str> = text
             .lines()
             .map(str::trim)
@@ -4354,8 +4364,22 @@ fn content_problems(
         if let [first, ..] = lines[..]
             && lines.len() > 1
         {
+            // A list written where its length is asked: the count, with
+            // the code that makes it.
+            let what = if matches!(count, Some("number" | "count")) {
+                let distinct = ["distinct", "unique", "different"]
+                    .iter()
+                    .any(|w| asked.task.to_lowercase().contains(w));
+                if distinct {
+                    "how many there are, not the list: write that one number (`len(set(values))` for the distinct values of a list; pandas: `df[column].nunique()`)"
+                } else {
+                    "how many there are, not the list: write that one number (`len(values)`; pandas: `len(df)`)"
+                }
+            } else {
+                "one value alone: write only that value"
+            };
             problems.push(format!(
-                "`{name}` has {} lines (the first is `{first}`) where the task asks for one value alone: write only that value",
+                "`{name}` has {} lines (the first is `{first}`) where the task asks for {what}",
                 lines.len()
             ));
         }
@@ -5314,32 +5338,36 @@ fn asks_single(words: &[String]) -> bool {
     })
 }
 
-/// Whether the sentence of `task` (lowercased) that names the file `name`
+/// When the sentence of `task` (lowercased) that names the file `name`
 /// asks for a count or total alone before it ("Then write the number of
 /// files you made to count.txt"), where [`asks_single`] saw the plural
-/// after "of", or an "each" in another sentence. Not for a table's file,
-/// and not where that sentence asks for one per something.
-fn asks_count_alone(task: &str, name: &str) -> bool {
+/// after "of", or an "each" in another sentence: the word that asks
+/// (`number`, `count`, `total`). Not for a table's file, and not where
+/// that sentence asks for one per something.
+fn asks_count_alone(task: &str, name: &str) -> Option<&'static str> {
     let name = name.to_lowercase();
     if [".csv", ".tsv", ".json", ".jsonl"]
         .iter()
         .any(|ext| name.ends_with(ext))
     {
-        return false;
+        return None;
     }
-    let Some((before, _)) = sentence_of(task, &name) else {
-        return false;
-    };
+    let (before, _) = sentence_of(task, &name)?;
     let words: Vec<&str> = task_words(before).collect();
-    !words
+    if words
         .iter()
         .any(|w| matches!(*w, "each" | "every" | "per" | "and"))
-        && words.windows(4).any(|w| {
-            matches!(w[0], "write" | "save" | "put" | "store")
-                && matches!(w[1], "the" | "its")
-                && matches!(w[2], "number" | "count" | "total")
-                && w[3] == "of"
-        })
+    {
+        return None;
+    }
+    words.windows(4).find_map(|w| {
+        let asks = matches!(w[0], "write" | "save" | "put" | "store")
+            && matches!(w[1], "the" | "its")
+            && w[3] == "of";
+        ["number", "count", "total"]
+            .into_iter()
+            .find(|noun| asks && w[2] == *noun)
+    })
 }
 
 /// The order a task (lowercased) asks rows to go in by their numbers, and
@@ -6289,6 +6317,24 @@ fn doubled_lines(text: &str) -> Option<(String, usize)> {
     let half = lines.len() / 2;
     (half >= 2 && lines.len() % 2 == 0 && lines[..half] == lines[half..])
         .then(|| (lines[0].to_owned(), half + 1))
+}
+
+/// The first line of `text` that comes again word for word (spaces
+/// around it aside; blank lines aside): the line, and the 1-based numbers
+/// of its first and second place.
+fn repeated_line(text: &str) -> Option<(String, usize, usize)> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (index, line) in text.lines().enumerate().take(5000) {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(first) = seen.get(line) {
+            return Some((line.to_owned(), first + 1, index + 1));
+        }
+        seen.insert(line, index);
+    }
+    None
 }
 
 /// Folders a task says to make: the name after "folder" or "directory"
@@ -7529,6 +7575,38 @@ mod tests {
             other.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
             None
         );
+    }
+
+    #[test]
+    fn a_line_written_twice_where_the_task_asks_for_each_once_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("clients.txt"), "10.0.0.10\n10.0.0.9\n10.0.0.10\n").unwrap();
+        let task = "clients.txt lists client IP addresses, some repeated. Write ips.txt with each address once, in numeric order.";
+        let mut coach = Coach::new(true, task, cwd);
+        fs_err::write(cwd.join("ips.txt"), "10.0.0.9\n10.0.0.10\n 10.0.0.10\n").unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("`ips.txt` has `10.0.0.10` twice (lines 2 and 3) where the task asks for each once: keep one of each"),
+            "{note}"
+        );
+        // Without "once" (or "unique") in the task, a repeat may be asked.
+        let mut other = Coach::new(
+            true,
+            "Write ips.txt with the addresses of clients.txt sorted.",
+            cwd,
+        );
+        other.after_runs(&[python_report("")], cwd);
+        assert!(
+            other
+                .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+                .is_none_or(|note| !note.contains("twice")),
+        );
+        assert_eq!(repeated_line("a\n\nb\n\nc\n"), None);
+        assert_eq!(repeated_line("a\nb\n a\n"), Some(("a".to_owned(), 1, 3)));
     }
 
     #[test]
@@ -10003,8 +10081,8 @@ mod tests {
         }
         let split = "split customers.csv by country: make a folder by_country and in it one csv per country. then write the number of files you made to count.txt.";
         assert!(!Asked::of(split).single);
-        assert!(asks_count_alone(split, "count.txt"));
-        assert!(!asks_count_alone(split, "by_country/india.csv"));
+        assert_eq!(asks_count_alone(split, "count.txt"), Some("number"));
+        assert_eq!(asks_count_alone(split, "by_country/india.csv"), None);
         for (task, name) in [
             (
                 "for each region, count the orders. write the number of orders per region to counts.txt.",
@@ -10017,7 +10095,7 @@ mod tests {
             ),
             ("write the names of the files to names.txt.", "names.txt"),
         ] {
-            assert!(!asks_count_alone(task, name), "{task}");
+            assert_eq!(asks_count_alone(task, name), None, "{task}");
         }
         assert_eq!(
             content_problems(
@@ -10028,7 +10106,20 @@ mod tests {
                 "python3"
             ),
             [
-                "`count.txt` has 3 lines (the first is `country`) where the task asks for one value alone: write only that value"
+                "`count.txt` has 3 lines (the first is `country`) where the task asks for how many there are, not the list: write that one number (`len(values)`; pandas: `len(df)`)"
+            ]
+        );
+        let phones = "Then, as a second step, write the number of distinct phone numbers to unique_phones.txt.";
+        assert_eq!(
+            content_problems(
+                "unique_phones.txt",
+                "phone\n5551234567\n5559876543\n",
+                &[],
+                &Asked::of(phones),
+                "python3"
+            ),
+            [
+                "`unique_phones.txt` has 3 lines (the first is `phone`) where the task asks for how many there are, not the list: write that one number (`len(set(values))` for the distinct values of a list; pandas: `df[column].nunique()`)"
             ]
         );
         let asked = Asked::of("Write just that path to slowest.txt.");
