@@ -1309,6 +1309,60 @@ async fn a_small_models_suffix_test_in_a_block_that_did_not_run_is_not_run_again
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_a_moved_file_lost_the_folders_the_task_asks_to_keep() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    backups(cwd);
+    let flat = "```python\nimport os, shutil\nos.makedirs('backups', exist_ok=True)\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.lower().endswith('.bak'):\n            shutil.move(os.path.join(root, f), os.path.join('backups', f))\n```";
+    env.server
+        .push(Reply::text(flat))
+        .push(Reply::text("Moved."))
+        .push(Reply::text("Moved."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("[oi: `project/src/OLD.BAK` is now `backups/OLD.BAK`: it lost its folders, and the task asks to keep them, so it belongs at `backups/src/OLD.BAK`. Join the target with the path inside `project/`, `os.path.join('backups', os.path.relpath(path, 'project'))`, and make its folder first (`os.makedirs(os.path.dirname(target), exist_ok=True)`). Fix the code and run it again.]"),
+        "{told}"
+    );
+    // Said again when the model would finish.
+    let check = env.server.chat_requests()[2].last_message_text();
+    assert!(
+        check.contains("`project/src/OLD.BAK` is now `backups/OLD.BAK`"),
+        "{check}"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_that_moves_files_with_their_folders_is_not_told_they_lost_them() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    backups(cwd);
+    let kept = "```python\nimport os, shutil\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.lower().endswith('.bak'):\n            path = os.path.join(root, f)\n            target = os.path.join('backups', os.path.relpath(path, 'project'))\n            os.makedirs(os.path.dirname(target), exist_ok=True)\n            shutil.move(path, target)\n```";
+    env.server
+        .push(Reply::text(kept))
+        .push(Reply::text("Moved."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(cwd.join("backups/src/OLD.BAK").exists());
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 2, "no check before finishing");
+    assert!(!requests[1].last_message_text().contains("lost its folders"));
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_what_a_common_error_means_once() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

@@ -199,6 +199,12 @@ pub(super) struct Coach {
     /// model last saw it, for showing what a run made of them (renamed
     /// files keep no name the task names, so no file preview shows them).
     folders_seen: BTreeMap<String, String>,
+    /// The files in subfolders of the folders the task names, with their
+    /// folder, when the task asks to keep files' folders as they move
+    /// (small models).
+    layout: super::kept_folders::Layout,
+    /// Whether the model was told a file lost its folders.
+    told_flattened: bool,
     /// What the task asks of the form of each result file: said by the
     /// whole task when it names one, else by the sentence naming the file.
     asked: Vec<(String, Asked)>,
@@ -322,6 +328,12 @@ impl Coach {
                 .collect()
         } else {
             BTreeMap::new()
+        };
+        let layout = if small_model && super::kept_folders::asked(task) {
+            let folders: Vec<String> = folders_seen.keys().cloned().collect();
+            super::kept_folders::Layout::of(cwd, &folders)
+        } else {
+            super::kept_folders::Layout::default()
         };
         // What a result that picks some files of a folder picks from.
         if asked.iter().any(|(_, asked)| asked.picks) {
@@ -460,6 +472,8 @@ impl Coach {
             python: String::new(),
             told_pattern: false,
             folders_seen,
+            layout,
+            told_flattened: false,
             names: NameRules::of(task),
         }
     }
@@ -933,6 +947,7 @@ impl Coach {
             for name in self.folders_seen.keys() {
                 problems.extend(self.names.broken(name, &cwd.join(name.as_str())));
             }
+            problems.extend(self.layout.flattened(cwd));
         }
         for (name, value) in &self.guesses {
             let holds = read_head(&cwd.join(name.as_str()), HEAD)
@@ -1587,6 +1602,16 @@ impl Coach {
                 });
                 *seen = now;
             }
+        }
+        // Files of subfolders moved without their folders where the task
+        // asks to keep them, once (the check before finishing says it
+        // again).
+        if !self.told_flattened
+            && self.batch_ran
+            && let Some(problem) = self.layout.flattened(cwd)
+        {
+            self.told_flattened = true;
+            previews.push(format!("[oi: {problem}. Fix the code and run it again.]"));
         }
         if let Some(note) = self.pattern_note(reports, cwd) {
             previews.push(note);
@@ -7533,6 +7558,38 @@ mod tests {
     }
 
     #[test]
+    fn a_line_written_twice_where_the_task_asks_for_each_once_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("clients.txt"), "10.0.0.10\n10.0.0.9\n10.0.0.10\n").unwrap();
+        let task = "clients.txt lists client IP addresses, some repeated. Write ips.txt with each address once, in numeric order.";
+        let mut coach = Coach::new(true, task, cwd);
+        fs_err::write(cwd.join("ips.txt"), "10.0.0.9\n10.0.0.10\n 10.0.0.10\n").unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("`ips.txt` has `10.0.0.10` twice (lines 2 and 3) where the task asks for each once: keep one of each"),
+            "{note}"
+        );
+        // Without "once" (or "unique") in the task, a repeat may be asked.
+        let mut other = Coach::new(
+            true,
+            "Write ips.txt with the addresses of clients.txt sorted.",
+            cwd,
+        );
+        other.after_runs(&[python_report("")], cwd);
+        assert!(
+            other
+                .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+                .is_none_or(|note| !note.contains("twice")),
+        );
+        assert_eq!(repeated_line("a\n\nb\n\nc\n"), None);
+        assert_eq!(repeated_line("a\nb\n a\n"), Some(("a".to_owned(), 1, 3)));
+    }
+
+    #[test]
     fn a_merge_with_suffixes_or_a_key_kept_in_two_cases_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
@@ -7575,38 +7632,6 @@ mod tests {
             other.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
             None
         );
-    }
-
-    #[test]
-    fn a_line_written_twice_where_the_task_asks_for_each_once_is_named() {
-        let dir = tempfile::tempdir().unwrap();
-        let cwd = dir.path();
-        fs_err::write(cwd.join("clients.txt"), "10.0.0.10\n10.0.0.9\n10.0.0.10\n").unwrap();
-        let task = "clients.txt lists client IP addresses, some repeated. Write ips.txt with each address once, in numeric order.";
-        let mut coach = Coach::new(true, task, cwd);
-        fs_err::write(cwd.join("ips.txt"), "10.0.0.9\n10.0.0.10\n 10.0.0.10\n").unwrap();
-        coach.after_runs(&[python_report("")], cwd);
-        let note = coach
-            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
-            .unwrap();
-        assert!(
-            note.contains("`ips.txt` has `10.0.0.10` twice (lines 2 and 3) where the task asks for each once: keep one of each"),
-            "{note}"
-        );
-        // Without "once" (or "unique") in the task, a repeat may be asked.
-        let mut other = Coach::new(
-            true,
-            "Write ips.txt with the addresses of clients.txt sorted.",
-            cwd,
-        );
-        other.after_runs(&[python_report("")], cwd);
-        assert!(
-            other
-                .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
-                .is_none_or(|note| !note.contains("twice")),
-        );
-        assert_eq!(repeated_line("a\n\nb\n\nc\n"), None);
-        assert_eq!(repeated_line("a\nb\n a\n"), Some(("a".to_owned(), 1, 3)));
     }
 
     #[test]

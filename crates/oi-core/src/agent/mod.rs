@@ -30,6 +30,7 @@ mod error_hint;
 mod execute;
 mod first_look;
 mod history;
+mod kept_folders;
 mod markdown;
 mod mcp_call;
 mod one_input;
