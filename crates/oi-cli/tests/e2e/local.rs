@@ -1326,15 +1326,16 @@ async fn a_small_model_is_told_a_moved_file_lost_the_folders_the_task_asks_to_ke
         ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
+    let block = "```python\nimport os\nfor now, belongs in [('backups/OLD.BAK', 'backups/src/OLD.BAK')]:\n    os.makedirs(os.path.dirname(belongs), exist_ok=True)\n    os.rename(now, belongs)\n```";
     let told = env.server.chat_requests()[1].last_message_text();
     assert!(
-        told.contains("[oi: `project/src/OLD.BAK` is now `backups/OLD.BAK`: it lost its folders, and the task asks to keep them, so it belongs at `backups/src/OLD.BAK`. Join the target with the path inside `project/`, `os.path.join('backups', os.path.relpath(path, 'project'))`, and make its folder first (`os.makedirs(os.path.dirname(target), exist_ok=True)`). Fix the code and run it again.]"),
+        told.contains(&format!("[oi: `project/src/OLD.BAK` is now `backups/OLD.BAK`: it lost its folders, and the task asks to keep them, so `backups/OLD.BAK` belongs at `backups/src/OLD.BAK`. The file is there already, so run this block to put it where it belongs:\n{block}]")),
         "{told}"
     );
-    // Said again when the model would finish.
+    // Said again, with the block, when the model would finish.
     let check = env.server.chat_requests()[2].last_message_text();
     assert!(
-        check.contains("`project/src/OLD.BAK` is now `backups/OLD.BAK`"),
+        check.contains(&format!("[oi: before you finish: `project/src/OLD.BAK` is now `backups/OLD.BAK`: it lost its folders, and the task asks to keep them, so `backups/OLD.BAK` belongs at `backups/src/OLD.BAK`; this block puts it where it belongs:\n{block}\n")),
         "{check}"
     );
 }

@@ -947,7 +947,7 @@ impl Coach {
             for name in self.folders_seen.keys() {
                 problems.extend(self.names.broken(name, &cwd.join(name.as_str())));
             }
-            problems.extend(self.layout.flattened(cwd));
+            problems.extend(self.layout.flattened(cwd).map(|flat| flat.problem()));
         }
         for (name, value) in &self.guesses {
             let holds = read_head(&cwd.join(name.as_str()), HEAD)
@@ -1608,10 +1608,10 @@ impl Coach {
         // again).
         if !self.told_flattened
             && self.batch_ran
-            && let Some(problem) = self.layout.flattened(cwd)
+            && let Some(flat) = self.layout.flattened(cwd)
         {
             self.told_flattened = true;
-            previews.push(format!("[oi: {problem}. Fix the code and run it again.]"));
+            previews.push(flat.note());
         }
         if let Some(note) = self.pattern_note(reports, cwd) {
             previews.push(note);

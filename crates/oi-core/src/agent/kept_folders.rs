@@ -18,11 +18,15 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::table;
+
 /// Folders walked below a folder the task names, at most, and entries
 /// read in each; files remembered in all.
 const DEPTH: usize = 4;
 const ENTRIES: usize = 500;
 const FILES: usize = 2000;
+/// Files put back by the block the note gives, at most.
+const MAX_MOVES: usize = 12;
 
 /// Whether `task` asks to keep files' folders as they move ("keeping each
 /// file's folders relative to project/", "preserve the directory
@@ -72,6 +76,7 @@ impl Layout {
                 }
             }
         }
+        nested.sort();
         let mut before = BTreeSet::new();
         if !nested.is_empty() {
             files_below(cwd, DEPTH + 1, &mut |path| {
@@ -85,19 +90,19 @@ impl Layout {
         Self { nested, before }
     }
 
-    /// When a file a run made (moved or copied) outside its named folder
-    /// has the name of one of the nested files but not the folders it had
-    /// in its named folder: what is wrong, where the file belongs, and
-    /// the code that keeps its folders.
-    pub(super) fn flattened(&self, cwd: &Path) -> Option<String> {
+    /// When files a run made (moved or copied) outside their named folder
+    /// have the names of nested files but not the folders they had in
+    /// their named folder: what is wrong, and the block that puts each
+    /// where it belongs. The run that lost the folders moved the files
+    /// already, so the model's fixed code finds nothing left to move: the
+    /// files must go from where they are now.
+    pub(super) fn flattened(&self, cwd: &Path) -> Option<Flattened> {
         if self.nested.is_empty() {
             return None;
         }
-        let mut found = None;
+        let mut lost: Vec<Lost> = Vec::new();
+        let mut more = 0;
         files_below(cwd, DEPTH + 1, &mut |path| {
-            if found.is_some() {
-                return;
-            }
             let Ok(now) = path.strip_prefix(cwd) else {
                 return;
             };
@@ -105,31 +110,138 @@ impl Layout {
             if self.before.contains(&now) {
                 return;
             }
-            for (was, folder) in &self.nested {
-                let inside = &was[folder.len()..];
-                let same_name = Path::new(was).file_name() == path.file_name();
-                if same_name && !now.ends_with(inside) && !now.starts_with(folder.as_str()) {
-                    let dest = Path::new(&now)
-                        .parent()
-                        .map(|p| p.to_string_lossy().into_owned())
-                        .unwrap_or_default();
-                    found = Some((was.clone(), now, dest, folder.clone(), inside.to_owned()));
-                    return;
-                }
+            let namesakes: Vec<&(String, String)> = self
+                .nested
+                .iter()
+                .filter(|(was, _)| Path::new(was).file_name() == path.file_name())
+                .collect();
+            // Where one namesake's folders are kept (or in its own named
+            // folder), the file is where it belongs.
+            let kept = namesakes.iter().any(|(was, folder)| {
+                now.ends_with(&was[folder.len()..]) || now.starts_with(folder.as_str())
+            });
+            let Some((was, folder)) = namesakes.first().filter(|_| !kept) else {
+                return;
+            };
+            if lost.len() == MAX_MOVES {
+                more += 1;
+                return;
             }
+            let inside = &was[folder.len()..];
+            let belongs = match Path::new(&now).parent().map(|p| p.to_string_lossy()) {
+                Some(dest) if !dest.is_empty() => format!("{dest}/{inside}"),
+                _ => inside.to_owned(),
+            };
+            // Two nested files of one name: which one this is, no name
+            // tells.
+            lost.push(Lost {
+                was: was.clone(),
+                now,
+                belongs,
+                sure: namesakes.len() == 1,
+            });
         });
-        let (was, now, dest, folder, inside) = found?;
-        let root = folder.trim_end_matches('/');
-        let belongs = if dest.is_empty() {
-            inside.clone()
-        } else {
-            format!("{dest}/{inside}")
+        let first = lost.first()?;
+        let (was, now, belongs) = (&first.was, &first.now, &first.belongs);
+        let others = lost.len() - 1 + more;
+        let also = match others {
+            0 => String::new(),
+            1 => " (and 1 more file)".to_owned(),
+            n => format!(" (and {n} more files)"),
         };
-        let dest = if dest.is_empty() { "." } else { dest.as_str() };
-        Some(format!(
-            "`{was}` is now `{now}`: it lost its folders, and the task asks to keep them, so it belongs at `{belongs}`. Join the target with the path inside `{folder}`, `os.path.join('{dest}', os.path.relpath(path, '{root}'))`, and make its folder first (`os.makedirs(os.path.dirname(target), exist_ok=True)`)"
-        ))
+        let (they, them) = if others == 0 {
+            ("it", "it")
+        } else {
+            ("they", "them")
+        };
+        let lead = format!(
+            "`{was}` is now `{now}`{also}: {they} lost {} folders, and the task asks to keep them, so `{now}` belongs at `{belongs}`",
+            if others == 0 { "its" } else { "their" }
+        );
+        if more > 0 || lost.iter().any(|l| !l.sure) {
+            return Some(Flattened {
+                problem: format!(
+                    "{lead}. Join each target with the path inside its folder (`os.path.join(target_folder, os.path.relpath(path, folder))`), make the target's folder first, and move {them} from where {they} are now"
+                ),
+                repair: None,
+                many: others > 0,
+            });
+        }
+        let pairs: Vec<String> = lost
+            .iter()
+            .map(|l| {
+                format!(
+                    "({}, {})",
+                    table::python_string(&l.now),
+                    table::python_string(&l.belongs)
+                )
+            })
+            .collect();
+        Some(Flattened {
+            problem: lead,
+            repair: Some(format!(
+                "```python\nimport os\nfor now, belongs in [{}]:\n    os.makedirs(os.path.dirname(belongs), exist_ok=True)\n    os.rename(now, belongs)\n```",
+                pairs.join(", ")
+            )),
+            many: others > 0,
+        })
     }
+}
+
+/// Files that lost their folders: what is wrong, and the block that puts
+/// them where they belong when each is sure.
+#[derive(Debug)]
+pub(super) struct Flattened {
+    problem: String,
+    repair: Option<String>,
+    many: bool,
+}
+
+impl Flattened {
+    /// The note after the run that made the files.
+    pub(super) fn note(&self) -> String {
+        match &self.repair {
+            Some(block) => format!(
+                "[oi: {}. {} there already, so run this block to put {} where {} belong{}:\n{block}]",
+                self.problem,
+                if self.many {
+                    "The files are"
+                } else {
+                    "The file is"
+                },
+                if self.many { "them" } else { "it" },
+                if self.many { "they" } else { "it" },
+                if self.many { "" } else { "s" },
+            ),
+            None => format!("[oi: {}. Fix the code and run it again.]", self.problem),
+        }
+    }
+
+    /// The problem as the check before finishing names it.
+    pub(super) fn problem(&self) -> String {
+        match &self.repair {
+            Some(block) => format!(
+                "{}; this block puts {} where {} belong{}:\n{block}\n",
+                self.problem,
+                if self.many { "them" } else { "it" },
+                if self.many { "they" } else { "it" },
+                if self.many { "" } else { "s" },
+            ),
+            None => self.problem.clone(),
+        }
+    }
+}
+
+/// A file a run made without the folders its namesake had.
+struct Lost {
+    /// Where its namesake stood when the task began.
+    was: String,
+    /// Where it is.
+    now: String,
+    /// Where it belongs.
+    belongs: String,
+    /// Whether only one nested file has its name.
+    sure: bool,
 }
 
 /// Calls `each` with every file below `dir`, at most `depth` folders down
@@ -185,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn a_file_moved_without_its_folders_is_named_with_where_it_belongs() {
+    fn a_file_moved_without_its_folders_is_named_and_the_block_given_puts_it_back() {
         let dir = folder(&[
             "project/docs/guide.md.bak",
             "project/src/main.py",
@@ -197,7 +309,7 @@ mod tests {
         let paths: Vec<&str> = layout.nested.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths.len(), 2, "{paths:?}");
         assert!(!paths.contains(&"project/top.bak"));
-        assert_eq!(layout.flattened(cwd), None, "nothing moved yet");
+        assert!(layout.flattened(cwd).is_none(), "nothing moved yet");
         // Moved with its folders: right.
         fs_err::create_dir_all(cwd.join("backups/docs")).unwrap();
         fs_err::rename(
@@ -205,17 +317,69 @@ mod tests {
             cwd.join("backups/docs/guide.md.bak"),
         )
         .unwrap();
-        assert_eq!(layout.flattened(cwd), None);
+        assert!(layout.flattened(cwd).is_none());
         // Moved to the top of the target: wrong.
         fs_err::rename(
             cwd.join("backups/docs/guide.md.bak"),
             cwd.join("backups/guide.md.bak"),
         )
         .unwrap();
+        let flat = layout.flattened(cwd).unwrap();
+        let block = "```python\nimport os\nfor now, belongs in [('backups/guide.md.bak', 'backups/docs/guide.md.bak')]:\n    os.makedirs(os.path.dirname(belongs), exist_ok=True)\n    os.rename(now, belongs)\n```";
         assert_eq!(
-            layout.flattened(cwd).unwrap(),
-            "`project/docs/guide.md.bak` is now `backups/guide.md.bak`: it lost its folders, and the task asks to keep them, so it belongs at `backups/docs/guide.md.bak`. Join the target with the path inside `project/`, `os.path.join('backups', os.path.relpath(path, 'project'))`, and make its folder first (`os.makedirs(os.path.dirname(target), exist_ok=True)`)"
+            flat.note(),
+            format!(
+                "[oi: `project/docs/guide.md.bak` is now `backups/guide.md.bak`: it lost its folders, and the task asks to keep them, so `backups/guide.md.bak` belongs at `backups/docs/guide.md.bak`. The file is there already, so run this block to put it where it belongs:\n{block}]"
+            )
         );
+        assert!(flat.problem().ends_with(&format!(
+            "; this block puts it where it belongs:\n{block}\n"
+        )));
+        // The block, run by Python, puts the file where it belongs.
+        let code = block
+            .trim_start_matches("```python\n")
+            .trim_end_matches("```");
+        let ran = std::process::Command::new("python3")
+            .args(["-c", code])
+            .current_dir(cwd)
+            .status()
+            .unwrap();
+        assert!(ran.success());
+        assert!(cwd.join("backups/docs/guide.md.bak").is_file());
+        assert!(layout.flattened(cwd).is_none());
+    }
+
+    #[test]
+    fn files_of_one_name_from_two_folders_get_no_block() {
+        let dir = folder(&[
+            "project/a/notes.txt",
+            "project/b/notes.txt",
+            "project/b/x.txt",
+        ]);
+        let cwd = dir.path();
+        let layout = Layout::of(cwd, &["project/".to_owned()]);
+        fs_err::create_dir_all(cwd.join("out")).unwrap();
+        fs_err::copy(cwd.join("project/b/notes.txt"), cwd.join("out/notes.txt")).unwrap();
+        fs_err::copy(cwd.join("project/b/x.txt"), cwd.join("out/x.txt")).unwrap();
+        let flat = layout.flattened(cwd).unwrap();
+        let note = flat.note();
+        assert!(
+            note.starts_with("[oi: `project/a/notes.txt` is now `out/notes.txt` (and 1 more file): they lost their folders"),
+            "{note}"
+        );
+        assert!(!note.contains("```"), "{note}");
+        assert!(
+            note.ends_with(
+                "and move them from where they are now. Fix the code and run it again.]"
+            ),
+            "{note}"
+        );
+        // Copied with its folders, a file is right whichever namesake it is.
+        fs_err::remove_file(cwd.join("out/notes.txt")).unwrap();
+        fs_err::remove_file(cwd.join("out/x.txt")).unwrap();
+        fs_err::create_dir_all(cwd.join("out/b")).unwrap();
+        fs_err::copy(cwd.join("project/b/notes.txt"), cwd.join("out/b/notes.txt")).unwrap();
+        assert!(layout.flattened(cwd).is_none());
     }
 
     #[test]
@@ -227,8 +391,8 @@ mod tests {
         // Moved up inside its own named folder: a rename the task may ask.
         fs_err::rename(cwd.join("project/docs/b.txt"), cwd.join("project/b.txt")).unwrap();
         // `b.txt` at the top was there before.
-        assert_eq!(layout.flattened(cwd), None);
-        assert_eq!(Layout::of(cwd, &["./".to_owned()]).flattened(cwd), None);
+        assert!(layout.flattened(cwd).is_none());
+        assert!(Layout::of(cwd, &["./".to_owned()]).flattened(cwd).is_none());
     }
 
     #[test]
@@ -238,9 +402,9 @@ mod tests {
         let layout = Layout::of(cwd, &["photos/".to_owned()]);
         fs_err::create_dir_all(cwd.join("thumbs")).unwrap();
         fs_err::copy(cwd.join("photos/2024/a.jpg"), cwd.join("thumbs/a.jpg")).unwrap();
-        let told = layout.flattened(cwd).unwrap();
+        let told = layout.flattened(cwd).unwrap().problem();
         assert!(
-            told.starts_with("`photos/2024/a.jpg` is now `thumbs/a.jpg`: it lost its folders, and the task asks to keep them, so it belongs at `thumbs/2024/a.jpg`."),
+            told.starts_with("`photos/2024/a.jpg` is now `thumbs/a.jpg`: it lost its folders, and the task asks to keep them, so `thumbs/a.jpg` belongs at `thumbs/2024/a.jpg`;"),
             "{told}"
         );
     }
