@@ -5062,6 +5062,10 @@ struct Asked {
     /// The words of the sentence that asks for lower case (lowered): in a
     /// table, the columns they name are the ones asked in lower case.
     lower_words: Vec<String>,
+    /// Whether it asks for something in upper case too ("the key in upper
+    /// case, true and false in lower case"): then only a table's columns
+    /// the lower-case sentence names are checked, not every word.
+    upper_case: bool,
     /// Its words holding a capital letter, as written (labels it gives,
     /// like `Total:`, keep their case).
     cased_words: Vec<String>,
@@ -5230,6 +5234,9 @@ impl Asked {
             picked_from: Vec::new(),
             lower_case: !lower_words.is_empty(),
             lower_words,
+            upper_case: ["upper case", "uppercase", "upper-case", "capital"]
+                .iter()
+                .any(|phrase| lower.contains(phrase)),
             cased_words: task_words(task)
                 .filter(|word| word.chars().any(|c| c.is_uppercase()))
                 .map(str::to_owned)
@@ -5832,6 +5839,9 @@ fn capitalized(text: &str, asked: &Asked) -> Option<String> {
             .flat_map(|(_, values)| values)
             .find(|value| cased(value))
             .cloned();
+    }
+    if asked.upper_case {
+        return None;
     }
     let skip = usize::from(asked.header.is_some());
     text.lines()
@@ -10719,6 +10729,20 @@ mod tests {
         );
         let unnamed = Asked::of("Write best.csv with the header a,b in lower case.");
         assert_eq!(capitalized("a,b\nX,y\nz,w\n", &unnamed), None);
+        // Upper case asked for another part of each line: which words
+        // are to be lower case, the words alone do not tell.
+        let asked = Asked::of(
+            "Turn settings.toml into settings.env: the key in upper case (DATABASE_HOST), true and false in lower case.",
+        );
+        assert!(asked.lower_case && asked.upper_case);
+        assert_eq!(
+            capitalized(
+                "SERVER_DEBUG=false
+",
+                &asked
+            ),
+            None
+        );
         // Not asked: capitals pass.
         let asked = Asked::of("Write their names, one per line, to names.txt.");
         assert!(!asked.lower_case);
