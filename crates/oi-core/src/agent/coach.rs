@@ -3728,12 +3728,17 @@ fn json_keys(value: &serde_json::Value, in_record: bool, keys: &mut Vec<String>)
 }
 
 /// Values of the input `name` (whose text is `text`) that Python `code`,
-/// which never names that file, holds as string literals: at least three
+/// which never names that file outside its comments, holds as string literals: at least three
 /// of the fields or lines after its first line (a header's names are
 /// code's own words), the first three. A small model given a first look
 /// copies the rows shown into a literal table and works on that.
 fn copied_rows(code: &str, name: &str, text: &str) -> Option<Vec<String>> {
-    if code.is_empty() || code.contains(name) {
+    // A comment may name the file ("a sample with the same columns as
+    // contacts.csv") in code that never reads it.
+    let reads = code
+        .lines()
+        .any(|line| !line.trim_start().starts_with('#') && line.contains(name));
+    if code.is_empty() || reads {
         return None;
     }
     let mut values: Vec<&str> = Vec::new();
@@ -9702,6 +9707,9 @@ mod tests {
         // names only.
         let reads = format!("df = pd.read_csv('grades.csv')\n{typed}");
         assert_eq!(copied_rows(&reads, "grades.csv", grades), None);
+        // A comment naming the file reads nothing.
+        let commented = format!("# a sample with the columns of grades.csv\n{typed}");
+        assert!(copied_rows(&commented, "grades.csv", grades).is_some());
         assert_eq!(
             copied_rows("names = ['ana ruiz', 'chen li']", "grades.csv", grades),
             None
