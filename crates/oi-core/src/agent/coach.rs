@@ -4142,10 +4142,15 @@ fn content_problems(
     }
     if asked.each_once
         && doubled.is_none()
-        && let Some((line, first, again)) = repeated_line(text)
+        && let Some((line, first, again, spaced)) = repeated_line(text)
     {
+        let strip = if spaced {
+            " (the two differ only in spaces around them: strip each value before comparing)"
+        } else {
+            ""
+        };
         problems.push(format!(
-            "`{name}` has `{line}` twice (lines {first} and {again}) where the task asks for each once: keep one of each (Python: `list(dict.fromkeys(values))` keeps the first of each in order, `sorted(set(values))` when the list is sorted anyway; pandas: `.drop_duplicates()`)"
+            "`{name}` has `{line}` twice (lines {first} and {again}){strip} where the task asks for each once: keep one of each (Python: `list(dict.fromkeys(values))` keeps the first of each in order, `sorted(set(values))` when the list is sorted anyway; pandas: `.drop_duplicates()`)"
         ));
     }
     if name.to_ascii_lowercase().ends_with(".csv")
@@ -6360,19 +6365,20 @@ fn doubled_lines(text: &str) -> Option<(String, usize)> {
 }
 
 /// The first line of `text` that comes again word for word (spaces
-/// around it aside; blank lines aside): the line, and the 1-based numbers
-/// of its first and second place.
-fn repeated_line(text: &str) -> Option<(String, usize, usize)> {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (index, line) in text.lines().enumerate().take(5000) {
-        let line = line.trim();
+/// around it aside; blank lines aside): the line, the 1-based numbers of
+/// its first and second place, and whether the two differ in those
+/// spaces.
+fn repeated_line(text: &str) -> Option<(String, usize, usize, bool)> {
+    let mut seen: HashMap<&str, (usize, &str)> = HashMap::new();
+    for (index, raw) in text.lines().enumerate().take(5000) {
+        let line = raw.trim();
         if line.is_empty() {
             continue;
         }
-        if let Some(first) = seen.get(line) {
-            return Some((line.to_owned(), first + 1, index + 1));
+        if let Some((first, first_raw)) = seen.get(line) {
+            return Some((line.to_owned(), first + 1, index + 1, *first_raw != raw));
         }
-        seen.insert(line, index);
+        seen.insert(line, (index, raw));
     }
     None
 }
@@ -7585,7 +7591,7 @@ mod tests {
             .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
             .unwrap();
         assert!(
-            note.contains("`ips.txt` has `10.0.0.10` twice (lines 2 and 3) where the task asks for each once: keep one of each"),
+            note.contains("`ips.txt` has `10.0.0.10` twice (lines 2 and 3) (the two differ only in spaces around them: strip each value before comparing) where the task asks for each once: keep one of each"),
             "{note}"
         );
         // Without "once" (or "unique") in the task, a repeat may be asked.
@@ -7601,7 +7607,14 @@ mod tests {
                 .is_none_or(|note| !note.contains("twice")),
         );
         assert_eq!(repeated_line("a\n\nb\n\nc\n"), None);
-        assert_eq!(repeated_line("a\nb\n a\n"), Some(("a".to_owned(), 1, 3)));
+        assert_eq!(
+            repeated_line("a\nb\n a\n"),
+            Some(("a".to_owned(), 1, 3, true))
+        );
+        assert_eq!(
+            repeated_line("a\nb\na\n"),
+            Some(("a".to_owned(), 1, 3, false))
+        );
     }
 
     #[test]
