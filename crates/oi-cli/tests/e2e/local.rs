@@ -1308,8 +1308,18 @@ async fn a_small_models_suffix_test_in_a_block_that_did_not_run_is_not_run_again
     assert!(env.cwd.path().join("project/src/OLD.BAK").exists());
 }
 
+/// The block oi runs to put `backups/OLD.BAK` where it belongs.
+const PUT_BACK: &str = "```python\nimport os\nfor now, belongs in [('backups/OLD.BAK', 'backups/src/OLD.BAK')]:\n    os.makedirs(os.path.dirname(belongs), exist_ok=True)\n    os.rename(now, belongs)\n```";
+
+/// What leads the result of [`PUT_BACK`].
+fn put_back_lead() -> String {
+    format!(
+        "[oi: `project/src/OLD.BAK` is now `backups/OLD.BAK`: it lost its folders, and the task asks to keep them, so `backups/OLD.BAK` belongs at `backups/src/OLD.BAK`. So oi ran this block to put it where it belongs:]\n{PUT_BACK}\n(the code ran without errors and printed nothing)"
+    )
+}
+
 #[tokio::test]
-async fn a_small_model_is_told_a_moved_file_lost_the_folders_the_task_asks_to_keep() {
+async fn a_small_models_file_moved_without_the_folders_the_task_keeps_is_put_back_by_oi() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
     let cwd = env.cwd.path();
@@ -1317,7 +1327,6 @@ async fn a_small_model_is_told_a_moved_file_lost_the_folders_the_task_asks_to_ke
     let flat = "```python\nimport os, shutil\nos.makedirs('backups', exist_ok=True)\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.lower().endswith('.bak'):\n            shutil.move(os.path.join(root, f), os.path.join('backups', f))\n```";
     env.server
         .push(Reply::text(flat))
-        .push(Reply::text("Moved."))
         .push(Reply::text("Moved."));
     let out = env
         .exec(&[
@@ -1326,18 +1335,44 @@ async fn a_small_model_is_told_a_moved_file_lost_the_folders_the_task_asks_to_ke
         ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
-    let block = "```python\nimport os\nfor now, belongs in [('backups/OLD.BAK', 'backups/src/OLD.BAK')]:\n    os.makedirs(os.path.dirname(belongs), exist_ok=True)\n    os.rename(now, belongs)\n```";
     let told = env.server.chat_requests()[1].last_message_text();
-    assert!(
-        told.contains(&format!("[oi: `project/src/OLD.BAK` is now `backups/OLD.BAK`: it lost its folders, and the task asks to keep them, so `backups/OLD.BAK` belongs at `backups/src/OLD.BAK`. The file is there already, so run this block to put it where it belongs:\n{block}]")),
-        "{told}"
-    );
-    // Said again, with the block, when the model would finish.
-    let check = env.server.chat_requests()[2].last_message_text();
-    assert!(
-        check.contains(&format!("[oi: before you finish: `project/src/OLD.BAK` is now `backups/OLD.BAK`: it lost its folders, and the task asks to keep them, so `backups/OLD.BAK` belongs at `backups/src/OLD.BAK`; this block puts it where it belongs:\n{block}\n")),
-        "{check}"
-    );
+    assert!(told.contains(&put_back_lead()), "{told}");
+    assert!(cwd.join("backups/src/OLD.BAK").is_file());
+    assert!(cwd.join("backups/a.py.bak").is_file());
+    assert!(!cwd.join("backups/OLD.BAK").exists());
+    // Put back, the task ends with no check to make.
+    assert_eq!(env.server.chat_requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_file_oi_moved_again_without_its_folders_is_put_back_right_after() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    backups(cwd);
+    // `OLD.BAK` is missed by the test in lower case, then moved by oi's
+    // re-run with the name lowercased, still without its folders.
+    let flat = "```python\nimport os, shutil\nos.makedirs('backups', exist_ok=True)\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.endswith('.bak'):\n            shutil.move(os.path.join(root, f), os.path.join('backups', f))\n```";
+    env.server
+        .push(Reply::text(flat))
+        .push(Reply::text("Moved."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    let lowered = told
+        .find("So oi ran your code again with each name lowercased before the test:]")
+        .unwrap_or_else(|| panic!("{told}"));
+    let put_back = told
+        .find(&put_back_lead())
+        .unwrap_or_else(|| panic!("{told}"));
+    assert!(lowered < put_back, "{told}");
+    assert!(cwd.join("backups/src/OLD.BAK").is_file());
+    assert!(!cwd.join("backups/OLD.BAK").exists());
 }
 
 #[tokio::test]

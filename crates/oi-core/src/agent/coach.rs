@@ -203,8 +203,16 @@ pub(super) struct Coach {
     /// folder, when the task asks to keep files' folders as they move
     /// (small models).
     layout: super::kept_folders::Layout,
-    /// Whether the model was told a file lost its folders.
+    /// Whether the model was told a file lost its folders (or oi put it
+    /// where it belongs).
     told_flattened: bool,
+    /// Whether the reports [`Self::after_runs`] gets next are oi's re-run
+    /// of the batch's code.
+    rerunning: bool,
+    /// A run for oi to do right after its re-run of the batch's code (the
+    /// block that puts back files the re-run moved without their
+    /// folders).
+    chained: Option<(ProposedRun, String)>,
     /// What the task asks of the form of each result file: said by the
     /// whole task when it names one, else by the sentence naming the file.
     asked: Vec<(String, Asked)>,
@@ -474,6 +482,8 @@ impl Coach {
             folders_seen,
             layout,
             told_flattened: false,
+            rerunning: false,
+            chained: None,
             names: NameRules::of(task),
         }
     }
@@ -493,6 +503,8 @@ impl Coach {
     /// instead, often pandas' own hint back, and then stop.
     pub(super) fn after_batch(&mut self, failed: bool) {
         self.fix_rerun = None;
+        self.rerunning = false;
+        self.chained = None;
         if self.small_model && failed && self.acts && self.fixes < MAX_FIXES {
             self.fixes += 1;
             self.wants_code = true;
@@ -1034,6 +1046,16 @@ impl Coach {
             .or_else(|| self.rerun_with_fix())
     }
 
+    /// The run to do right after oi's re-run of a batch's code, kept by
+    /// [`Self::after_runs`] of that re-run's result; counted with the
+    /// other re-runs.
+    pub(super) fn rerun_after_rerun(&mut self) -> Option<(ProposedRun, String)> {
+        let (run, lead) = self.chained.take()?;
+        self.reruns += 1;
+        self.know_python(run.code.clone());
+        Some((run, lead))
+    }
+
     /// The Python code the notes are about (a batch's, or oi's re-run of
     /// it), with the patterns it searches for.
     fn know_python(&mut self, python: String) {
@@ -1173,6 +1195,7 @@ impl Coach {
     /// The result of a run done again after an install: when it lacks
     /// something else, it is the run to do again after the next install.
     pub(super) fn ran_again(&mut self, run: &ProposedRun, report: &Report) {
+        self.rerunning = true;
         if lacks_something(&report.text) {
             self.lacking = Some(run.clone());
         }
@@ -1606,12 +1629,25 @@ impl Coach {
         // Files of subfolders moved without their folders where the task
         // asks to keep them, once (the check before finishing says it
         // again).
+        // oi puts them there itself when it may run the block again now
+        // (told to, a small model answered that they were there); after
+        // the re-run pending, which may move more of them.
         if !self.told_flattened
             && self.batch_ran
+            && self.fix_rerun.is_none()
             && let Some(flat) = self.layout.flattened(cwd)
         {
             self.told_flattened = true;
-            previews.push(flat.note());
+            match flat.repair() {
+                Some(code) if self.reruns < MAX_RERUNS => {
+                    self.run_again(code.to_owned(), flat.lead());
+                    // After a re-run, which moved them, the next one.
+                    if self.rerunning {
+                        self.chained = self.fix_rerun.take();
+                    }
+                }
+                _ => previews.push(flat.note()),
+            }
         }
         if let Some(note) = self.pattern_note(reports, cwd) {
             previews.push(note);

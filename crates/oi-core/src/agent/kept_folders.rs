@@ -180,7 +180,7 @@ impl Layout {
         Some(Flattened {
             problem: lead,
             repair: Some(format!(
-                "```python\nimport os\nfor now, belongs in [{}]:\n    os.makedirs(os.path.dirname(belongs), exist_ok=True)\n    os.rename(now, belongs)\n```",
+                "import os\nfor now, belongs in [{}]:\n    os.makedirs(os.path.dirname(belongs), exist_ok=True)\n    os.rename(now, belongs)",
                 pairs.join(", ")
             )),
             many: others > 0,
@@ -198,20 +198,44 @@ pub(super) struct Flattened {
 }
 
 impl Flattened {
+    /// `them`, `they`, `belong` for several files; `it`, `it`, `belongs`
+    /// for one.
+    fn words(&self) -> (&'static str, &'static str, &'static str) {
+        if self.many {
+            ("them", "they", "belong")
+        } else {
+            ("it", "it", "belongs")
+        }
+    }
+
+    /// The Python that puts the files where they belong, when each is
+    /// sure.
+    pub(super) fn repair(&self) -> Option<&str> {
+        self.repair.as_deref()
+    }
+
+    /// What leads the result of oi's run of [`Self::repair`].
+    pub(super) fn lead(&self) -> String {
+        let (them, they, belong) = self.words();
+        format!(
+            "[oi: {}. So oi ran this block to put {them} where {they} {belong}:]\n```python\n{}\n```",
+            self.problem,
+            self.repair.as_deref().unwrap_or_default()
+        )
+    }
+
     /// The note after the run that made the files.
     pub(super) fn note(&self) -> String {
+        let (them, they, belong) = self.words();
         match &self.repair {
-            Some(block) => format!(
-                "[oi: {}. {} there already, so run this block to put {} where {} belong{}:\n{block}]",
+            Some(code) => format!(
+                "[oi: {}. {} there already, so run this block to put {them} where {they} {belong}:\n```python\n{code}\n```]",
                 self.problem,
                 if self.many {
                     "The files are"
                 } else {
                     "The file is"
                 },
-                if self.many { "them" } else { "it" },
-                if self.many { "they" } else { "it" },
-                if self.many { "" } else { "s" },
             ),
             None => format!("[oi: {}. Fix the code and run it again.]", self.problem),
         }
@@ -219,13 +243,11 @@ impl Flattened {
 
     /// The problem as the check before finishing names it.
     pub(super) fn problem(&self) -> String {
+        let (them, they, belong) = self.words();
         match &self.repair {
-            Some(block) => format!(
-                "{}; this block puts {} where {} belong{}:\n{block}\n",
+            Some(code) => format!(
+                "{}; this block puts {them} where {they} {belong}:\n```python\n{code}\n```\n",
                 self.problem,
-                if self.many { "them" } else { "it" },
-                if self.many { "they" } else { "it" },
-                if self.many { "" } else { "s" },
             ),
             None => self.problem.clone(),
         }

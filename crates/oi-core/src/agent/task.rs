@@ -365,9 +365,11 @@ impl Session {
             previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
             previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
-            let rerun = coach.rerun(&runs, &reports);
-            if halt.is_none()
-                && let Some((run, lead)) = rerun
+            let mut rerun = coach.rerun(&runs, &reports);
+            // A re-run's result may call for one more (oi putting back
+            // files the re-run moved without their folders).
+            while halt.is_none()
+                && let Some((run, lead)) = rerun.take()
             {
                 let runs_before = self.guard.runs();
                 let (mut again, stop) = self.execute(vec![Action::Run(run.clone())], cancel).await;
@@ -387,10 +389,11 @@ impl Session {
                     if self.config.small_model {
                         compact_reports(&mut again);
                     }
-                    rerun_results = self.harness.results(again);
+                    rerun_results.extend(self.harness.results(again));
                 } else {
                     reports.extend(again);
                 }
+                rerun = coach.rerun_after_rerun();
             }
             coach.after_batch(self.guard.last_failure().is_some());
             if self.config.small_model {
