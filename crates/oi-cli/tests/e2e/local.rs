@@ -1376,6 +1376,38 @@ async fn a_file_oi_moved_again_without_its_folders_is_put_back_right_after() {
 }
 
 #[tokio::test]
+async fn a_suffix_test_missing_a_name_in_capitals_in_a_block_oi_fixed_is_lowercased_right_after() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    backups(cwd);
+    // The move into a folder not made fails, oi makes the folder and runs
+    // the block again; that run misses `OLD.BAK`, so oi runs it once more
+    // with the name lowercased.
+    let code = "```python\nimport os\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.endswith('.bak'):\n            path = os.path.join(root, f)\n            target = os.path.join('backups', os.path.relpath(path, 'project'))\n            os.rename(path, target)\n```";
+    env.server
+        .push(Reply::text(code))
+        .push(Reply::text("Moved."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    let made = told
+        .find("[oi: that error has a known fix, so oi ran your code again with `os.rename(path, target)` written as:")
+        .unwrap_or_else(|| panic!("{told}"));
+    let lowered = told
+        .find("[oi: `if f.endswith('.bak'):` misses `project/src/OLD.BAK`")
+        .unwrap_or_else(|| panic!("{told}"));
+    assert!(made < lowered, "{told}");
+    assert!(cwd.join("backups/src/OLD.BAK").is_file());
+    assert!(cwd.join("backups/a.py.bak").is_file());
+}
+
+#[tokio::test]
 async fn a_small_model_that_moves_files_with_their_folders_is_not_told_they_lost_them() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

@@ -209,9 +209,9 @@ pub(super) struct Coach {
     /// Whether the reports [`Self::after_runs`] gets next are oi's re-run
     /// of the batch's code.
     rerunning: bool,
-    /// A run for oi to do right after its re-run of the batch's code (the
-    /// block that puts back files the re-run moved without their
-    /// folders).
+    /// A run for oi to do right after its re-run of the batch's code: a
+    /// fault that re-run's result shows (a suffix test in one case, files
+    /// moved without their folders, another error with a known fix).
     chained: Option<(ProposedRun, String)>,
     /// What the task asks of the form of each result file: said by the
     /// whole task when it names one, else by the sentence naming the file.
@@ -1084,7 +1084,19 @@ impl Coach {
             language: Some("python".to_owned()),
             code,
         };
-        self.fix_rerun = Some((run, lead));
+        // After oi's re-run of a batch's code, the next re-run comes
+        // right after it; else after the batch.
+        if self.rerunning {
+            self.chained = Some((run, lead));
+        } else {
+            self.fix_rerun = Some((run, lead));
+        }
+    }
+
+    /// Whether a re-run is set to come (after the batch, or after oi's
+    /// re-run of it).
+    fn rerun_pending(&self) -> bool {
+        self.fix_rerun.is_some() || self.chained.is_some()
     }
 
     /// Has the batch's Python run again with the line change `fix`, and
@@ -1361,7 +1373,7 @@ impl Coach {
                 // again with the import at its top, each time (told, a
                 // small model adds it, and leaves it out of the next
                 // block), counted with the other re-runs.
-                if self.fix_rerun.is_none()
+                if !self.rerun_pending()
                     && self.reruns < MAX_RERUNS
                     && let Some((name, import)) =
                         super::error_hint::missing_import(&report.text, &self.python)
@@ -1387,7 +1399,7 @@ impl Coach {
                     // next block, so its change is made each time.
                     if let Some(fix) = hint.fix
                         && (first || hint.habit)
-                        && self.fix_rerun.is_none()
+                        && !self.rerun_pending()
                         && self.reruns < MAX_RERUNS
                         && self.python.lines().any(|l| l.trim() == fix.line)
                         && (!fix.needs_loop() || in_loop(&self.python, &fix.line))
@@ -1405,7 +1417,7 @@ impl Coach {
         // that failed for one of its names: the read line with the names
         // stripped after it, run again.
         if self.small_model
-            && self.fix_rerun.is_none()
+            && !self.rerun_pending()
             && self.reruns < MAX_RERUNS
             && let Some(fix) = reports
                 .iter()
@@ -1420,7 +1432,7 @@ impl Coach {
             && self.batch_ran
             && !self.batch_failed
             && !self.kept_first_row
-            && self.fix_rerun.is_none()
+            && !self.rerun_pending()
             && self.reruns < MAX_RERUNS
             && let Some((fix, file, row)) = dropped_first_row(&self.python, &self.inputs, cwd)
         {
@@ -1439,7 +1451,7 @@ impl Coach {
             && self.by_time
             && self.batch_ran
             && !self.batch_failed
-            && self.fix_rerun.is_none()
+            && !self.rerun_pending()
             && self.reruns < MAX_RERUNS
             && let Some((fix, file, column)) = time_order_fix(&self.python, &self.inputs, cwd)
         {
@@ -1457,7 +1469,7 @@ impl Coach {
             && self.batch_ran
             && !self.batch_failed
             && !self.lowered_suffix
-            && self.fix_rerun.is_none()
+            && !self.rerun_pending()
             && self.reruns < MAX_RERUNS
             && self.python.contains(".endswith(")
             && let Some((fix, missed, suffix)) = super::suffix_case::fix(&self.python, cwd)
@@ -1481,7 +1493,7 @@ impl Coach {
             previews.push(note);
         } else if !self.told_columns
             // A fix being run again deals with the missing column.
-            && self.fix_rerun.is_none()
+            && !self.rerun_pending()
             && let Some(note) = reports
                 .iter()
                 .find_map(|r| columns_note(&r.text, &self.inputs, cwd))
@@ -1628,23 +1640,19 @@ impl Coach {
         }
         // Files of subfolders moved without their folders where the task
         // asks to keep them, once (the check before finishing says it
-        // again).
-        // oi puts them there itself when it may run the block again now
-        // (told to, a small model answered that they were there); after
-        // the re-run pending, which may move more of them.
+        // again): oi puts them where they belong itself when it may run
+        // one more block (told to, a small model answered that they were
+        // there), else the note gives the block; after a pending re-run,
+        // which may move more of them.
         if !self.told_flattened
             && self.batch_ran
-            && self.fix_rerun.is_none()
+            && !self.rerun_pending()
             && let Some(flat) = self.layout.flattened(cwd)
         {
             self.told_flattened = true;
             match flat.repair() {
                 Some(code) if self.reruns < MAX_RERUNS => {
                     self.run_again(code.to_owned(), flat.lead());
-                    // After a re-run, which moved them, the next one.
-                    if self.rerunning {
-                        self.chained = self.fix_rerun.take();
-                    }
                 }
                 _ => previews.push(flat.note()),
             }
@@ -1746,7 +1754,7 @@ impl Coach {
         // the re-run's result is shown instead.
         let shown = changed
             .iter()
-            .filter(|_| self.fix_rerun.is_none())
+            .filter(|_| !self.rerun_pending())
             .filter(|(name, _, _)| self.appended.as_ref() != Some(name));
         for (name, path, len) in shown {
             previews.extend(result_preview(

@@ -366,8 +366,9 @@ impl Session {
             previews.extend(coach.content_note(&runs, &reports, self.kernels.cwd()));
             let mut rerun_results = Vec::new();
             let mut rerun = coach.rerun(&runs, &reports);
-            // A re-run's result may call for one more (oi putting back
-            // files the re-run moved without their folders).
+            // A re-run's result may call for one more (another error with
+            // a known fix, a fault of the code that ran), up to the
+            // coach's limit on re-runs.
             while halt.is_none()
                 && let Some((run, lead)) = rerun.take()
             {
