@@ -206,13 +206,6 @@ pub(super) struct Coach {
     /// Whether the model was told a file lost its folders (or oi put it
     /// where it belongs).
     told_flattened: bool,
-    /// Whether the reports [`Self::after_runs`] gets next are oi's re-run
-    /// of the batch's code.
-    rerunning: bool,
-    /// A run for oi to do right after its re-run of the batch's code: a
-    /// fault that re-run's result shows (a suffix test in one case, files
-    /// moved without their folders, another error with a known fix).
-    chained: Option<(ProposedRun, String)>,
     /// What the task asks of the form of each result file: said by the
     /// whole task when it names one, else by the sentence naming the file.
     asked: Vec<(String, Asked)>,
@@ -482,8 +475,6 @@ impl Coach {
             folders_seen,
             layout,
             told_flattened: false,
-            rerunning: false,
-            chained: None,
             names: NameRules::of(task),
         }
     }
@@ -503,8 +494,6 @@ impl Coach {
     /// instead, often pandas' own hint back, and then stop.
     pub(super) fn after_batch(&mut self, failed: bool) {
         self.fix_rerun = None;
-        self.rerunning = false;
-        self.chained = None;
         if self.small_model && failed && self.acts && self.fixes < MAX_FIXES {
             self.fixes += 1;
             self.wants_code = true;
@@ -1041,19 +1030,15 @@ impl Coach {
                     .to_owned(),
             )
         });
-        installed
-            .or_else(|| self.rerun_after_definition(runs, reports))
-            .or_else(|| self.rerun_with_fix())
-    }
-
-    /// The run to do right after oi's re-run of a batch's code, kept by
-    /// [`Self::after_runs`] of that re-run's result; counted with the
-    /// other re-runs.
-    pub(super) fn rerun_after_rerun(&mut self) -> Option<(ProposedRun, String)> {
-        let (run, lead) = self.chained.take()?;
-        self.reruns += 1;
-        self.know_python(run.code.clone());
-        Some((run, lead))
+        match installed.or_else(|| self.rerun_after_definition(runs, reports)) {
+            // The block runs again whole: a fix of its failure waits for
+            // that run's own result.
+            Some(run) => {
+                self.fix_rerun = None;
+                Some(run)
+            }
+            None => self.rerun_with_fix(),
+        }
     }
 
     /// The Python code the notes are about (a batch's, or oi's re-run of
@@ -1068,8 +1053,9 @@ impl Coach {
     /// a merge on each table's own key), kept by [`Self::after_runs`] in
     /// place of the hint's note: with the lead that says what oi changed.
     /// Counted with the other re-runs; its code is then the model's code
-    /// the notes are about. Small models only.
-    fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
+    /// the notes are about. Small models only. Also what oi runs right
+    /// after a re-run whose own result calls for another change.
+    pub(super) fn rerun_with_fix(&mut self) -> Option<(ProposedRun, String)> {
         let (run, lead) = self.fix_rerun.take()?;
         self.reruns += 1;
         self.know_python(run.code.clone());
@@ -1084,19 +1070,19 @@ impl Coach {
             language: Some("python".to_owned()),
             code,
         };
-        // After oi's re-run of a batch's code, the next re-run comes
-        // right after it; else after the batch.
-        if self.rerunning {
-            self.chained = Some((run, lead));
-        } else {
-            self.fix_rerun = Some((run, lead));
-        }
+        self.fix_rerun = Some((run, lead));
     }
 
-    /// Whether a re-run is set to come (after the batch, or after oi's
-    /// re-run of it).
-    fn rerun_pending(&self) -> bool {
-        self.fix_rerun.is_some() || self.chained.is_some()
+    /// Whether oi may set a block to run again now: none is set yet, and
+    /// the task's re-runs are not used up.
+    fn may_run_again(&self) -> bool {
+        self.fix_rerun.is_none() && self.reruns < MAX_RERUNS
+    }
+
+    /// [`Self::may_run_again`] after a batch that ran without error, for
+    /// a fault of a block that ran (small models).
+    fn may_run_again_after_success(&self) -> bool {
+        self.small_model && self.batch_ran && !self.batch_failed && self.may_run_again()
     }
 
     /// Has the batch's Python run again with the line change `fix`, and
@@ -1207,7 +1193,6 @@ impl Coach {
     /// The result of a run done again after an install: when it lacks
     /// something else, it is the run to do again after the next install.
     pub(super) fn ran_again(&mut self, run: &ProposedRun, report: &Report) {
-        self.rerunning = true;
         if lacks_something(&report.text) {
             self.lacking = Some(run.clone());
         }
@@ -1373,8 +1358,7 @@ impl Coach {
                 // again with the import at its top, each time (told, a
                 // small model adds it, and leaves it out of the next
                 // block), counted with the other re-runs.
-                if !self.rerun_pending()
-                    && self.reruns < MAX_RERUNS
+                if self.may_run_again()
                     && let Some((name, import)) =
                         super::error_hint::missing_import(&report.text, &self.python)
                     && let Some(code) = with_import(&self.python, name, import)
@@ -1399,8 +1383,7 @@ impl Coach {
                     // next block, so its change is made each time.
                     if let Some(fix) = hint.fix
                         && (first || hint.habit)
-                        && !self.rerun_pending()
-                        && self.reruns < MAX_RERUNS
+                        && self.may_run_again()
                         && self.python.lines().any(|l| l.trim() == fix.line)
                         && (!fix.needs_loop() || in_loop(&self.python, &fix.line))
                     {
@@ -1417,8 +1400,7 @@ impl Coach {
         // that failed for one of its names: the read line with the names
         // stripped after it, run again.
         if self.small_model
-            && !self.rerun_pending()
-            && self.reruns < MAX_RERUNS
+            && self.may_run_again()
             && let Some(fix) = reports
                 .iter()
                 .find_map(|r| strip_header_fix(&r.text, &self.python, &self.inputs, cwd))
@@ -1428,12 +1410,8 @@ impl Coach {
         // A table's first row of data dropped as if it were its header
         // (`df = df.iloc[1:]` after `pd.read_csv`, which took the header
         // already): the block run again without that line, once a task.
-        if self.small_model
-            && self.batch_ran
-            && !self.batch_failed
-            && !self.kept_first_row
-            && !self.rerun_pending()
-            && self.reruns < MAX_RERUNS
+        if !self.kept_first_row
+            && self.may_run_again_after_success()
             && let Some((fix, file, row)) = dropped_first_row(&self.python, &self.inputs, cwd)
         {
             self.kept_first_row = true;
@@ -1447,12 +1425,8 @@ impl Coach {
         // or latest, from an input that is not in date order: the block
         // run again with the table sorted by its dates after the read,
         // once a task.
-        if self.small_model
-            && self.by_time
-            && self.batch_ran
-            && !self.batch_failed
-            && !self.rerun_pending()
-            && self.reruns < MAX_RERUNS
+        if self.by_time
+            && self.may_run_again_after_success()
             && let Some((fix, file, column)) = time_order_fix(&self.python, &self.inputs, cwd)
         {
             self.by_time = false;
@@ -1465,12 +1439,8 @@ impl Coach {
         // a file's name ends with it in another case (`OLD.BAK`): the
         // block run again with the names lowercased before the test, once
         // a task.
-        if self.small_model
-            && self.batch_ran
-            && !self.batch_failed
-            && !self.lowered_suffix
-            && !self.rerun_pending()
-            && self.reruns < MAX_RERUNS
+        if !self.lowered_suffix
+            && self.may_run_again_after_success()
             && self.python.contains(".endswith(")
             && let Some((fix, missed, suffix)) = super::suffix_case::fix(&self.python, cwd)
         {
@@ -1493,7 +1463,7 @@ impl Coach {
             previews.push(note);
         } else if !self.told_columns
             // A fix being run again deals with the missing column.
-            && !self.rerun_pending()
+            && self.fix_rerun.is_none()
             && let Some(note) = reports
                 .iter()
                 .find_map(|r| columns_note(&r.text, &self.inputs, cwd))
@@ -1646,7 +1616,7 @@ impl Coach {
         // which may move more of them.
         if !self.told_flattened
             && self.batch_ran
-            && !self.rerun_pending()
+            && self.fix_rerun.is_none()
             && let Some(flat) = self.layout.flattened(cwd)
         {
             self.told_flattened = true;
@@ -1754,7 +1724,7 @@ impl Coach {
         // the re-run's result is shown instead.
         let shown = changed
             .iter()
-            .filter(|_| !self.rerun_pending())
+            .filter(|_| self.fix_rerun.is_none())
             .filter(|(name, _, _)| self.appended.as_ref() != Some(name));
         for (name, path, len) in shown {
             previews.extend(result_preview(

@@ -394,7 +394,7 @@ impl Session {
                 } else {
                     reports.extend(again);
                 }
-                rerun = coach.rerun_after_rerun();
+                rerun = coach.rerun_with_fix();
             }
             coach.after_batch(self.guard.last_failure().is_some());
             if self.config.small_model {
