@@ -546,9 +546,12 @@ fn missing_folder(output: &str, cwd: &Path) -> Option<(String, LineChange)> {
         .filter(|f| !f.as_os_str().is_empty())?;
     let source_there = match source {
         Some(source) => cwd.join(source).exists(),
-        None => Path::new(target)
-            .file_name()
-            .is_some_and(|name| file_below(cwd, name, 4)),
+        None => Path::new(target).file_name().is_some_and(|name| {
+            super::walk::find_file(cwd, 4, &mut |path| {
+                (path.file_name() == Some(name)).then_some(())
+            })
+            .is_some()
+        }),
     };
     if !source_there || cwd.join(folder).exists() {
         return None;
@@ -574,23 +577,6 @@ fn missing_folder(output: &str, cwd: &Path) -> Option<(String, LineChange)> {
         ),
         LineChange::new(&line, fixed),
     ))
-}
-
-/// Whether a file named `name` stands in the folder `dir` or below it,
-/// at most `depth` folders down (hidden folders left out).
-fn file_below(dir: &Path, name: &std::ffi::OsStr, depth: usize) -> bool {
-    let Ok(entries) = fs_err::read_dir(dir) else {
-        return false;
-    };
-    entries.flatten().take(500).any(|entry| {
-        let path = entry.path();
-        let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        match entry.file_type() {
-            Ok(t) if t.is_file() => entry.file_name() == name,
-            Ok(t) if t.is_dir() && depth > 0 && !hidden => file_below(&path, name, depth - 1),
-            _ => false,
-        }
-    })
 }
 
 /// When text was joined with a number by `+` (`TypeError: can only

@@ -19,11 +19,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::table;
+use super::walk::each_file;
 
-/// Folders walked below a folder the task names, at most, and entries
-/// read in each; files remembered in all.
+/// Folders walked below a folder the task names, at most; files
+/// remembered in all.
 const DEPTH: usize = 4;
-const ENTRIES: usize = 500;
 const FILES: usize = 2000;
 /// Files put back by the block the note gives, at most.
 const MAX_MOVES: usize = 12;
@@ -60,26 +60,21 @@ impl Layout {
     pub(super) fn of(cwd: &Path, folders: &[String]) -> Self {
         let mut nested = Vec::new();
         for folder in folders.iter().filter(|f| f.as_str() != "./") {
-            let Ok(entries) = fs_err::read_dir(cwd.join(folder)) else {
-                continue;
-            };
-            for entry in entries.flatten().take(ENTRIES) {
-                let hidden = entry.file_name().to_string_lossy().starts_with('.');
-                if entry.file_type().is_ok_and(|t| t.is_dir()) && !hidden {
-                    files_below(&entry.path(), DEPTH, &mut |path| {
-                        if nested.len() < FILES
-                            && let Ok(rel) = path.strip_prefix(cwd)
-                        {
-                            nested.push((rel.to_string_lossy().into_owned(), folder.clone()));
-                        }
-                    });
+            let root = cwd.join(folder);
+            each_file(&root, DEPTH + 1, &mut |path| {
+                let in_subfolder = path.parent().is_some_and(|parent| parent != root);
+                if in_subfolder
+                    && nested.len() < FILES
+                    && let Ok(rel) = path.strip_prefix(cwd)
+                {
+                    nested.push((rel.to_string_lossy().into_owned(), folder.clone()));
                 }
-            }
+            });
         }
         nested.sort();
         let mut before = BTreeSet::new();
         if !nested.is_empty() {
-            files_below(cwd, DEPTH + 1, &mut |path| {
+            each_file(cwd, DEPTH + 1, &mut |path| {
                 if before.len() < FILES
                     && let Ok(rel) = path.strip_prefix(cwd)
                 {
@@ -102,7 +97,7 @@ impl Layout {
         }
         let mut lost: Vec<Lost> = Vec::new();
         let mut more = 0;
-        files_below(cwd, DEPTH + 1, &mut |path| {
+        each_file(cwd, DEPTH + 1, &mut |path| {
             let Ok(now) = path.strip_prefix(cwd) else {
                 return;
             };
@@ -266,43 +261,10 @@ struct Lost {
     sure: bool,
 }
 
-/// Calls `each` with every file below `dir`, at most `depth` folders down
-/// (hidden ones left out), folders in name order.
-fn files_below(dir: &Path, depth: usize, each: &mut dyn FnMut(&Path)) {
-    let Ok(entries) = fs_err::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().take(ENTRIES).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let path = entry.path();
-        match entry.file_type() {
-            Ok(t) if t.is_file() => each(&path),
-            Ok(t)
-                if t.is_dir()
-                    && depth > 0
-                    && !entry.file_name().to_string_lossy().starts_with('.') =>
-            {
-                files_below(&path, depth - 1, each);
-            }
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn folder(files: &[&str]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for file in files {
-            let path = dir.path().join(file);
-            fs_err::create_dir_all(path.parent().unwrap()).unwrap();
-            fs_err::write(path, "x").unwrap();
-        }
-        dir
-    }
+    use crate::agent::walk::folder_with;
 
     #[test]
     fn tasks_that_ask_to_keep_folders_are_told_apart() {
@@ -320,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_file_moved_without_its_folders_is_named_and_the_block_given_puts_it_back() {
-        let dir = folder(&[
+        let dir = folder_with(&[
             "project/docs/guide.md.bak",
             "project/src/main.py",
             "project/top.bak",
@@ -373,7 +335,7 @@ mod tests {
 
     #[test]
     fn files_of_one_name_from_two_folders_get_no_block() {
-        let dir = folder(&[
+        let dir = folder_with(&[
             "project/a/notes.txt",
             "project/b/notes.txt",
             "project/b/x.txt",
@@ -406,7 +368,7 @@ mod tests {
 
     #[test]
     fn a_file_renamed_in_its_own_folder_or_one_that_was_there_is_not_flattened() {
-        let dir = folder(&["project/docs/a.txt", "project/docs/b.txt", "b.txt", "c.txt"]);
+        let dir = folder_with(&["project/docs/a.txt", "project/docs/b.txt", "b.txt", "c.txt"]);
         let cwd = dir.path();
         let layout = Layout::of(cwd, &["project/".to_owned(), "./".to_owned()]);
         fs_err::remove_file(cwd.join("project/docs/a.txt")).unwrap();
@@ -419,7 +381,7 @@ mod tests {
 
     #[test]
     fn a_file_copied_without_its_folders_is_named_too() {
-        let dir = folder(&["photos/2024/a.jpg"]);
+        let dir = folder_with(&["photos/2024/a.jpg"]);
         let cwd = dir.path();
         let layout = Layout::of(cwd, &["photos/".to_owned()]);
         fs_err::create_dir_all(cwd.join("thumbs")).unwrap();

@@ -49,6 +49,7 @@ mod table;
 mod task;
 mod traceback;
 mod typed;
+mod walk;
 
 use task::Reply;
 

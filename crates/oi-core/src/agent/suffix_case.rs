@@ -11,10 +11,8 @@ use std::path::Path;
 
 use super::error_hint::LineChange;
 
-/// Folders walked below the working folder, at most, and entries read in
-/// each.
+/// Folders walked below the working folder, at most.
 const DEPTH: usize = 4;
-const ENTRIES: usize = 500;
 
 /// When Python `code` tests names by a lowercase suffix
 /// (`f.endswith('.bak')`, `name.endswith(('.jpg', '.png'))`) that is not
@@ -131,57 +129,20 @@ fn missed_file(cwd: &Path, suffixes: &[String]) -> Option<String> {
             && !suffixes.iter().any(|s| name.ends_with(s.as_str())))
         .then_some(())
     };
-    let found = walk(cwd, DEPTH, &|p| name(p).is_some())?;
-    Some(
-        found
-            .strip_prefix(cwd)
-            .unwrap_or(&found)
-            .to_string_lossy()
-            .into_owned(),
-    )
-}
-
-/// The first file below `dir`, at most `depth` folders down, for which
-/// `wanted` holds.
-fn walk(dir: &Path, depth: usize, wanted: &dyn Fn(&Path) -> bool) -> Option<std::path::PathBuf> {
-    let entries = fs_err::read_dir(dir).ok()?;
-    let mut folders = Vec::new();
-    for entry in entries.flatten().take(ENTRIES) {
-        let path = entry.path();
-        match entry.file_type() {
-            Ok(t) if t.is_file() && wanted(&path) => return Some(path),
-            Ok(t) if t.is_dir() && !entry.file_name().to_string_lossy().starts_with('.') => {
-                folders.push(path);
-            }
-            _ => {}
-        }
-    }
-    folders.sort();
-    if depth == 0 {
-        return None;
-    }
-    folders
-        .iter()
-        .find_map(|folder| walk(folder, depth - 1, wanted))
+    super::walk::find_file(cwd, DEPTH, &mut |path| {
+        name(path)?;
+        Some(path.strip_prefix(cwd).ok()?.to_string_lossy().into_owned())
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn folder(files: &[&str]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for file in files {
-            let path = dir.path().join(file);
-            fs_err::create_dir_all(path.parent().unwrap()).unwrap();
-            fs_err::write(path, "x").unwrap();
-        }
-        dir
-    }
+    use crate::agent::walk::folder_with;
 
     #[test]
     fn a_suffix_test_that_misses_a_file_in_another_case_is_lowercased() {
-        let dir = folder(&[
+        let dir = folder_with(&[
             "project/a.py.bak",
             "project/src/util/OLD.BAK",
             "project/a.py",
@@ -196,7 +157,7 @@ mod tests {
 
     #[test]
     fn tuples_attributes_and_several_tests_on_a_line_are_lowercased() {
-        let dir = folder(&["photos/a.jpg", "photos/B.PNG"]);
+        let dir = folder_with(&["photos/a.jpg", "photos/B.PNG"]);
         let code = "n = [e.name for e in os.scandir('photos') if e.name.endswith(('.jpg', '.png')) or e.path.endswith('.gif')]";
         let (fix, missed, suffix) = fix(code, dir.path()).unwrap();
         assert_eq!(
@@ -209,7 +170,7 @@ mod tests {
 
     #[test]
     fn tests_that_are_right_or_name_no_missed_file_are_left_alone() {
-        let dir = folder(&["logs/A.LOG", "logs/b.log", ".git/X.TXT"]);
+        let dir = folder_with(&["logs/A.LOG", "logs/b.log", ".git/X.TXT"]);
         let cwd = dir.path();
         // Lowercased first, on the line or before it.
         assert!(fix("if f.lower().endswith('.log'):", cwd).is_none());
