@@ -1308,6 +1308,26 @@ async fn a_small_models_suffix_test_in_a_block_that_did_not_run_is_not_run_again
     assert!(env.cwd.path().join("project/src/OLD.BAK").exists());
 }
 
+/// Runs the task that moves the backups of [`backups`] keeping their
+/// folders, the model replying with `code` and then "Moved."; the
+/// environment after it.
+async fn backups_moved_by(code: &str) -> TestEnv {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    backups(env.cwd.path());
+    env.server
+        .push(Reply::text(code))
+        .push(Reply::text("Moved."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    env
+}
+
 /// The block oi runs to put `backups/OLD.BAK` where it belongs.
 const PUT_BACK: &str = "```python\nimport os\nfor now, belongs in [('backups/OLD.BAK', 'backups/src/OLD.BAK')]:\n    os.makedirs(os.path.dirname(belongs), exist_ok=True)\n    os.rename(now, belongs)\n```";
 
@@ -1320,21 +1340,9 @@ fn put_back_lead() -> String {
 
 #[tokio::test]
 async fn a_small_models_file_moved_without_the_folders_the_task_keeps_is_put_back_by_oi() {
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    let cwd = env.cwd.path();
-    backups(cwd);
     let flat = "```python\nimport os, shutil\nos.makedirs('backups', exist_ok=True)\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.lower().endswith('.bak'):\n            shutil.move(os.path.join(root, f), os.path.join('backups', f))\n```";
-    env.server
-        .push(Reply::text(flat))
-        .push(Reply::text("Moved."));
-    let out = env
-        .exec(&[
-            "-y",
-            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
+    let env = backups_moved_by(flat).await;
+    let cwd = env.cwd.path();
     let told = env.server.chat_requests()[1].last_message_text();
     assert!(told.contains(&put_back_lead()), "{told}");
     assert!(cwd.join("backups/src/OLD.BAK").is_file());
@@ -1346,23 +1354,11 @@ async fn a_small_models_file_moved_without_the_folders_the_task_keeps_is_put_bac
 
 #[tokio::test]
 async fn a_file_oi_moved_again_without_its_folders_is_put_back_right_after() {
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    let cwd = env.cwd.path();
-    backups(cwd);
     // `OLD.BAK` is missed by the test in lower case, then moved by oi's
     // re-run with the name lowercased, still without its folders.
     let flat = "```python\nimport os, shutil\nos.makedirs('backups', exist_ok=True)\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.endswith('.bak'):\n            shutil.move(os.path.join(root, f), os.path.join('backups', f))\n```";
-    env.server
-        .push(Reply::text(flat))
-        .push(Reply::text("Moved."));
-    let out = env
-        .exec(&[
-            "-y",
-            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
+    let env = backups_moved_by(flat).await;
+    let cwd = env.cwd.path();
     let told = env.server.chat_requests()[1].last_message_text();
     let lowered = told
         .find("So oi ran your code again with each name lowercased before the test:]")
@@ -1377,24 +1373,12 @@ async fn a_file_oi_moved_again_without_its_folders_is_put_back_right_after() {
 
 #[tokio::test]
 async fn a_suffix_test_missing_a_name_in_capitals_in_a_block_oi_fixed_is_lowercased_right_after() {
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    let cwd = env.cwd.path();
-    backups(cwd);
     // The move into a folder not made fails, oi makes the folder and runs
     // the block again; that run misses `OLD.BAK`, so oi runs it once more
     // with the name lowercased.
     let code = "```python\nimport os\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.endswith('.bak'):\n            path = os.path.join(root, f)\n            target = os.path.join('backups', os.path.relpath(path, 'project'))\n            os.rename(path, target)\n```";
-    env.server
-        .push(Reply::text(code))
-        .push(Reply::text("Moved."));
-    let out = env
-        .exec(&[
-            "-y",
-            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
+    let env = backups_moved_by(code).await;
+    let cwd = env.cwd.path();
     let told = env.server.chat_requests()[1].last_message_text();
     let made = told
         .find("[oi: that error has a known fix, so oi ran your code again with `os.rename(path, target)` written as:")
@@ -1409,21 +1393,9 @@ async fn a_suffix_test_missing_a_name_in_capitals_in_a_block_oi_fixed_is_lowerca
 
 #[tokio::test]
 async fn a_small_model_that_moves_files_with_their_folders_is_not_told_they_lost_them() {
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    let cwd = env.cwd.path();
-    backups(cwd);
     let kept = "```python\nimport os, shutil\nfor root, dirs, files in os.walk('project'):\n    for f in files:\n        if f.lower().endswith('.bak'):\n            path = os.path.join(root, f)\n            target = os.path.join('backups', os.path.relpath(path, 'project'))\n            os.makedirs(os.path.dirname(target), exist_ok=True)\n            shutil.move(path, target)\n```";
-    env.server
-        .push(Reply::text(kept))
-        .push(Reply::text("Moved."));
-    let out = env
-        .exec(&[
-            "-y",
-            "Move every .bak file under project/ into backups/, keeping each file's folders relative to project/.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
+    let env = backups_moved_by(kept).await;
+    let cwd = env.cwd.path();
     assert!(cwd.join("backups/src/OLD.BAK").exists());
     let requests = env.server.chat_requests();
     assert_eq!(requests.len(), 2, "no check before finishing");

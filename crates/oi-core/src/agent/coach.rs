@@ -4418,7 +4418,7 @@ fn content_problems(
             let what = if matches!(count, Some("number" | "count")) {
                 let distinct = ["distinct", "unique", "different"]
                     .iter()
-                    .any(|w| asked.task.to_lowercase().contains(w));
+                    .any(|w| asked.task.contains(w));
                 if distinct {
                     "how many there are, not the list: write that one number (`len(set(values))` for the distinct values of a list; pandas: `df[column].nunique()`)"
                 } else {

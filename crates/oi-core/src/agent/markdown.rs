@@ -74,29 +74,13 @@ pub(super) fn outline(name: &str, text: &str, whole: bool) -> Option<String> {
         named.push(format!("and {} more", count - MAX_HEADINGS));
     }
     let headings = if count == 1 { "heading" } else { "headings" };
-    let mut not = Vec::new();
-    if let Some(first) = outline.fenced.first() {
-        let more = match outline.fenced.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
-        };
-        not.push(format!(
-            "`{}` (line {}){more} inside a ``` block",
-            shown(first.text),
-            first.number
-        ));
-    }
-    if let Some(first) = outline.unspaced.first() {
-        let more = match outline.unspaced.len() {
-            1 => String::new(),
-            n => format!(" and {} more", n - 1),
-        };
-        not.push(format!(
-            "`{}` (line {}){more}, with no space after `#`",
-            shown(first.text),
-            first.number
-        ));
-    }
+    let not: Vec<String> = [
+        look_alikes(&outline.fenced, " inside a ``` block"),
+        look_alikes(&outline.unspaced, ", with no space after `#`"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let not = if not.is_empty() {
         String::new()
     } else {
@@ -115,6 +99,21 @@ pub(super) fn outline(name: &str, text: &str, whole: bool) -> Option<String> {
     Some(format!(
         "As Markdown it has {count} {headings}: {}.{not} A heading is 1 to 6 `#` and a space: its level is `level = len(line) - len(line.lstrip('#'))`, its title `line.strip().strip('#').strip()`{fences}.{underlined}",
         named.join(", ")
+    ))
+}
+
+/// The first of `lines` that only look like headings, with how many more
+/// there are and `why` they are not headings.
+fn look_alikes(lines: &[Line<'_>], why: &str) -> Option<String> {
+    let first = lines.first()?;
+    let more = match lines.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(format!(
+        "`{}` (line {}){more}{why}",
+        shown(first.text),
+        first.number
     ))
 }
 
