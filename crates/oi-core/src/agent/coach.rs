@@ -5258,7 +5258,8 @@ impl Asked {
             picked_from: Vec::new(),
             lower_case: !lower_words.is_empty(),
             lower_words,
-            upper_case: ["upper case", "uppercase", "upper-case", "capital"]
+            // Not "capital" alone: "the capital of each country".
+            upper_case: ["upper case", "uppercase", "upper-case", "capital letter"]
                 .iter()
                 .any(|phrase| lower.contains(phrase)),
             cased_words: task_words(task)
@@ -10770,6 +10771,9 @@ mod tests {
             "Turn settings.toml into settings.env: the key in upper case (DATABASE_HOST), true and false in lower case.",
         );
         assert!(asked.lower_case && asked.upper_case);
+        assert!(
+            !Asked::of("Write each country's capital in lower case to capitals.txt.").upper_case
+        );
         assert_eq!(
             capitalized(
                 "SERVER_DEBUG=false
