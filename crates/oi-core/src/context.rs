@@ -100,19 +100,26 @@ fn head_and_tail(text: &str, max: usize) -> Option<String> {
 }
 
 /// Cuts the outputs of runs (tool results, and in the markdown harness the
-/// user messages that carry outputs) in `messages[..end]`, except message
-/// `task`, to their head and tail. Returns how many were cut.
+/// user messages that carry outputs) in `messages[..end]`, except the task
+/// in message `task` and the summary before it ([`task_span`]), to their
+/// head and tail. Returns how many were cut.
 pub fn shrink_outputs(messages: &mut [Message], end: usize, task: Option<usize>) -> usize {
     let mut shrunk = 0;
     for (index, message) in messages.iter_mut().enumerate().take(end) {
-        if Some(index) == task {
-            continue;
-        }
         let content = match message {
             Message::Tool { content, .. } | Message::User { content } => content,
             Message::Assistant { .. } => continue,
         };
-        for part in content.iter_mut() {
+        let spared = if Some(index) == task {
+            0..task_span(content).end
+        } else {
+            0..0
+        };
+        for (_, part) in content
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| !spared.contains(i))
+        {
             if let ContentPart::Text { text } = part
                 && let Some(cut) = head_and_tail(text, SHRUNK_OUTPUT_CHARS)
             {
@@ -178,29 +185,81 @@ fn texts(content: &[ContentPart]) -> String {
         .join("\n")
 }
 
+/// How the first message of a rebuilt conversation begins: the summary.
+const SUMMARY_LEAD: &str =
+    "[Summary of the earlier conversation, which was too long to send whole:\n";
+/// Before the task's own parts in that message.
+const TASK_LEAD: &str = "The current task, as the user gave it:";
+/// Before the parts of the first kept message merged into it (a run's
+/// output, in the markdown harness).
+const SINCE_LEAD: &str = "[What followed:]";
+
+/// Which parts of the current task's message (`content`) are the task as
+/// the user gave it (with what oi added to it, as a first look): all of
+/// them, unless a compaction rebuilt the message, which then begins with
+/// the summary and may end with what followed.
+pub fn task_span(content: &[ContentPart]) -> std::ops::Range<usize> {
+    let is = |i: usize, lead: &str| matches!(content.get(i), Some(ContentPart::Text { text }) if text == lead);
+    let summary = matches!(
+        content.first(),
+        Some(ContentPart::Text { text }) if text.starts_with(SUMMARY_LEAD)
+    );
+    if !(summary && is(1, TASK_LEAD)) {
+        return 0..content.len();
+    }
+    let end = (2..content.len())
+        .find(|&i| is(i, SINCE_LEAD))
+        .unwrap_or(content.len());
+    2..end
+}
+
+/// The parts of the current task's message that are not the task (the
+/// summary before it, what followed after it), without the lines that
+/// lead them: what a later compaction summarizes again.
+pub fn outside_task(content: &[ContentPart]) -> Vec<ContentPart> {
+    let span = task_span(content);
+    content[..span.start]
+        .iter()
+        .chain(&content[span.end..])
+        .filter(|part| !matches!(part, ContentPart::Text { text } if text == TASK_LEAD || text == SINCE_LEAD))
+        .cloned()
+        .collect()
+}
+
 /// The conversation after the messages before `keep_from` were replaced by
 /// `summary`: the summary comes first, then the current task (message
-/// `task`, kept word for word when it was among the summarized), then the
-/// recent messages. Consecutive user messages are merged.
+/// `task`, its own parts word for word: not a summary an earlier
+/// compaction put before it, which `summary` covers), then the recent
+/// messages. Consecutive user messages are merged, the kept one led by a
+/// line saying it followed.
 pub fn rebuild(
     messages: &[Message],
     keep_from: usize,
     task: Option<usize>,
     summary: &str,
 ) -> Vec<Message> {
-    let mut lead = vec![ContentPart::text(format!(
-        "[Summary of the earlier conversation, which was too long to send whole:\n{summary}]"
-    ))];
-    if let Some(task) = task.filter(|t| *t < keep_from)
+    let mut lead = vec![ContentPart::text(format!("{SUMMARY_LEAD}{summary}]"))];
+    let mut rest = messages[keep_from..].iter().cloned();
+    let first = rest.next();
+    if let Some(task) = task.filter(|t| *t <= keep_from)
         && let Some(Message::User { content }) = messages.get(task)
+        && (task < keep_from || matches!(first, Some(Message::User { .. })))
     {
-        lead.push(ContentPart::text("The current task, as the user gave it:"));
-        lead.extend(content.iter().cloned());
+        lead.push(ContentPart::text(TASK_LEAD));
+        lead.extend(content[task_span(content)].iter().cloned());
+        if task == keep_from {
+            // The task is the first kept message: merged whole already.
+            let mut rebuilt = vec![Message::User { content: lead }];
+            rebuilt.extend(rest);
+            return rebuilt;
+        }
     }
     let mut rebuilt = Vec::with_capacity(messages.len() - keep_from + 1);
-    let mut rest = messages[keep_from..].iter().cloned();
-    match rest.next() {
+    match first {
         Some(Message::User { content }) => {
+            if lead.len() > 1 {
+                lead.push(ContentPart::text(SINCE_LEAD));
+            }
             lead.extend(content);
             rebuilt.push(Message::User { content: lead });
         }
@@ -350,6 +409,74 @@ mod tests {
             panic!()
         };
         assert!(texts(content).ends_with("the task"));
+    }
+
+    #[test]
+    fn a_second_compaction_keeps_the_task_once_and_summarizes_the_first_summary() {
+        let answer = |text: &str| Message::Assistant {
+            text: text.into(),
+            tool_calls: Vec::new(),
+            reasoning: Vec::new(),
+        };
+        let task = Message::User {
+            content: vec![
+                ContentPart::text("the task"),
+                ContentPart::text("[oi: a first look]"),
+            ],
+        };
+        let messages = vec![
+            task,
+            answer("step 1"),
+            Message::user("output 1"),
+            answer("step 2"),
+            Message::user("output 2"),
+        ];
+        // The first kept message is an output: it follows the task, led.
+        let once = rebuild(&messages, 2, Some(0), "first summary");
+        let Message::User { content } = &once[0] else {
+            panic!()
+        };
+        assert_eq!(
+            texts(content),
+            "[Summary of the earlier conversation, which was too long to send whole:\nfirst summary]\nThe current task, as the user gave it:\nthe task\n[oi: a first look]\n[What followed:]\noutput 1"
+        );
+        assert_eq!(task_span(content), 2..4);
+        assert_eq!(
+            texts(&outside_task(content)),
+            "[Summary of the earlier conversation, which was too long to send whole:\nfirst summary]\noutput 1"
+        );
+        // Compacted again: the task once, word for word; the first summary
+        // and what followed are not carried along.
+        let mut more = once.clone();
+        more.extend([answer("step 3"), Message::user("output 3")]);
+        let twice = rebuild(&more, 4, Some(0), "second summary");
+        let Message::User { content } = &twice[0] else {
+            panic!()
+        };
+        let text = texts(content);
+        assert_eq!(
+            text,
+            "[Summary of the earlier conversation, which was too long to send whole:\nsecond summary]\nThe current task, as the user gave it:\nthe task\n[oi: a first look]\n[What followed:]\noutput 3"
+        );
+        // Outputs are cut, the task and the summary before it are not.
+        let mut long = twice.clone();
+        let Message::User { content } = &mut long[0] else {
+            panic!()
+        };
+        content[2] = ContentPart::text("t".repeat(SHRUNK_OUTPUT_CHARS * 3));
+        content[5] = ContentPart::text("o".repeat(SHRUNK_OUTPUT_CHARS * 3));
+        assert_eq!(shrink_outputs(&mut long, 1, Some(0)), 1);
+        let Message::User { content } = &long[0] else {
+            panic!()
+        };
+        assert_eq!(
+            content[2],
+            ContentPart::text("t".repeat(SHRUNK_OUTPUT_CHARS * 3))
+        );
+        // A message no compaction rebuilt is the task whole.
+        let plain = [ContentPart::text("the task")];
+        assert_eq!(task_span(&plain), 0..1);
+        assert!(outside_task(&plain).is_empty());
     }
 
     #[test]

@@ -51,11 +51,20 @@ impl Session {
         if (force || now > budget)
             && let Some(keep_from) = split_point(&self.history, keep)
         {
+            // The task stays word for word; a summary an earlier
+            // compaction put before it, and what followed it, are
+            // summarized again.
             let old: Vec<Message> = self.history[..keep_from]
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| Some(*i) != self.task_index)
-                .map(|(_, m)| m.clone())
+                .filter_map(|(i, m)| match m {
+                    Message::User { content } if Some(i) == self.task_index => {
+                        let others = crate::context::outside_task(content);
+                        (!others.is_empty()).then_some(Message::User { content: others })
+                    }
+                    _ if Some(i) == self.task_index => None,
+                    _ => Some(m.clone()),
+                })
                 .collect();
             if !old.is_empty() {
                 let summary = self.summarize(&old, window, cancel).await?;

@@ -470,8 +470,12 @@ impl Session {
         };
         self.history.truncate(index + 1);
         self.history_epoch += 1;
+        // The task's own parts, before its first look: not a summary or
+        // what followed, which a compaction may have merged into it.
         if let Some(Message::User { content }) = self.history.get_mut(index) {
-            content.truncate(parts);
+            let mut own = content[crate::context::task_span(content)].to_vec();
+            own.truncate(parts);
+            *content = own;
         }
         self.add_first_look(task, rewrites);
     }
