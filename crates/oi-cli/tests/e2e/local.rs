@@ -1544,6 +1544,41 @@ async fn a_small_models_one_line_fix_runs_inside_the_block_that_failed() {
 }
 
 #[tokio::test]
+async fn a_reply_with_hundreds_of_blank_lines_in_a_row_is_kept_with_two() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let reply = format!(
+        "Here it is:{}```python\nimport platform\nprint(platform.python_version())\n```",
+        "\n".repeat(300)
+    );
+    env.server
+        .push(Reply::text(&reply))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env.exec(&["-y", "Print the version of Python."]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let sent_back = requests[1]
+        .messages()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect::<Vec<_>>();
+    assert_eq!(
+        sent_back,
+        ["Here it is:\n\n\n```python\nimport platform\nprint(platform.python_version())\n```"],
+        "{}",
+        out.stderr
+    );
+    assert!(requests[1].last_message_text().contains("3."));
+    assert!(
+        out.stderr.contains("oi kept two in a row and left out 297"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
 async fn a_small_models_result_written_by_a_later_block_is_shown_with_the_code_it_builds_on() {
     // The first block fails past the step that goes wrong (the header
     // kept from the input); a later block only writes what it left. Told

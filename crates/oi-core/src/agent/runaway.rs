@@ -85,6 +85,46 @@ pub(super) fn find(text: &str) -> Option<Runaway> {
     None
 }
 
+/// Blank lines in a row a reply keeps when it has a run of more than
+/// [`BLANK_RUN`]: two, as code may have between definitions.
+const KEPT_BLANKS: usize = 2;
+/// A run of blank lines longer than this is a reply gone astray.
+const BLANK_RUN: usize = 6;
+
+/// `text` with every run of more than [`KEPT_BLANKS`] blank lines cut to
+/// that many, when it has a run of more than [`BLANK_RUN`] (a small model
+/// can emit thousands of line breaks between its words, tokens cheap to
+/// generate that fill the context window when sent back), with how many
+/// lines were left out; `None` when it has no such run.
+pub(super) fn collapse_blank_runs(text: &str) -> Option<(String, usize)> {
+    let mut longest = 0;
+    let mut run = 0;
+    for line in text.split('\n') {
+        run = if line.trim().is_empty() { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    if longest <= BLANK_RUN {
+        return None;
+    }
+    let mut kept = Vec::new();
+    let mut left_out = 0;
+    run = 0;
+    for line in text.split('\n') {
+        if line.trim().is_empty() {
+            run += 1;
+            if run > KEPT_BLANKS {
+                left_out += 1;
+                continue;
+            }
+            kept.push("");
+        } else {
+            run = 0;
+            kept.push(line);
+        }
+    }
+    Some((kept.join("\n"), left_out))
+}
+
 /// What the model is told after its reply was cut.
 pub(super) fn note(runaway: &Runaway) -> String {
     let unit: String = runaway.unit.trim().chars().take(60).collect();
@@ -128,6 +168,22 @@ mod tests {
         assert_eq!(find(&varied), None);
         // Trailing whitespace alone.
         assert_eq!(find(&format!("done{}", " ".repeat(2000))), None);
+    }
+
+    #[test]
+    fn long_runs_of_blank_lines_are_cut_to_two() {
+        let text = format!(
+            "Fix:{}```python\nx = 1\n\n\ny = 2\n```{}",
+            "\n".repeat(500),
+            "\n \n\t".repeat(40)
+        );
+        let (kept, left_out) = collapse_blank_runs(&text).unwrap();
+        assert_eq!(kept, "Fix:\n\n\n```python\nx = 1\n\n\ny = 2\n```\n\n");
+        assert_eq!(left_out, 497 + 78);
+        // Runs of up to six blank lines are the model's own layout.
+        let layout = format!("a{}b", "\n".repeat(7));
+        assert_eq!(collapse_blank_runs(&layout), None);
+        assert!(collapse_blank_runs(&format!("a{}b", "\n".repeat(8))).is_some());
     }
 
     #[test]

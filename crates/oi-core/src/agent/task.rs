@@ -177,6 +177,18 @@ impl Session {
                 }
                 Err(error) => return self.unanswered(error),
             };
+            // Thousands of blank lines in a row (cheap tokens for a small
+            // model gone astray) would fill the context window when sent
+            // back: they are cut to two, and the reply is kept so.
+            let mut reply = reply;
+            if let Some((text, left_out)) = runaway::collapse_blank_runs(&reply.text) {
+                reply.text = text;
+                self.emit(Event::Warning {
+                    message: format!(
+                        "the model's reply had long runs of blank lines; oi kept two in a row and left out {left_out}"
+                    ),
+                });
+            }
             self.emit(Event::AssistantMessage {
                 text: reply.text.clone(),
             });
