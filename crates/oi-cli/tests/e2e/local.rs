@@ -1544,6 +1544,46 @@ async fn a_small_models_one_line_fix_runs_inside_the_block_that_failed() {
 }
 
 #[tokio::test]
+async fn a_small_models_guard_for_a_missing_key_runs_inside_the_block_that_failed() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("posts.json"),
+        r#"{"posts": [{"meta": {"tags": ["a", "b"]}}, {"meta": {}}, {"meta": {"tags": ["c"]}}]}"#,
+    )
+    .unwrap();
+    let block = "```python\nimport json\ndata = json.load(open('posts.json'))\ncount = 0\nfor post in data['posts']:\n    tags = post['meta']['tags']\n    count += len(tags)\nwith open('tags.txt', 'w') as f:\n    f.write(str(count))\n```";
+    env.server
+        .push(Reply::text(block))
+        .push(Reply::text(
+            "Some posts have no tags. Add:\n```python\nif 'tags' in post['meta']:\n    tags = post['meta']['tags']\nelse:\n    tags = []\n```",
+        ))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write how many tags the posts of posts.json carry in all to tags.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    // Run alone, the guard would have set `tags` for the post the loop
+    // stopped at and written nothing; in place of line 5, the loop and
+    // the write ran.
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("tags.txt")).unwrap(),
+        "3"
+    );
+    let third = env.server.chat_requests()[2].last_message_text();
+    assert!(
+        third.contains(
+            "[oi: your change went into the block that failed (line 5 replaced by your `if` statement), and oi ran that block whole.]"
+        ),
+        "{third}"
+    );
+}
+
+#[tokio::test]
 async fn a_reply_with_hundreds_of_blank_lines_in_a_row_is_kept_with_two() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

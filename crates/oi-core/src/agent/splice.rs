@@ -160,6 +160,9 @@ enum Statement<'a> {
 /// put in, and what changed; `None` when the fragment is not a few simple
 /// statements that change it.
 fn splice(code: &str, failed: usize, fragment: &str) -> Option<(String, Vec<String>)> {
+    if let Some(guard) = guard(fragment) {
+        return splice_guard(code, failed, &guard);
+    }
     let statements = fragment_statements(fragment)?;
     let mut lines: Vec<String> = code.lines().map(str::to_owned).collect();
     let significant = lines.iter().filter(|l| is_significant(l)).count();
@@ -236,6 +239,107 @@ fn splice(code: &str, failed: usize, fragment: &str) -> Option<(String, Vec<Stri
         spliced.push('\n');
     }
     (spliced != code && !changes.is_empty()).then_some((spliced, changes))
+}
+
+/// A fragment that sets one name each way a test or a `try` can go
+/// (`if 'tags' in post['meta']:` / `tags = post['meta']['tags']` /
+/// `else:` / `tags = []`): small models answer a `KeyError` with one.
+#[derive(Debug, PartialEq, Eq)]
+struct Guard {
+    /// The name every branch sets.
+    target: String,
+    /// Its lines, without their common indent.
+    lines: Vec<String>,
+}
+
+/// Significant lines a guard has, at most.
+const GUARD: usize = 8;
+
+/// The fragment as a [`Guard`]: an `if`/`elif`/`else` or `try`/`except`
+/// statement, with an `else:` or `except` branch, whose every branch is
+/// simple assignments of one name (`=`, no other operator); `None` for
+/// anything else.
+fn guard(fragment: &str) -> Option<Guard> {
+    let significant: Vec<&str> = fragment.lines().filter(|l| is_significant(l)).collect();
+    if significant.len() < 4 || significant.len() > GUARD {
+        return None;
+    }
+    let common = significant.iter().map(|l| indent(l).len()).min()?;
+    let lines: Vec<&str> = significant
+        .iter()
+        .map(|l| l.get(common..))
+        .collect::<Option<_>>()?;
+    let mut target: Option<String> = None;
+    let mut otherwise = false;
+    let mut body = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let top = !line.starts_with([' ', '\t']);
+        let trimmed = line.trim();
+        if top {
+            let word = trimmed.split([' ', ':']).next().unwrap_or("");
+            let first = i == 0;
+            let ok = match word {
+                "if" | "try" => first,
+                "elif" => !first,
+                "else" | "except" => {
+                    otherwise = true;
+                    !first
+                }
+                _ => false,
+            };
+            // Each header has a body before the next one.
+            if !ok || !trimmed.ends_with(':') || (!first && body == 0) {
+                return None;
+            }
+            body = 0;
+        } else {
+            // One level of indent: the body's statements are simple.
+            let (name, op, _) = assignment(trimmed)?;
+            if !op.is_empty()
+                || trimmed.ends_with([':', '\\', '(', '[', '{', ','])
+                || depth_after(0, trimmed) != 0
+                || code_of(trimmed).contains(';')
+                || target.as_ref().is_some_and(|t| *t != name)
+            {
+                return None;
+            }
+            target = Some(name);
+            body += 1;
+        }
+    }
+    (otherwise && body > 0)
+        .then(|| Guard {
+            target: target.unwrap_or_default(),
+            lines: lines.iter().map(|l| (*l).to_owned()).collect(),
+        })
+        .filter(|g| !g.target.is_empty())
+}
+
+/// The block `code`, which failed at `failed` (1-based) on a line setting
+/// the name a [`Guard`] sets, with that line replaced by the guard (at
+/// its indent), and what changed.
+fn splice_guard(code: &str, failed: usize, guard: &Guard) -> Option<(String, Vec<String>)> {
+    let mut lines: Vec<String> = code.lines().map(str::to_owned).collect();
+    if lines.iter().filter(|l| is_significant(l)).count() < BLOCK {
+        return None;
+    }
+    let at = failed - 1;
+    let line = lines.get(at)?;
+    let (target, op, _) = assignment(line.trim())?;
+    if target != guard.target || !op.is_empty() || !can_insert_before(&lines, at) {
+        return None;
+    }
+    let pad = indent(line).to_owned();
+    let head = guard.lines[0].split([' ', ':']).next().unwrap_or("if");
+    lines.splice(at..=at, guard.lines.iter().map(|l| format!("{pad}{l}")));
+    let mut spliced = lines.join("\n");
+    if code.ends_with('\n') {
+        spliced.push('\n');
+    }
+    Some((
+        spliced,
+        vec![format!("line {failed} replaced by your `{head}` statement")],
+    ))
 }
 
 /// The statements of a fragment: a few lines, each a simple statement at
@@ -494,6 +598,42 @@ mod tests {
             splice(REVENUE, 9, &format!("        {fix}\n")).map(|(c, _)| c),
             Some(code)
         );
+    }
+
+    const TAGS: &str = "import json\ndata = json.load(open('posts.json'))\ncounts = {}\nfor post in data['posts']:\n    tags = post['meta']['tags']\n    for tag in tags:\n        counts[tag] = counts.get(tag, 0) + 1\nprint(counts)\n";
+
+    #[test]
+    fn a_guard_setting_the_failed_lines_name_replaces_that_line() {
+        let fix = "if 'meta' in post and 'tags' in post['meta']:\n    tags = post['meta']['tags']\nelse:\n    tags = []\n";
+        let (code, changes) = splice(TAGS, 5, fix).expect("spliced");
+        assert_eq!(changes, ["line 5 replaced by your `if` statement"]);
+        assert_eq!(
+            code,
+            TAGS.replace(
+                "    tags = post['meta']['tags']\n",
+                "    if 'meta' in post and 'tags' in post['meta']:\n        tags = post['meta']['tags']\n    else:\n        tags = []\n"
+            )
+        );
+        // A `try`, copied with the loop's indent, the same way.
+        let tried = "    try:\n        tags = post['meta']['tags']\n    except KeyError:\n        tags = []";
+        let (code, changes) = splice(TAGS, 5, tried).expect("spliced");
+        assert_eq!(changes, ["line 5 replaced by your `try` statement"]);
+        assert!(
+            code.contains("for post in data['posts']:\n    try:\n        tags = post['meta']['tags']\n    except KeyError:\n        tags = []\n    for tag in tags:"),
+            "{code}"
+        );
+        // Not a guard: no branch for the other way, another name set, a
+        // body that does more than set it, or a line that sets another name.
+        for other in [
+            "if 'tags' in post['meta']:\n    tags = post['meta']['tags']\n    n = 1\n    m = 2",
+            "if 'tags' in post['meta']:\n    tags = post['meta']['tags']\nelse:\n    labels = []",
+            "if 'tags' in post['meta']:\n    tags = post['meta']['tags']\nelse:\n    print('none')",
+            "if 'tags' in post['meta']:\n    tags = post['meta']['tags']\nelse:\n    tags += []",
+            "else:\n    tags = []\nif x:\n    tags = 1",
+        ] {
+            assert_eq!(guard(other), None, "{other}");
+        }
+        assert_eq!(splice(TAGS, 7, fix), None);
     }
 
     #[test]
