@@ -432,8 +432,9 @@ fn script(name: &str) -> Option<&'static Script> {
 /// Whether `code` is a new version of the script `old`: at least half of
 /// the script's lines are in it (compared without indentation), or a third
 /// of them with all of its skeleton (its imports and definitions: a
-/// rewrite of the body), and it has at least 60% as many lines — not a
-/// snippet of it, not other code.
+/// rewrite of the body), or it reads command-line arguments as the script
+/// does (`sys.argv[1]`: run in a session, such code has none), and it has
+/// at least 60% as many lines — not a snippet of it, not other code.
 fn is_new_version(old: &str, code: &str) -> bool {
     const MAX_LINES: usize = 400;
     let meaningful = |text: &str| -> Vec<String> {
@@ -451,7 +452,10 @@ fn is_new_version(old: &str, code: &str) -> bool {
     let kept = old.iter().filter(|l| new.contains(l)).count();
     let skeleton: Vec<&String> = old.iter().filter(|l| is_skeleton(l)).collect();
     let same_skeleton = skeleton.len() >= 2 && skeleton.iter().all(|l| new.contains(l));
-    let enough = kept * 2 >= old.len() || same_skeleton && kept * 3 >= old.len();
+    // Code that reads command-line arguments only runs as a script.
+    let both_read_arguments = old.iter().any(|l| reads_arguments(l)) && reads_arguments(code);
+    let enough =
+        kept * 2 >= old.len() || same_skeleton && kept * 3 >= old.len() || both_read_arguments;
     enough && new.len() * 10 >= old.len() * 6
 }
 
@@ -739,8 +743,24 @@ mod tests {
         let rewrite = "import sys\nimport re\nfrom collections import Counter\n\ndef main(path):\n    counts = Counter()\n    with open(path) as f:\n        for word in re.findall(r\"[a-z']+\", f.read().lower()):\n            counts[word] += 1\n    for word, n in counts.most_common(3):\n        print(f\"{word} {n}\")\n\nif __name__ == \"__main__\":\n    main(sys.argv[1])\n";
         assert!(is_new_version(old, rewrite));
         // Without the skeleton, a third of the lines is not enough.
-        let other = rewrite.replace("def main(path):", "def count(path):");
+        let other = rewrite
+            .replace("def main(path):", "def count(path):")
+            .replace("main(sys.argv[1])", "count('notes.txt')");
         assert!(!is_new_version(old, &other));
+        // A rewrite that reads the script's arguments runs only as the
+        // script, however little of it it keeps.
+        let total = "import sys\n\npath, column = sys.argv[1], sys.argv[2]\nlines = open(path).read().split(\"\\n\")\nheader = lines[0].split(\",\")\nidx = header.index(column)\ntotal = 0\nfor line in lines[1:]:\n    total += float(line.split(\",\")[idx])\nprint(round(total, 2))\n";
+        let with_csv = "import sys\n\nimport csv\n\npath, column = sys.argv[1], sys.argv[2]\nwith open(path) as f:\n    reader = csv.DictReader(f)\n    total = 0\n    for row in reader:\n        if column in row:\n            amount = row[column].replace(\",\", \"\")\n            if amount:\n                total += float(amount)\nprint(round(total, 2))\n";
+        assert!(is_new_version(total, with_csv));
+        let as_function = "import sys\nimport csv\n\ndef process_csv(file_path, column_name):\n    total = 0\n    with open(file_path, newline='') as file:\n        for row in csv.DictReader(file):\n            value = row[column_name].replace(',', '')\n            if value:\n                total += float(value)\n    return round(total, 2)\n\nif __name__ == '__main__':\n    print(process_csv(sys.argv[1], sys.argv[2]))\n";
+        assert!(is_new_version(total, as_function));
+        assert!(!is_new_version(
+            total,
+            &with_csv.replace(
+                "path, column = sys.argv[1], sys.argv[2]",
+                "path, column = 'a.csv', 'x'"
+            )
+        ));
         // Nor is the skeleton alone.
         assert!(!is_new_version(
             old,
