@@ -2546,6 +2546,41 @@ async fn a_small_model_is_told_a_result_names_every_file_where_some_are_asked() 
 }
 
 #[tokio::test]
+async fn a_small_model_typing_a_results_lines_as_a_block_is_told_to_build_them() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("guide.md"),
+        "# Guide\n\n## Install\n\n### On Linux\n\n## Usage\n",
+    )
+    .unwrap();
+    let build = "lines = []\nfor line in open('guide.md'):\n    level = len(line) - len(line.lstrip('#'))\n    if level in (2, 3):\n        lines.append('  ' * (level - 2) + '- ' + line.strip('#').strip())\n_ = open('toc.md', 'w').write('\\n'.join(lines) + '\\n')";
+    env.server
+        .push(Reply::text(
+            "```bash\n# Guide\n- Install\n  - On Linux\n- Usage\n```",
+        ))
+        .push(Reply::text(&format!("```python\n{build}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write toc.md, a table of contents for guide.md: one line per level-2 and level-3 heading in order, a level-2 heading as \"- Title\" and a level-3 heading as \"  - Title\".",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("[oi: that block is not shell: it is lines typed as the text of `toc.md`, so they ran as commands and `toc.md` was not written. Write Python that reads `guide.md` and builds those lines from what it reads"),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("toc.md")).unwrap(),
+        "- Install\n  - On Linux\n- Usage\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_a_fixed_script_prints_a_message_and_punctuated_words() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

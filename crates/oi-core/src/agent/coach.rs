@@ -1217,9 +1217,10 @@ impl Coach {
 
     /// After a batch of `runs` (the proposed code of each action) with
     /// these `reports`: when a block failed to parse or named nothing
-    /// defined because it is the text of an input file (an `.ini` section
-    /// with the changed line) rather than code, a note saying so, once.
-    /// Small models "change" a config file by showing its new lines.
+    /// defined because it is text rather than code, a note saying so, once.
+    /// Small models "change" a config file by showing its new lines (the
+    /// text of an input file), and "write" a result by typing the lines
+    /// it should hold (a Markdown list run as shell commands).
     pub(super) fn content_note(
         &mut self,
         runs: &[Option<ProposedRun>],
@@ -1229,10 +1230,11 @@ impl Coach {
         if !self.small_model || self.told_content {
             return None;
         }
-        let (run, name) = runs.iter().zip(reports).find_map(|(run, report)| {
+        let (run, text) = runs.iter().zip(reports).find_map(|(run, report)| {
             let run = run.as_ref()?;
             let parse_failure = [
                 "SyntaxError",
+                "IndentationError",
                 "NameError",
                 "syntax error",
                 "command not found",
@@ -1243,17 +1245,43 @@ impl Coach {
                 return None;
             }
             // A script's new version is code in its own right.
-            self.inputs
+            let input = self
+                .inputs
                 .iter()
                 .filter(|name| !super::save_as::is_script(name))
-                .find(|name| text_of(&run.code, name, cwd))
-                .map(|name| (run, name.clone()))
+                .find(|name| text_of(&run.code, name, cwd));
+            match (input, self.expected.as_slice()) {
+                (Some(name), _) => Some((run, Text::Input(name.clone()))),
+                (None, [output]) if typed_lines(&run.code) && !cwd.join(output).exists() => {
+                    Some((run, Text::Output(output.clone())))
+                }
+                _ => None,
+            }
         })?;
         self.told_content = true;
         let language = run.language.as_deref().unwrap_or("code");
-        Some(format!(
-            "[oi: that block is not {language}: it is text of `{name}`, and running it does not change the file. To change `{name}`, write {language} that reads it, changes what the task asks, and writes it back.]"
-        ))
+        Some(match text {
+            Text::Input(name) => format!(
+                "[oi: that block is not {language}: it is text of `{name}`, and running it does not change the file. To change `{name}`, write {language} that reads it, changes what the task asks, and writes it back.]"
+            ),
+            Text::Output(name) => {
+                let file = table::python_string(&name);
+                let from = match self.inputs.as_slice() {
+                    [] => "makes those lines".to_owned(),
+                    inputs => format!(
+                        "reads {} and builds those lines from what it reads",
+                        inputs
+                            .iter()
+                            .map(|input| format!("`{input}`"))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    ),
+                };
+                format!(
+                    "[oi: that block is not {language}: it is lines typed as the text of `{name}`, so they ran as commands and `{name}` was not written. Write Python that {from}, then writes them to `{name}` (`open({file}, 'w').write('\\n'.join(lines) + '\\n')`).]"
+                )
+            }
+        })
     }
 
     /// After a batch of runs: what they made of the files the task names
@@ -2757,6 +2785,34 @@ fn header_note(output: &str, inputs: &[String], cwd: &Path) -> Option<String> {
         }
     }
     None
+}
+
+/// What a block that is text, not code, is the text of.
+enum Text {
+    /// An input file the task names: the block is its lines, changed.
+    Input(String),
+    /// The one file the task asks for: the block is the lines it should
+    /// hold, typed in.
+    Output(String),
+}
+
+/// Whether `code` is lines of a list or a table rather than code: at
+/// least two lines, and half of those not comments, that begin as a
+/// Markdown list item (`- `, `* `, `+ `, `1. `) or a table row (`|`).
+fn typed_lines(code: &str) -> bool {
+    let lines: Vec<&str> = code
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let item = |line: &str| {
+        let numbered = line.split_once(['.', ')']).is_some_and(|(n, rest)| {
+            !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && rest.starts_with(' ')
+        });
+        ["- ", "* ", "+ ", "|"].iter().any(|m| line.starts_with(m)) || numbered
+    };
+    let items = lines.iter().filter(|l| item(l)).count();
+    items >= 2 && items * 2 >= lines.len()
 }
 
 /// Whether `code` is text of the input file `name` rather than code: most
@@ -11898,6 +11954,79 @@ mod tests {
         // Not for other models.
         let (mut big, _) = after_failure(false, task, &python_run(code), &failed, cwd);
         assert_eq!(big.rerun(&[python_run(code)], &[failed]), None);
+    }
+
+    #[test]
+    fn a_results_lines_typed_as_code_are_pointed_out_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("guide.md"),
+            "# Guide\n\n## Install\n\n### On Linux\n\n## Usage\n",
+        )
+        .unwrap();
+        let task = "Write toc.md, a table of contents for guide.md: one line per level-2 and level-3 heading, as \"- Title\" and \"  - Title\".";
+        let run = |language: &str, code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some(language.into()),
+                code: code.into(),
+            })
+        };
+        let typed = "# Guide\n- Install\n  - On Linux\n- Usage";
+        let not_found = Report {
+            language: "shell".into(),
+            text: "line 2: -: command not found\n[exit code 127]".into(),
+            ..python_report("")
+        };
+        let mut coach = Coach::new(true, task, cwd);
+        // Code that failed is not text.
+        assert_eq!(
+            coach.content_note(
+                &[run("python", "print(heads)")],
+                &[python_report("NameError: name 'heads' is not defined")],
+                cwd
+            ),
+            None
+        );
+        assert_eq!(
+            coach
+                .content_note(
+                    &[run("shell", typed)],
+                    std::slice::from_ref(&not_found),
+                    cwd
+                )
+                .as_deref(),
+            Some(
+                "[oi: that block is not shell: it is lines typed as the text of `toc.md`, so they ran as commands and `toc.md` was not written. Write Python that reads `guide.md` and builds those lines from what it reads, then writes them to `toc.md` (`open('toc.md', 'w').write('\\n'.join(lines) + '\\n')`).]"
+            )
+        );
+        // Once a task.
+        assert_eq!(
+            coach.content_note(
+                &[run("shell", typed)],
+                std::slice::from_ref(&not_found),
+                cwd
+            ),
+            None
+        );
+        // Python's error for the same lines; with no input to read.
+        let mut fresh = Coach::new(true, "Write fruits.md, a list of three fruits.", cwd);
+        let note = fresh
+            .content_note(
+                &[run("python", "- apple\n  - pear\n- plum")],
+                &[python_report("IndentationError: unexpected indent")],
+                cwd,
+            )
+            .unwrap();
+        assert!(
+            note.contains("Write Python that makes those lines, then writes them to `fruits.md`"),
+            "{note}"
+        );
+        assert!(typed_lines("| a | b |\n|---|---|\n| 1 | 2 |"));
+        assert!(typed_lines("1. one\n2) two"));
+        assert!(!typed_lines("- x\nprint(1)\nprint(2)\nprint(3)"));
+        assert!(!typed_lines("x = 1.5 + 2\ny = -x"));
     }
 
     #[test]
