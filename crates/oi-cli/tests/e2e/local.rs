@@ -2546,6 +2546,50 @@ async fn a_small_model_is_told_a_result_names_every_file_where_some_are_asked() 
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_a_table_lost_the_columns_the_task_keeps() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("contacts.csv"),
+        "name,phone,city\nAna Ruiz,(555) 123-4567,Austin\nBen Cho,555.123.4567,Boston\nCara Diaz,+1 555 987 6543,Chicago\n",
+    )
+    .unwrap();
+    let read = "import csv, re\nrows = list(csv.DictReader(open('contacts.csv')))\nfor r in rows:\n    r['phone'] = re.sub(r'\\D', '', r['phone'])[-10:]";
+    let one_column = format!(
+        "{read}\nw = csv.writer(open('contacts_clean.csv', 'w', newline=''))\nw.writerow(['phone'])\nw.writerows([[r['phone']] for r in rows])"
+    );
+    let whole = format!(
+        "{read}\nw = csv.DictWriter(open('contacts_clean.csv', 'w', newline=''), fieldnames=['name', 'phone', 'city'])\nw.writeheader()\nw.writerows(rows)"
+    );
+    env.server
+        .push(Reply::text(&format!("```python\n{one_column}\n```")))
+        .push(Reply::text(&format!("```python\n{whole}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write contacts_clean.csv with the same columns as contacts.csv but every phone number written as its 10 digits only.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("`contacts_clean.csv` has only `phone` of the columns of `contacts.csv`, where the task keeps its columns: `name`, `city` are missing."),
+        "{told}"
+    );
+    let after = requests[2].last_message_text();
+    assert!(
+        !after.contains("where the task keeps its columns"),
+        "{after}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("contacts_clean.csv")).unwrap(),
+        "name,phone,city\r\nAna Ruiz,5551234567,Austin\r\nBen Cho,5551234567,Boston\r\nCara Diaz,5559876543,Chicago\r\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_typing_a_results_lines_as_a_block_is_told_to_build_them() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");
@@ -2577,6 +2621,38 @@ async fn a_small_model_typing_a_results_lines_as_a_block_is_told_to_build_them()
     assert_eq!(
         fs_err::read_to_string(env.cwd.path().join("toc.md")).unwrap(),
         "- Install\n  - On Linux\n- Usage\n"
+    );
+}
+
+#[tokio::test]
+async fn a_small_models_result_with_a_line_twice_where_each_once_is_asked_is_made_again_by_oi() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("clients.txt"),
+        "10.0.0.10\n192.168.1.2\n10.0.0.9\n10.0.0.10\n",
+    )
+    .unwrap();
+    let code = "clients = [c.strip() for c in open('clients.txt') if c.strip()]\nclients.sort(key=lambda x: tuple(map(int, x.split('.'))))\nwith open('ips_sorted.txt', 'w') as f:\n    f.write('\\n'.join(clients) + '\\n')";
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "clients.txt lists client IP addresses, one per line, some repeated. Write ips_sorted.txt with each address once, in numeric order.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("[oi: `ips_sorted.txt` had `10.0.0.10` twice where the task asks for each once, so oi ran your code again with `f.write('\\n'.join(clients) + '\\n')` written as `f.write('\\n'.join(dict.fromkeys(clients)) + '\\n')`, which keeps the first of each value, in order:]"),
+        "{told}"
+    );
+    assert!(!told.contains("twice (lines"), "{told}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("ips_sorted.txt")).unwrap(),
+        "10.0.0.9\n10.0.0.10\n192.168.1.2\n"
     );
 }
 

@@ -116,6 +116,9 @@ pub(super) struct Coach {
     /// Whether oi ran a block again with its names lowercased before a
     /// suffix test that missed a file named in another case.
     lowered_suffix: bool,
+    /// Whether oi ran a block again with the list it joins into a result's
+    /// lines made of each value once, where the task asks for each once.
+    deduplicated: bool,
     /// Whether the model was told a test it wrote against typed values is
     /// no evidence.
     told_self_test: bool,
@@ -445,6 +448,7 @@ impl Coach {
             told_header: false,
             kept_first_row: false,
             lowered_suffix: false,
+            deduplicated: false,
             told_self_test: false,
             by_time: asks_by_time(task),
             printed_unwritten: None,
@@ -1720,6 +1724,34 @@ impl Coach {
         } else {
             None
         };
+        // A result with a line twice where the task asks for each once,
+        // written by a block that joins a list into its lines: the block
+        // run again with that list made of each value once, in its order,
+        // once a task. Its result is shown instead of this one.
+        if !self.deduplicated
+            && self.may_run_again_after_success()
+            && let Some((fix, name, line)) = changed.iter().find_map(|(name, path, _)| {
+                if !self.asked(name).each_once || !self.python.contains(name.as_str()) {
+                    return None;
+                }
+                let head = read_head(path, FIX_HEAD)?;
+                let text = String::from_utf8_lossy(&head);
+                // A whole list written twice is an append, told as such.
+                if doubled_lines(&text).is_some() {
+                    return None;
+                }
+                let (line, _, _, spaced) = repeated_line(&text)?;
+                let (code, fixed) = once_fix(&self.python, spaced)?;
+                Some((LineChange::new(&code, fixed), name.clone(), line))
+            })
+        {
+            self.deduplicated = true;
+            let lead = format!(
+                "[oi: `{name}` had `{line}` twice where the task asks for each once, so oi ran your code again with `{}` written as `{}`, which keeps the first of each value, in order:]",
+                fix.line, fix.fixed
+            );
+            self.run_again_led(&fix, lead);
+        }
         // The script of the block that changed them (the same for each).
         let whole = match &self.batch_block {
             Some((language, code)) if !changed.is_empty() && is_python(Some(language)) => self
@@ -4120,6 +4152,18 @@ fn content_problems(
             "the `{column}` column of `{name}` is `{value}` in all {rows} rows, where the task asks for a value for each {per}: one number for the whole column (`df['amount'].sum()`) was put in every row; {how}"
         ));
     }
+    let tables: Vec<&str> = inputs.iter().map(|(_, text)| text.as_str()).collect();
+    if let Some((column, rows)) = table::zero_column(text, &tables) {
+        let why = match self_subtraction(python) {
+            Some((line, term)) => format!(
+                "`{line}` takes `{term}` from itself, which is always 0: one of the two should be another value (a date or number the task gives, or another column)"
+            ),
+            None => "unless that is the real answer, the code computed nothing there; print the values it is computed from".to_owned(),
+        };
+        problems.push(format!(
+            "the `{column}` column of `{name}` is 0 in all {rows} rows: {why}"
+        ));
+    }
     if let Some((value, column)) = kept_left_out(text, &asked.left_out) {
         let values = asked
             .left_out
@@ -4219,8 +4263,30 @@ fn content_problems(
         } else {
             ""
         };
+        let how = match once_fix(python, spaced) {
+            Some((code, fixed)) => format!("in your code, `{code}` becomes `{fixed}`"),
+            None => "Python: `list(dict.fromkeys(values))` keeps the first of each in order, `sorted(set(values))` when the list is sorted anyway; pandas: `.drop_duplicates()`".to_owned(),
+        };
         problems.push(format!(
-            "`{name}` has `{line}` twice (lines {first} and {again}){strip} where the task asks for each once: keep one of each (Python: `list(dict.fromkeys(values))` keeps the first of each in order, `sorted(set(values))` when the list is sorted anyway; pandas: `.drop_duplicates()`)"
+            "`{name}` has `{line}` twice (lines {first} and {again}){strip} where the task asks for each once: keep one of each ({how})"
+        ));
+    }
+    if asked.same_columns
+        && let Some(lost) = columns_left_out(text, inputs)
+    {
+        let file = table::python_string(name);
+        problems.push(format!(
+            "`{name}` has only {kept} of the columns of `{input}`, where the task keeps its columns: `{missing}` {are} missing. Change the values in the table and write the whole table (pandas: `df[{column}] = …`, then `df.to_csv({file}, index=False)`; not `df[{column}].to_csv(…)`)",
+            kept = lost
+                .kept
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            input = lost.input,
+            missing = lost.missing.join("`, `"),
+            are = if lost.missing.len() == 1 { "is" } else { "are" },
+            column = table::python_string(&lost.kept[0]),
         ));
     }
     if name.to_ascii_lowercase().ends_with(".csv")
@@ -5117,6 +5183,10 @@ struct Asked {
     /// Whether it asks for each entry once ("each contact once",
     /// "unique", "no duplicates").
     each_once: bool,
+    /// Whether it keeps an input table's columns in the table it writes
+    /// ("with the same columns as contacts.csv", "keeping all other
+    /// columns").
+    same_columns: bool,
     /// The word after "sorted by" or "ordered by" ("sorted by subject"),
     /// when it is no direction ("sorted by total, largest first" is
     /// checked by `order`).
@@ -5278,6 +5348,20 @@ impl Asked {
             each_once: words
                 .iter()
                 .any(|w| matches!(w.as_str(), "once" | "unique" | "duplicates" | "deduplicate")),
+            same_columns: [
+                "same columns",
+                "all its columns",
+                "all of its columns",
+                "all the columns",
+                "all columns",
+                "all other columns",
+                "all the other columns",
+                "every other column",
+                "other columns unchanged",
+                "other columns as they are",
+            ]
+            .iter()
+            .any(|phrase| lower.contains(phrase)),
             tab_separated: [
                 "separated by a tab",
                 "separated by tabs",
@@ -5457,6 +5541,48 @@ fn asks_single(words: &[String]) -> bool {
 /// after "of", or an "each" in another sentence: the word that asks
 /// (`number`, `count`, `total`). Not for a table's file, and not where
 /// that sentence asks for one per something.
+/// The columns of an input table that a table written from it left out.
+#[derive(Debug, PartialEq)]
+struct LostColumns {
+    /// The input file.
+    input: String,
+    /// The columns the result has, all the input's.
+    kept: Vec<String>,
+    /// The input's columns it lacks, in the input's order.
+    missing: Vec<String>,
+}
+
+/// Whether the table `text` (a result's start) has only some of the
+/// columns of an input table: its header is made of that input's column
+/// names (compared folded) and lacks at least one of them. A header with a
+/// column of its own (a renamed or added one) is not judged.
+fn columns_left_out(text: &str, inputs: &[(&String, &String)]) -> Option<LostColumns> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header = lines.next()?;
+    // A header alone is told apart (the table came out empty).
+    lines.next()?;
+    inputs.iter().find_map(|(input, seen)| {
+        let (sep, columns) = table::columns(seen)?;
+        let folded: Vec<String> = columns.iter().map(|c| table::fold(c)).collect();
+        let kept: Vec<String> = header.split(sep).map(|c| c.trim().to_owned()).collect();
+        let all_theirs = kept
+            .iter()
+            .all(|c| !c.is_empty() && folded.contains(&table::fold(c)));
+        let kept_folded: Vec<String> = kept.iter().map(|c| table::fold(c)).collect();
+        let missing: Vec<String> = columns
+            .iter()
+            .zip(&folded)
+            .filter(|(_, f)| !kept_folded.contains(f))
+            .map(|(c, _)| c.trim().to_owned())
+            .collect();
+        (all_theirs && !missing.is_empty()).then(|| LostColumns {
+            input: (*input).clone(),
+            kept,
+            missing,
+        })
+    })
+}
+
 fn asks_count_alone(task: &str, name: &str) -> Option<&'static str> {
     let name = name.to_lowercase();
     if [".csv", ".tsv", ".json", ".jsonl"]
@@ -6433,6 +6559,66 @@ fn doubled_lines(text: &str) -> Option<(String, usize)> {
     let half = lines.len() / 2;
     (half >= 2 && lines.len() % 2 == 0 && lines[..half] == lines[half..])
         .then(|| (lines[0].to_owned(), half + 1))
+}
+
+/// A line of `python` that takes a term from itself (`df['born'].dt.year
+/// - df['born'].dt.year`): the line (trimmed) and the term, a name with
+/// its subscripts and attributes. A small model copying a formula puts
+/// one name in place of two.
+fn self_subtraction(python: &str) -> Option<(String, String)> {
+    let before = |c: char| c.is_whitespace() || "=(,+*/".contains(c);
+    let after = |c: char| c.is_whitespace() || "),".contains(c);
+    python.lines().map(str::trim).find_map(|line| {
+        line.match_indices(" - ").find_map(|(at, _)| {
+            let left = &line[..at];
+            let left = &left[left.rfind(before).map_or(0, |i| i + 1)..];
+            let right = &line[at + 3..];
+            let right = &right[..right.find(after).unwrap_or(right.len())];
+            let balanced = left.matches(['(', '[']).count() == left.matches([')', ']']).count();
+            (left == right && balanced && left.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+                .then(|| (line.to_owned(), left.to_owned()))
+        })
+    })
+}
+
+/// The line of `python` that joins a list into lines (`'\n'.join(values)`)
+/// or writes a list's lines (`f.writelines(values)`), and that line with
+/// the list made of each value once, in its order
+/// (`'\n'.join(dict.fromkeys(values))`); each value stripped first when
+/// the repeats differ in spaces around them (`spaced`; a `writelines` list
+/// keeps its line breaks, so it is not changed then). `None` when no line
+/// or two lines do so, or the list is made unique already.
+fn once_fix(python: &str, spaced: bool) -> Option<(String, String)> {
+    let mut lines = python.lines().map(str::trim).filter_map(|line| {
+        let calls: &[&str] = if spaced {
+            &["'\\n'.join(", "\"\\n\".join("]
+        } else {
+            &["'\\n'.join(", "\"\\n\".join(", ".writelines("]
+        };
+        let start = calls
+            .iter()
+            .find_map(|call| line.find(call).map(|at| at + call.len()))?;
+        let end = super::pyline::closing_bracket(line, start - 1)?;
+        let list = line[start..end].trim();
+        if list.is_empty()
+            || ["dict.fromkeys", "set(", "unique", "drop_duplicates"]
+                .iter()
+                .any(|made| list.contains(made))
+        {
+            return None;
+        }
+        let once = if spaced {
+            format!("dict.fromkeys(v.strip() for v in ({list}))")
+        } else {
+            format!("dict.fromkeys({list})")
+        };
+        Some((
+            line.to_owned(),
+            format!("{}{once}{}", &line[..start], &line[end..]),
+        ))
+    });
+    let first = lines.next()?;
+    lines.next().is_none().then_some(first)
 }
 
 /// The first line of `text` that comes again word for word (spaces
@@ -7686,6 +7872,153 @@ mod tests {
             repeated_line("a\nb\na\n"),
             Some(("a".to_owned(), 1, 3, false))
         );
+    }
+
+    #[test]
+    fn a_column_of_zeros_the_code_computed_is_named_with_a_term_taken_from_itself() {
+        let asked = Asked::of(
+            "Write ages.csv with the columns name,age: each member's age in whole years on 30 June 2024.",
+        );
+        let members = (
+            "members.csv".to_owned(),
+            "name,born\nAna,03/07/1990\nBen,30/06/2000\nCara,01/07/2000\n".to_owned(),
+        );
+        let inputs = [(&members.0, &members.1)];
+        let python = "import pandas as pd\ndf = pd.read_csv('members.csv')\ndf['born'] = pd.to_datetime(df['born'], dayfirst=True)\ndf['age'] = df['born'].dt.year - df['born'].dt.year - ((df['born'].dt.month > 6))\ndf[['name', 'age']].to_csv('ages.csv', index=False)\n";
+        let problems = content_problems(
+            "ages.csv",
+            "name,age\nAna,0\nBen,0\nCara,0\n",
+            &inputs,
+            &asked,
+            python,
+        );
+        assert!(
+            problems.iter().any(|p| p == "the `age` column of `ages.csv` is 0 in all 3 rows: `df['age'] = df['born'].dt.year - df['born'].dt.year - ((df['born'].dt.month > 6))` takes `df['born'].dt.year` from itself, which is always 0: one of the two should be another value (a date or number the task gives, or another column)"),
+            "{problems:?}"
+        );
+        // Ages that differ, or zeros copied from an input: nothing to say.
+        assert!(
+            !content_problems(
+                "ages.csv",
+                "name,age\nAna,33\nBen,24\nCara,23\n",
+                &inputs,
+                &asked,
+                python
+            )
+            .iter()
+            .any(|p| p.contains("is 0 in all"))
+        );
+        let stock = (
+            "stock.csv".to_owned(),
+            "item,sold\na,0\nb,0\nc,0\n".to_owned(),
+        );
+        assert_eq!(
+            table::zero_column("item,sold\na,0\nb,0\nc,0\n", &[stock.1.as_str()]),
+            None
+        );
+        assert_eq!(
+            table::zero_column("item,sold\na,0\nb,0.0\nc,0\n", &[]),
+            Some(("sold".to_owned(), 3))
+        );
+        // Too few rows to tell, or rows that do not differ.
+        assert_eq!(table::zero_column("item,sold\na,0\nb,0\n", &[]), None);
+        assert_eq!(table::zero_column("item,sold\na,0\na,0\na,0\n", &[]), None);
+        // Without a term taken from itself, the note asks for the values.
+        assert!(
+            content_problems("ages.csv", "name,age\nAna,0\nBen,0\nCara,0\n", &inputs, &asked, "df['age'] = 0\n")
+                .iter()
+                .any(|p| p == "the `age` column of `ages.csv` is 0 in all 3 rows: unless that is the real answer, the code computed nothing there; print the values it is computed from"),
+        );
+        assert_eq!(self_subtraction("age = ref.year - born.year"), None);
+        assert_eq!(self_subtraction("x = n - 1 - 1"), None);
+        assert_eq!(
+            self_subtraction("    d = (end - end).days"),
+            Some(("d = (end - end).days".to_owned(), "end".to_owned()))
+        );
+    }
+
+    #[test]
+    fn a_table_that_lost_columns_the_task_keeps_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("contacts.csv"),
+            "name,phone,city\nAna Ruiz,(555) 123-4567,Austin\nBen Cho,555.123.4567,Boston\nCara Diaz,+1 555 987 6543,Chicago\n",
+        )
+        .unwrap();
+        let task = "Write contacts_clean.csv with the same columns as contacts.csv but every phone number written as its 10 digits only.";
+        let mut coach = Coach::new(true, task, cwd);
+        fs_err::write(
+            cwd.join("contacts_clean.csv"),
+            "phone\n5551234567\n5551234567\n5559876543\n",
+        )
+        .unwrap();
+        coach.after_runs(&[python_report("")], cwd);
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("`contacts_clean.csv` has only `phone` of the columns of `contacts.csv`, where the task keeps its columns: `name`, `city` are missing. Change the values in the table and write the whole table (pandas: `df['phone'] = …`, then `df.to_csv('contacts_clean.csv', index=False)`; not `df['phone'].to_csv(…)`)"),
+            "{note}"
+        );
+        // Every column kept, in other case or spacing: nothing to say.
+        fs_err::write(
+            cwd.join("contacts_clean.csv"),
+            "Name, phone ,city\nAna Ruiz,5551234567,Austin\nBen Cho,5551234567,Boston\n",
+        )
+        .unwrap();
+        let mut kept = Coach::new(true, task, cwd);
+        kept.after_runs(&[python_report("")], cwd);
+        assert!(
+            kept.note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+                .is_none_or(|note| !note.contains("where the task keeps its columns")),
+        );
+        // A task that picks columns is not judged.
+        fs_err::write(
+            cwd.join("contacts_clean.csv"),
+            "phone\n5551234567\n5559876543\n",
+        )
+        .unwrap();
+        let mut picks = Coach::new(
+            true,
+            "Write contacts_clean.csv with the phone column of contacts.csv, digits only.",
+            cwd,
+        );
+        picks.after_runs(&[python_report("")], cwd);
+        assert!(
+            picks
+                .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+                .is_none_or(|note| !note.contains("where the task keeps its columns")),
+        );
+        let input = (
+            "contacts.csv".to_owned(),
+            "a,b,c\n1,2,3\n4,5,6\n".to_owned(),
+        );
+        let inputs = [(&input.0, &input.1)];
+        // A column of its own (renamed or added), or a header alone, is not judged.
+        assert_eq!(columns_left_out("a,x\n1,9\n", &inputs), None);
+        assert_eq!(columns_left_out("a,b\n", &inputs), None);
+        // Written without its header: the first line is data.
+        assert_eq!(columns_left_out("1,2\n4,5\n", &inputs), None);
+        assert_eq!(
+            columns_left_out("c,a\n3,1\n", &inputs),
+            Some(LostColumns {
+                input: "contacts.csv".to_owned(),
+                kept: vec!["c".to_owned(), "a".to_owned()],
+                missing: vec!["b".to_owned()],
+            })
+        );
+        for phrase in [
+            "keeping all other columns",
+            "with all its columns",
+            "the other columns unchanged",
+        ] {
+            assert!(
+                Asked::of(&format!("Write b.csv from a.csv, {phrase}.")).same_columns,
+                "{phrase}"
+            );
+        }
+        assert!(!Asked::of("Write b.csv with the name column of a.csv.").same_columns);
     }
 
     #[test]
@@ -11679,6 +12012,79 @@ mod tests {
     }
 
     #[test]
+    fn a_results_lines_typed_as_code_are_pointed_out_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(
+            cwd.join("guide.md"),
+            "# Guide\n\n## Install\n\n### On Linux\n\n## Usage\n",
+        )
+        .unwrap();
+        let task = "Write toc.md, a table of contents for guide.md: one line per level-2 and level-3 heading, as \"- Title\" and \"  - Title\".";
+        let run = |language: &str, code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some(language.into()),
+                code: code.into(),
+            })
+        };
+        let typed = "# Guide\n- Install\n  - On Linux\n- Usage";
+        let not_found = Report {
+            language: "shell".into(),
+            text: "line 2: -: command not found\n[exit code 127]".into(),
+            ..python_report("")
+        };
+        let mut coach = Coach::new(true, task, cwd);
+        // Code that failed is not text.
+        assert_eq!(
+            coach.content_note(
+                &[run("python", "print(heads)")],
+                &[python_report("NameError: name 'heads' is not defined")],
+                cwd
+            ),
+            None
+        );
+        assert_eq!(
+            coach
+                .content_note(
+                    &[run("shell", typed)],
+                    std::slice::from_ref(&not_found),
+                    cwd
+                )
+                .as_deref(),
+            Some(
+                "[oi: that block is not shell: it is lines typed as the text of `toc.md`, so they ran as commands and `toc.md` was not written. Write Python that reads `guide.md` and builds those lines from what it reads, then writes them to `toc.md` (`open('toc.md', 'w').write('\\n'.join(lines) + '\\n')`).]"
+            )
+        );
+        // Once a task.
+        assert_eq!(
+            coach.content_note(
+                &[run("shell", typed)],
+                std::slice::from_ref(&not_found),
+                cwd
+            ),
+            None
+        );
+        // Python's error for the same lines; with no input to read.
+        let mut fresh = Coach::new(true, "Write fruits.md, a list of three fruits.", cwd);
+        let note = fresh
+            .content_note(
+                &[run("python", "- apple\n  - pear\n- plum")],
+                &[python_report("IndentationError: unexpected indent")],
+                cwd,
+            )
+            .unwrap();
+        assert!(
+            note.contains("Write Python that makes those lines, then writes them to `fruits.md`"),
+            "{note}"
+        );
+        assert!(typed_lines("| a | b |\n|---|---|\n| 1 | 2 |"));
+        assert!(typed_lines("1. one\n2) two"));
+        assert!(!typed_lines("- x\nprint(1)\nprint(2)\nprint(3)"));
+        assert!(!typed_lines("x = 1.5 + 2\ny = -x"));
+    }
+
+    #[test]
     fn a_change_to_an_input_file_is_shown_as_a_diff() {
         let dir = tempfile::tempdir().unwrap();
         let cwd = dir.path();
@@ -11769,6 +12175,80 @@ mod tests {
         )
         .unwrap();
         assert!(ran(true, code).1.is_none());
+    }
+
+    #[test]
+    fn a_result_with_a_line_twice_where_each_once_is_asked_is_made_again_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("clients.txt"), "10.0.0.10\n10.0.0.9\n10.0.0.10\n").unwrap();
+        let task = "clients.txt lists client IP addresses, some repeated. Write ips.txt with each address once, in numeric order.";
+        let code = "clients = [c.strip() for c in open('clients.txt') if c.strip()]\nclients.sort(key=lambda x: tuple(map(int, x.split('.'))))\nwith open('ips.txt', 'w') as f:\n    f.write('\\n'.join(clients))\n";
+        // Each coach is made before the run writes the result.
+        let ran = |small: bool, task: &str| {
+            let _ = fs_err::remove_file(cwd.join("ips.txt"));
+            let mut coach = Coach::new(small, task, cwd);
+            fs_err::write(cwd.join("ips.txt"), "10.0.0.9\n10.0.0.10\n10.0.0.10").unwrap();
+            let again = succeeds(&mut coach, code, cwd);
+            (coach, again)
+        };
+        let (mut coach, again) = ran(true, task);
+        let (again, lead) = again.expect("run again with each value once");
+        assert_eq!(
+            again.code,
+            "clients = [c.strip() for c in open('clients.txt') if c.strip()]\nclients.sort(key=lambda x: tuple(map(int, x.split('.'))))\nwith open('ips.txt', 'w') as f:\n    f.write('\\n'.join(dict.fromkeys(clients)))\n"
+        );
+        assert_eq!(
+            lead,
+            "[oi: `ips.txt` had `10.0.0.10` twice where the task asks for each once, so oi ran your code again with `f.write('\\n'.join(clients))` written as `f.write('\\n'.join(dict.fromkeys(clients)))`, which keeps the first of each value, in order:]"
+        );
+        // Once a task: after that, the note gives the change.
+        fs_err::write(cwd.join("ips.txt"), "10.0.0.9\n10.0.0.10\n10.0.0.10\n").unwrap();
+        assert!(succeeds(&mut coach, code, cwd).is_none());
+        let note = coach
+            .note_before_ending("Done.", HarnessKind::Markdown, cwd, None)
+            .unwrap();
+        assert!(
+            note.contains("where the task asks for each once: keep one of each (in your code, `f.write('\\n'.join(clients))` becomes `f.write('\\n'.join(dict.fromkeys(clients)))`)"),
+            "{note}"
+        );
+        // Not for a large model, nor where the task does not ask each once.
+        assert!(ran(false, task).1.is_none());
+        let sorted = "Write ips.txt with the addresses of clients.txt sorted.";
+        assert!(ran(true, sorted).1.is_none());
+        // The repeats differ in spaces around them: stripped first.
+        assert_eq!(
+            once_fix("out = '\\n'.join(sorted(ips))", true),
+            Some((
+                "out = '\\n'.join(sorted(ips))".to_owned(),
+                "out = '\\n'.join(dict.fromkeys(v.strip() for v in (sorted(ips))))".to_owned()
+            ))
+        );
+        assert_eq!(
+            once_fix("f.writelines(lines)", false),
+            Some((
+                "f.writelines(lines)".to_owned(),
+                "f.writelines(dict.fromkeys(lines))".to_owned()
+            ))
+        );
+        // A `writelines` list keeps its breaks: not stripped.
+        assert_eq!(once_fix("f.writelines(lines)", true), None);
+        // Made unique already, two such lines, or none: nothing to change.
+        assert_eq!(
+            once_fix("f.write('\\n'.join(sorted(set(ips))))", false),
+            None
+        );
+        assert_eq!(
+            once_fix("a = '\\n'.join(x)\nb = '\\n'.join(y)", false),
+            None
+        );
+        assert_eq!(once_fix("f.write(text)", false), None);
+        // A string holding a bracket inside the list's expression.
+        assert_eq!(
+            once_fix("f.write(\"\\n\".join(l for l in xs if l != ')'))", false)
+                .map(|(_, fixed)| fixed),
+            Some("f.write(\"\\n\".join(dict.fromkeys(l for l in xs if l != ')')))".to_owned())
+        );
     }
 
     #[test]
@@ -11954,79 +12434,6 @@ mod tests {
         // Not for other models.
         let (mut big, _) = after_failure(false, task, &python_run(code), &failed, cwd);
         assert_eq!(big.rerun(&[python_run(code)], &[failed]), None);
-    }
-
-    #[test]
-    fn a_results_lines_typed_as_code_are_pointed_out_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let cwd = dir.path();
-        fs_err::write(
-            cwd.join("guide.md"),
-            "# Guide\n\n## Install\n\n### On Linux\n\n## Usage\n",
-        )
-        .unwrap();
-        let task = "Write toc.md, a table of contents for guide.md: one line per level-2 and level-3 heading, as \"- Title\" and \"  - Title\".";
-        let run = |language: &str, code: &str| {
-            Some(ProposedRun {
-                call_id: None,
-                language: Some(language.into()),
-                code: code.into(),
-            })
-        };
-        let typed = "# Guide\n- Install\n  - On Linux\n- Usage";
-        let not_found = Report {
-            language: "shell".into(),
-            text: "line 2: -: command not found\n[exit code 127]".into(),
-            ..python_report("")
-        };
-        let mut coach = Coach::new(true, task, cwd);
-        // Code that failed is not text.
-        assert_eq!(
-            coach.content_note(
-                &[run("python", "print(heads)")],
-                &[python_report("NameError: name 'heads' is not defined")],
-                cwd
-            ),
-            None
-        );
-        assert_eq!(
-            coach
-                .content_note(
-                    &[run("shell", typed)],
-                    std::slice::from_ref(&not_found),
-                    cwd
-                )
-                .as_deref(),
-            Some(
-                "[oi: that block is not shell: it is lines typed as the text of `toc.md`, so they ran as commands and `toc.md` was not written. Write Python that reads `guide.md` and builds those lines from what it reads, then writes them to `toc.md` (`open('toc.md', 'w').write('\\n'.join(lines) + '\\n')`).]"
-            )
-        );
-        // Once a task.
-        assert_eq!(
-            coach.content_note(
-                &[run("shell", typed)],
-                std::slice::from_ref(&not_found),
-                cwd
-            ),
-            None
-        );
-        // Python's error for the same lines; with no input to read.
-        let mut fresh = Coach::new(true, "Write fruits.md, a list of three fruits.", cwd);
-        let note = fresh
-            .content_note(
-                &[run("python", "- apple\n  - pear\n- plum")],
-                &[python_report("IndentationError: unexpected indent")],
-                cwd,
-            )
-            .unwrap();
-        assert!(
-            note.contains("Write Python that makes those lines, then writes them to `fruits.md`"),
-            "{note}"
-        );
-        assert!(typed_lines("| a | b |\n|---|---|\n| 1 | 2 |"));
-        assert!(typed_lines("1. one\n2) two"));
-        assert!(!typed_lines("- x\nprint(1)\nprint(2)\nprint(3)"));
-        assert!(!typed_lines("x = 1.5 + 2\ny = -x"));
     }
 
     #[test]

@@ -322,6 +322,13 @@ fn boundary_before(b: &[u8], i: usize) -> bool {
     }
 }
 
+/// The byte index in `line` of the bracket that closes the one at byte
+/// `open` (string literals inside skipped); `None` when it does not close
+/// on the line.
+pub(super) fn closing_bracket(line: &str, open: usize) -> Option<usize> {
+    bracket_end(line.as_bytes(), open).map(|end| end - 1)
+}
+
 /// Where the bracket opened at `k` closes (after it), string literals
 /// inside skipped.
 fn bracket_end(b: &[u8], mut k: usize) -> Option<usize> {

@@ -775,6 +775,40 @@ pub(super) fn same_in_every_row(text: &str) -> Option<(String, String, usize, Op
     })
 }
 
+/// A column of numbers of the table `text` that is 0 in every one of its
+/// rows, three or more, while the rows differ in another column, and that
+/// no input table (`inputs`) has all 0 under the same name: its name and
+/// the rows. A value the code computed as nothing (`x - x`, a filter that
+/// matched no row).
+pub(super) fn zero_column(text: &str, inputs: &[&str]) -> Option<(String, usize)> {
+    let columns = by_column(text);
+    let rows = columns.first().map_or(0, |(_, values)| values.len());
+    let zero = |values: &[String]| {
+        !values.is_empty()
+            && values
+                .iter()
+                .all(|v| v.trim().parse::<f64>().is_ok_and(|n| n == 0.0))
+    };
+    if rows < 3
+        || !columns
+            .iter()
+            .any(|(_, values)| values.iter().any(|v| *v != values[0]))
+    {
+        return None;
+    }
+    let copied = |name: &str| {
+        inputs.iter().any(|input| {
+            by_column(input)
+                .iter()
+                .any(|(other, values)| fold(other) == fold(name) && zero(values))
+        })
+    };
+    columns.iter().find_map(|(name, values)| {
+        (values.len() == rows && zero(values) && !copied(name))
+            .then(|| (name.trim().to_owned(), rows))
+    })
+}
+
 /// A column of the table `text` whose cells hold several values joined
 /// with `,` or `;` (`10.0.0.2, 10.0.0.1`, `a;b`; not `3,50`) in at least
 /// half of its rows, one of them at least two: its name and such a cell.
