@@ -6561,10 +6561,10 @@ fn doubled_lines(text: &str) -> Option<(String, usize)> {
         .then(|| (lines[0].to_owned(), half + 1))
 }
 
-/// A line of `python` that takes a term from itself (`df['born'].dt.year
-/// - df['born'].dt.year`): the line (trimmed) and the term, a name with
-/// its subscripts and attributes. A small model copying a formula puts
-/// one name in place of two.
+/// A line of `python` that takes a term from itself
+/// (`df['born'].dt.year - df['born'].dt.year`): the line (trimmed) and the
+/// term, a name with its subscripts and attributes. A small model copying
+/// a formula puts one name in place of two.
 fn self_subtraction(python: &str) -> Option<(String, String)> {
     let before = |c: char| c.is_whitespace() || "=(,+*/".contains(c);
     let after = |c: char| c.is_whitespace() || "),".contains(c);
