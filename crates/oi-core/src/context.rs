@@ -240,7 +240,7 @@ pub fn rebuild(
 ) -> Vec<Message> {
     let mut lead = vec![ContentPart::text(format!("{SUMMARY_LEAD}{summary}]"))];
     let mut rest = messages[keep_from..].iter().cloned();
-    let first = rest.next();
+    let mut first = rest.next();
     if let Some(task) = task.filter(|t| *t <= keep_from)
         && let Some(Message::User { content }) = messages.get(task)
         && (task < keep_from || matches!(first, Some(Message::User { .. })))
@@ -249,9 +249,7 @@ pub fn rebuild(
         lead.extend(content[task_span(content)].iter().cloned());
         if task == keep_from {
             // The task is the first kept message: merged whole already.
-            let mut rebuilt = vec![Message::User { content: lead }];
-            rebuilt.extend(rest);
-            return rebuilt;
+            first = None;
         }
     }
     let mut rebuilt = Vec::with_capacity(messages.len() - keep_from + 1);

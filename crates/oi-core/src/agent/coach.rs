@@ -2834,8 +2834,8 @@ enum Text {
 fn typed_lines(code: &str) -> bool {
     let lines: Vec<&str> = code
         .lines()
+        .filter(|l| super::splice::is_significant(l))
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
     let item = |line: &str| {
         let numbered = line.split_once(['.', ')']).is_some_and(|(n, rest)| {

@@ -149,8 +149,8 @@ impl Resample {
 fn names_listed(code: &str) -> bool {
     let lines: Vec<&str> = code
         .lines()
+        .filter(|l| super::splice::is_significant(l))
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
     match lines.as_slice() {
         [] => false,

@@ -97,21 +97,12 @@ const BLANK_RUN: usize = 6;
 /// generate that fill the context window when sent back), with how many
 /// lines were left out; `None` when it has no such run.
 pub(super) fn collapse_blank_runs(text: &str) -> Option<(String, usize)> {
-    let mut longest = 0;
-    let mut run = 0;
-    for line in text.split('\n') {
-        run = if line.trim().is_empty() { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    if longest <= BLANK_RUN {
-        return None;
-    }
     let mut kept = Vec::new();
-    let mut left_out = 0;
-    run = 0;
+    let (mut run, mut longest, mut left_out) = (0, 0, 0);
     for line in text.split('\n') {
         if line.trim().is_empty() {
             run += 1;
+            longest = longest.max(run);
             if run > KEPT_BLANKS {
                 left_out += 1;
                 continue;
@@ -122,7 +113,7 @@ pub(super) fn collapse_blank_runs(text: &str) -> Option<(String, usize)> {
             kept.push(line);
         }
     }
-    Some((kept.join("\n"), left_out))
+    (longest > BLANK_RUN).then(|| (kept.join("\n"), left_out))
 }
 
 /// What the model is told after its reply was cut.

@@ -234,10 +234,7 @@ fn splice(code: &str, failed: usize, fragment: &str) -> Option<(String, Vec<Stri
             }
         }
     }
-    let mut spliced = lines.join("\n");
-    if code.ends_with('\n') {
-        spliced.push('\n');
-    }
+    let spliced = joined_like(&lines, code);
     (spliced != code && !changes.is_empty()).then_some((spliced, changes))
 }
 
@@ -307,12 +304,12 @@ fn guard(fragment: &str) -> Option<Guard> {
             body += 1;
         }
     }
-    (otherwise && body > 0)
-        .then(|| Guard {
-            target: target.unwrap_or_default(),
-            lines: lines.iter().map(|l| (*l).to_owned()).collect(),
-        })
-        .filter(|g| !g.target.is_empty())
+    // A last header with a body set the target.
+    let target = target?;
+    (otherwise && body > 0).then(|| Guard {
+        target,
+        lines: lines.iter().map(|l| (*l).to_owned()).collect(),
+    })
 }
 
 /// The block `code`, which failed at `failed` (1-based) on a line setting
@@ -332,14 +329,20 @@ fn splice_guard(code: &str, failed: usize, guard: &Guard) -> Option<(String, Vec
     let pad = indent(line).to_owned();
     let head = guard.lines[0].split([' ', ':']).next().unwrap_or("if");
     lines.splice(at..=at, guard.lines.iter().map(|l| format!("{pad}{l}")));
-    let mut spliced = lines.join("\n");
-    if code.ends_with('\n') {
-        spliced.push('\n');
-    }
     Some((
-        spliced,
+        joined_like(&lines, code),
         vec![format!("line {failed} replaced by your `{head}` statement")],
     ))
+}
+
+/// `lines` joined into a block, ending with a line break when `code`, the
+/// block they were taken from, does.
+fn joined_like(lines: &[String], code: &str) -> String {
+    let mut joined = lines.join("\n");
+    if code.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
 }
 
 /// The statements of a fragment: a few lines, each a simple statement at

@@ -161,7 +161,7 @@ impl Session {
             if let Some(stop) = self.over_budget(&request) {
                 return TaskEnd::stop(stop);
             }
-            let reply = match self.stream_reply(request, cancel).await {
+            let mut reply = match self.stream_reply(request, cancel).await {
                 Ok(reply) => reply,
                 // The server says it does not fit after all: make it
                 // smaller and ask once more.
@@ -180,7 +180,6 @@ impl Session {
             // Thousands of blank lines in a row (cheap tokens for a small
             // model gone astray) would fill the context window when sent
             // back: they are cut to two, and the reply is kept so.
-            let mut reply = reply;
             if let Some((text, left_out)) = runaway::collapse_blank_runs(&reply.text) {
                 reply.text = text;
                 self.emit(Event::Warning {
