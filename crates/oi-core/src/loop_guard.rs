@@ -39,6 +39,8 @@ pub(crate) struct LoopGuard {
     /// Runs that ended (not those refused before they started), in the
     /// whole task.
     runs: u64,
+    /// Whether the code proposed last ran and ended without an error.
+    last_ran_ok: bool,
 }
 
 /// Bytes of a failed run's output kept to compare code with.
@@ -80,6 +82,7 @@ impl LoopGuard {
             self.last_code = Some(key);
             self.code_repeats = 1;
         }
+        self.last_ran_ok = false;
         // Words are only needed to compare failing variations.
         self.pending = self.near.then(|| (language.to_owned(), words(code)));
     }
@@ -90,6 +93,7 @@ impl LoopGuard {
         let pending = self.pending.take();
         self.last_failure_text = raw_error(status, output).map(|raw| shorten(&raw));
         let signature = error_signature(status, output);
+        self.last_ran_ok = matches!(status, RunStatus::Ok);
         self.failed_output.clear();
         if self.last_failure_text.is_some() {
             let mut end = output.len().min(FAILED_OUTPUT);
@@ -165,6 +169,12 @@ impl LoopGuard {
             .as_deref()
             .and_then(|key| key.split_once('\n'))
             .is_some_and(|(_, last)| last == normalize_code(code))
+    }
+
+    /// Whether `code` is the code proposed last and it ran, ending without
+    /// an error (not refused, not still to run).
+    pub(crate) fn ran_ok_last(&self, code: &str) -> bool {
+        self.last_ran_ok && self.is_last_code(code)
     }
 
     /// Whether `code` ran before in this task and failed, whatever
@@ -469,6 +479,35 @@ mod tests {
             guard.ran(&failed(&format!("Segfault at {address}")), "");
         }
         assert!(guard.tripped(3).is_some());
+    }
+
+    #[test]
+    fn only_code_proposed_last_that_ran_without_error_ran_ok_last() {
+        let mut guard = LoopGuard::default();
+        guard.proposed("python", "print(1)");
+        assert!(!guard.ran_ok_last("print(1)"), "proposed, not run yet");
+        guard.ran(&RunStatus::Ok, "1\n");
+        assert!(guard.ran_ok_last("print(1)\n"));
+        assert!(!guard.ran_ok_last("print(2)"), "other code");
+        // Proposed again and refused: it did not run this time.
+        guard.proposed("python", "print(1)");
+        assert!(!guard.ran_ok_last("print(1)"));
+        guard.proposed("python", "1/0");
+        guard.ran(&failed("ZeroDivisionError: division by zero"), "");
+        assert!(!guard.ran_ok_last("1/0"), "it failed");
+        // A shell command that exits non-zero without an error line.
+        guard.proposed("shell", "false");
+        guard.ran(
+            &RunStatus::Failed {
+                exit_code: Some(1),
+                error: None,
+            },
+            "",
+        );
+        assert!(!guard.ran_ok_last("false"));
+        guard.proposed("python", "while True: pass");
+        guard.ran(&RunStatus::Interrupted, "");
+        assert!(!guard.ran_ok_last("while True: pass"), "stopped");
     }
 
     #[test]

@@ -233,14 +233,8 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
         .push(Reply::text(
             "```\nimport os\nprint(len(os.listdir('.')))\n```",
         ))
-        // The same code again, also when asked twice more with freer
-        // sampling: run, and warned before the guard stops it.
-        .push(Reply::text(
-            "```python\nimport os\nprint(len(os.listdir('.')))\n```",
-        ))
-        .push(Reply::text(
-            "```python\nimport os\nprint(len(os.listdir('.')))\n```",
-        ))
+        // The same code again, after it ran without errors: not run, and
+        // the model is told it may answer.
         .push(Reply::text(
             "```python\nimport os\nprint(len(os.listdir('.')))\n```",
         ))
@@ -249,6 +243,7 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.stdout, "There are 0 files.\n");
     let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 4, "{requests:?}");
     let system = requests[0].body["messages"][0]["content"]
         .as_str()
         .unwrap()
@@ -265,21 +260,63 @@ async fn small_local_models_get_a_short_prompt_and_are_kept_on_track() {
         "{}",
         last_message(&requests[2])
     );
+    assert!(
+        last_message(&requests[3]).contains("that is the code that just ran without errors"),
+        "{}",
+        last_message(&requests[3])
+    );
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.body["temperature"].as_f64() == Some(0.0))
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_repeating_code_whose_result_is_wrong_is_asked_again_then_warned() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(env.cwd.path().join("names.txt"), "ada\nlin\n").unwrap();
+    // Code that leaves the result empty, sent again, also when asked twice
+    // more with freer sampling: run, and warned before the guard stops it.
+    let block = "```python\nopen('upper.txt', 'w').write('')\n```";
+    env.server
+        .push(Reply::text(block))
+        .push(Reply::text(block))
+        .push(Reply::text(block))
+        .push(Reply::text(block))
+        // Told before it ends that the result is empty, once.
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the names in names.txt in upper case to upper.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
     let temperatures: Vec<_> = requests
         .iter()
         .map(|r| r.body["temperature"].as_f64())
         .collect();
     assert_eq!(
-        temperatures,
-        [0.0, 0.0, 0.0, 0.7, 1.0, 0.0].map(Some),
+        temperatures[..5],
+        [0.0, 0.0, 0.7, 1.0, 0.0].map(Some),
         "{temperatures:?}"
     );
-    assert_eq!(requests[3].body["messages"], requests[2].body["messages"]);
+    assert_eq!(requests[2].body["messages"], requests[1].body["messages"]);
     assert!(
-        last_message(&requests[5]).contains("you ran exactly this code 2 times"),
+        last_message(&requests[1]).contains("`upper.txt` now exists but is empty"),
         "{}",
-        last_message(&requests[5])
+        last_message(&requests[1])
     );
+    assert!(
+        last_message(&requests[4]).contains("you ran exactly this code 2 times"),
+        "{}",
+        last_message(&requests[4])
+    );
+    assert!(!out.stderr.contains("oi does not run it"), "{}", out.stderr);
 }
 
 #[tokio::test]
@@ -2652,6 +2689,56 @@ async fn a_small_models_result_with_a_line_twice_where_each_once_is_asked_is_mad
     assert!(!told.contains("twice (lines"), "{told}");
     assert_eq!(
         fs_err::read_to_string(env.cwd.path().join("ips_sorted.txt")).unwrap(),
+        "10.0.0.9\n10.0.0.10\n192.168.1.2\n"
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_sending_again_code_that_did_the_task_is_told_once_then_the_task_ends() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("clients.txt"),
+        "10.0.0.10\n192.168.1.2\n10.0.0.9\n10.0.0.10\n",
+    )
+    .unwrap();
+    // Each run of the block leaves a line in `runs.log`.
+    let code = "clients = sorted({c.strip() for c in open('clients.txt') if c.strip()}, key=lambda x: tuple(map(int, x.split('.'))))\nwith open('ips_sorted.txt', 'w') as f:\n    f.write('\\n'.join(clients) + '\\n')\nwith open('runs.log', 'a') as log:\n    log.write('ran\\n')";
+    let block = format!("```python\n{code}\n```");
+    env.server
+        .push(Reply::text(&block))
+        .push(Reply::text(&block))
+        .push(Reply::text(&block));
+    let out = env
+        .exec(&[
+            "-y",
+            "clients.txt lists client IP addresses, one per line, some repeated. Write ips_sorted.txt with each address once, in numeric order.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    let told = requests[2].last_message_text();
+    assert!(
+        told.contains("[oi: that is the code that just ran without errors: running it again changes nothing (`ips_sorted.txt` is as it left it). If its result is what the task asks for, the task is done"),
+        "{told}"
+    );
+    // Sent without freer sampling: the model is answered, not asked again.
+    assert_eq!(requests[2].body["temperature"], 0.0, "{}", requests[2].body);
+    assert!(
+        out.stderr
+            .contains("oi ends the task with its results as they are"),
+        "{}",
+        out.stderr
+    );
+    let cwd = env.cwd.path();
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("runs.log")).unwrap(),
+        "ran\n",
+        "the block ran once"
+    );
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("ips_sorted.txt")).unwrap(),
         "10.0.0.9\n10.0.0.10\n192.168.1.2\n"
     );
 }

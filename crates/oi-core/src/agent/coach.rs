@@ -161,6 +161,9 @@ pub(super) struct Coach {
     /// Whether it was told a column of an input is gone from the table
     /// its code used.
     told_lost: bool,
+    /// Whether the model was told that code it sent again had just run
+    /// without errors, with nothing found wrong in the results.
+    told_repeat: bool,
     /// Whether the model was told that a block it ran was a file's text,
     /// not code.
     told_content: bool,
@@ -463,6 +466,7 @@ impl Coach {
             rewrites,
             told_columns: false,
             told_lost: false,
+            told_repeat: false,
             told_content: false,
             inputs_seen,
             untried,
@@ -626,8 +630,48 @@ impl Coach {
         self.checked_outputs = false;
         self.told_idle = false;
         self.told_to_run = false;
+        self.told_repeat = false;
         self.fixes = 0;
         self.wants_code = self.acts;
+    }
+
+    /// A small model's reply that would run again, unchanged, the code
+    /// that just ran without an error, while nothing shows the task's
+    /// results wrong (every file it asks for is there, and the checks
+    /// before ending find no fault): told once that running it changes
+    /// nothing, then taken as the end of the task. Greedy, a small model
+    /// re-sends code that did the task, sampled more freely it drifts, and
+    /// its repeats would start the task over: the right result is lost.
+    /// `None`: something still looks wrong, and the repeat is asked again
+    /// as any other.
+    pub(super) fn repeat_of_good_run(&mut self, cwd: &Path, reply: &str) -> Option<Repeat> {
+        if !self.small_model
+            || !self.ran_any
+            || !self.missing(cwd).is_empty()
+            || !self.ending_problems(cwd, None, reply).is_empty()
+        {
+            return None;
+        }
+        if self.told_repeat {
+            return Some(Repeat::End);
+        }
+        self.told_repeat = true;
+        self.wants_code = false;
+        let left = match self.expected.as_slice() {
+            [] => String::new(),
+            [name] => format!(" (`{name}` is as it left it)"),
+            names => format!(
+                " ({} are as it left them)",
+                names
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        Some(Repeat::Tell(format!(
+            "[oi: that is the code that just ran without errors: running it again changes nothing{left}. If its result is what the task asks for, the task is done: say so in a sentence, with no code block. If it is not, change the code.]"
+        )))
     }
 
     /// Reads a reply: a model that repeats one of oi's notes back instead
@@ -5079,6 +5123,16 @@ pub(super) struct LineFix {
     pub(super) how: FixedAs,
 }
 
+/// What a reply that only repeats the code that just ran without errors
+/// calls for ([`Coach::repeat_of_good_run`]).
+#[derive(Debug, PartialEq)]
+pub(super) enum Repeat {
+    /// The model is told, with this note; the code does not run.
+    Tell(String),
+    /// Told already: the task ends with its results as they are.
+    End,
+}
+
 /// How oi ran a line of the model's code changed as a note said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum FixedAs {
@@ -7833,6 +7887,48 @@ mod tests {
             coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
             None
         );
+    }
+
+    #[test]
+    fn code_sent_again_after_it_ran_right_is_told_once_then_ends_the_task() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("clients.txt"), "10.0.0.10\n10.0.0.9\n10.0.0.10\n").unwrap();
+        let task = "clients.txt lists client IP addresses, some repeated. Write ips.txt with each address once, in numeric order.";
+        let mut coach = Coach::new(true, task, cwd);
+        let code = "print('sorting')";
+        // Nothing ran yet, then a run that wrote nothing: no end.
+        assert_eq!(coach.repeat_of_good_run(cwd, code), None);
+        coach.after_runs(&[python_report("sorting\n")], cwd);
+        assert_eq!(coach.repeat_of_good_run(cwd, code), None, "ips.txt missing");
+        // Written with a fault the checks find: no end.
+        fs_err::write(cwd.join("ips.txt"), "10.0.0.9\n10.0.0.10\n10.0.0.10\n").unwrap();
+        assert_eq!(coach.repeat_of_good_run(cwd, code), None, "a line twice");
+        // Right: told once, naming the result, then the end.
+        fs_err::write(cwd.join("ips.txt"), "10.0.0.9\n10.0.0.10\n").unwrap();
+        assert_eq!(
+            coach.repeat_of_good_run(cwd, code),
+            Some(Repeat::Tell("[oi: that is the code that just ran without errors: running it again changes nothing (`ips.txt` is as it left it). If its result is what the task asks for, the task is done: say so in a sentence, with no code block. If it is not, change the code.]".to_owned()))
+        );
+        assert!(!coach.wants_code(), "free to answer");
+        assert_eq!(coach.repeat_of_good_run(cwd, code), Some(Repeat::End));
+        // A task started over never saw the note.
+        coach.start_over();
+        assert!(matches!(
+            coach.repeat_of_good_run(cwd, code),
+            Some(Repeat::Tell(_))
+        ));
+        // A task that asks for no file: the note names none.
+        let mut question = Coach::new(true, "How many lines does clients.txt have?", cwd);
+        question.after_runs(&[python_report("3\n")], cwd);
+        assert!(matches!(
+            question.repeat_of_good_run(cwd, "print(3)"),
+            Some(Repeat::Tell(note)) if note.contains("changes nothing. If its result")
+        ));
+        // Large models are not held to this.
+        let mut large = Coach::new(false, task, cwd);
+        large.after_runs(&[python_report("")], cwd);
+        assert_eq!(large.repeat_of_good_run(cwd, code), None);
     }
 
     #[test]

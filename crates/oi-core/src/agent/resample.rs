@@ -141,6 +141,15 @@ impl Resample {
     }
 }
 
+/// Whether every action of a reply runs the code that ran last, which
+/// ended without an error (and there is at least one): nothing new.
+pub(super) fn repeats_good_run(actions: &[Action], guard: &LoopGuard) -> bool {
+    !actions.is_empty()
+        && actions
+            .iter()
+            .all(|action| action.run().is_some_and(|run| guard.ran_ok_last(&run.code)))
+}
+
 /// Whether shell `code` only lists file names, one per line (`docs/a.md`,
 /// `notes.txt`), or is one name of a data or text file
 /// (`docs/old_setup.md`): an answer written as a block, whose lines bash
@@ -319,6 +328,33 @@ mod tests {
             language: Some("python".to_owned()),
             code: code.to_owned(),
         })
+    }
+
+    #[test]
+    fn only_a_reply_that_runs_nothing_but_the_code_that_just_ran_right_repeats_it() {
+        let mut guard = LoopGuard::new(true);
+        assert!(!repeats_good_run(&[run("print(1)")], &guard), "nothing ran");
+        guard.proposed("python", "print(1)");
+        guard.ran(&oi_protocol::RunStatus::Ok, "1\n");
+        assert!(repeats_good_run(&[run("print(1)")], &guard));
+        assert!(repeats_good_run(
+            &[run("print(1)"), run("print(1)\n")],
+            &guard
+        ));
+        assert!(!repeats_good_run(&[], &guard), "no action");
+        assert!(
+            !repeats_good_run(&[run("print(1)"), run("print(2)")], &guard),
+            "a new step beside it"
+        );
+        guard.proposed("python", "print(x)");
+        guard.ran(
+            &oi_protocol::RunStatus::Failed {
+                exit_code: None,
+                error: Some("NameError: name 'x' is not defined".to_owned()),
+            },
+            "",
+        );
+        assert!(!repeats_good_run(&[run("print(x)")], &guard), "it failed");
     }
 
     fn shell(code: &str) -> Action {

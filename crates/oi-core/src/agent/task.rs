@@ -7,7 +7,7 @@ use oi_protocol::{ContentPart, Event, HarnessKind, Message, StopReason, ToolCall
 use oi_providers::{FinishReason, ModelRequest, ProviderError, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
-use super::coach::{Coach, FixedAs, named_files, quoted_commands};
+use super::coach::{Coach, FixedAs, Repeat, named_files, quoted_commands};
 use super::execute::Halt;
 use super::first_look::{first_look, named_folders};
 use super::history::{MAX_IMAGES_IN_HISTORY, bound_images, text_of_task};
@@ -231,6 +231,31 @@ impl Session {
             // unchanged, gets that change (shown and approved as it runs).
             let mut line_fixed = coach.apply_line_fix(&mut actions);
             resample.saw_outputs(coach.outputs_key());
+            // The code that just ran without errors, sent again while the
+            // results look right: told once, then the end of the task.
+            if self.config.small_model
+                && self.harness.kind() == HarnessKind::Markdown
+                && resample::repeats_good_run(&actions, &self.guard)
+                && let Some(repeat) = coach.repeat_of_good_run(self.kernels.cwd(), &answer)
+            {
+                self.history.push(message);
+                coach.heard(&answer);
+                match repeat {
+                    Repeat::Tell(note) => {
+                        self.emit(Event::Warning {
+                            message: "the reply would run again the code that just ran without errors, and nothing found in the results is wrong; oi does not run it and tells the model so".to_owned(),
+                        });
+                        self.history.push(Message::user(note));
+                        continue;
+                    }
+                    Repeat::End => {
+                        self.emit(Event::Warning {
+                            message: "the model sent once more the code that had just run without errors, after oi said that running it again changes nothing; oi ends the task with its results as they are".to_owned(),
+                        });
+                        return TaskEnd::done(answer);
+                    }
+                }
+            }
             if self.config.small_model
                 && let Some(t) = if coach.resends_failed_version(&actions, self.kernels.cwd()) {
                     resample.freer(self.config.temperature)
