@@ -2744,6 +2744,38 @@ async fn a_small_model_sending_again_code_that_did_the_task_is_told_once_then_th
 }
 
 #[tokio::test]
+async fn a_small_models_loop_over_a_list_some_records_lack_is_run_again_reading_it_with_get() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("posts.json"),
+        r#"{"posts": [{"id": 1, "meta": {"tags": ["Rust", " rust"]}}, {"id": 2, "meta": {}}, {"id": 3, "meta": {"tags": ["Go"]}}]}"#,
+    )
+    .unwrap();
+    let code = "import json\nfrom collections import Counter\ndata = json.load(open('posts.json'))\ncounts = Counter()\nfor post in data['posts']:\n    tags = post['meta']['tags']\n    for tag in tags:\n        counts[tag.strip().lower()] += 1\nwith open('tags.txt', 'w') as f:\n    for tag, n in sorted(counts.items()):\n        f.write(f'{tag} {n}\\n')";
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "posts.json holds blog posts. Write tags.txt with each tag in lower case and how many posts carry it.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("KeyError: 'tags'")
+            && told.contains("[oi: some records of `posts.json` have no `tags` key, so oi ran your code again with `tags = post['meta']['tags']` written as `tags = post['meta'].get('tags', [])`, which gives an empty list where a record has none:]"),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("tags.txt")).unwrap(),
+        "go 1\nrust 2\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_a_fixed_script_prints_a_message_and_punctuated_words() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

@@ -1483,6 +1483,21 @@ impl Coach {
         {
             self.run_again_with(&fix);
         }
+        // A list some records of a JSON input lack, looped over as if
+        // every record had it: the block run again reading it with
+        // `.get(key, [])`.
+        if self.small_model
+            && self.may_run_again()
+            && let Some((fix, input, key)) = reports
+                .iter()
+                .find_map(|r| super::absent_key::fix(&r.text, &self.python, &self.inputs_seen))
+        {
+            let lead = format!(
+                "[oi: some records of `{input}` have no `{key}` key, so oi ran your code again with `{}` written as `{}`, which gives an empty list where a record has none:]",
+                fix.line, fix.fixed
+            );
+            self.run_again_led(&fix, lead);
+        }
         // A table's first row of data dropped as if it were its header
         // (`df = df.iloc[1:]` after `pd.read_csv`, which took the header
         // already): the block run again without that line, once a task.

@@ -20,6 +20,7 @@
 //! - `history`: the user's message, images in the conversation;
 //! - `control`: the ops handled between tasks (undo, save, load …).
 
+mod absent_key;
 mod approval;
 mod coach;
 mod context_fit;
