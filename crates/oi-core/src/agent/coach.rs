@@ -4512,7 +4512,7 @@ fn content_problems(
         && let Some(days) = years_as_days(python)
     {
         problems.push(format!(
-            "the code that wrote `{name}` counts years as days (`{days}`), which drifts a day every leap year: someone born on 3 July 1990 is 33 on 30 June 2024, not 34. Count whole years from the dates' parts: `ref.year - born.year - ((ref.month, ref.day) < (born.month, born.day))` (pandas, for a column `b`: `ref.year - df[b].dt.year - ((df[b].dt.month > ref.month) | ((df[b].dt.month == ref.month) & (df[b].dt.day > ref.day)))`)"
+            "the code that wrote `{name}` counts years as days (`{days}`), which drifts a day every leap year, so an age comes out a year too high in the days before a birthday. Count whole years from the dates' parts: `ref.year - born.year - ((ref.month, ref.day) < (born.month, born.day))` (pandas, for a column `b`: `ref.year - df[b].dt.year - ((df[b].dt.month > ref.month) | ((df[b].dt.month == ref.month) & (df[b].dt.day > ref.day)))`)"
         ));
     }
     if wrote && let Some((field, input)) = unread_field(&asked.words, inputs, name, python) {
