@@ -2776,6 +2776,34 @@ async fn a_small_models_loop_over_a_list_some_records_lack_is_run_again_reading_
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_its_table_of_contents_lists_a_comment_of_a_code_block() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("guide.md"),
+        "# Guide\n\n## Install\n\n```bash\n## not a heading\ncurl -O x\n```\n\n## Usage\n",
+    )
+    .unwrap();
+    let code = "lines = [l.strip() for l in open('guide.md') if l.startswith('## ')]\nwith open('toc.md', 'w') as f:\n    f.write('\\n'.join('- ' + l[3:] for l in lines) + '\\n')";
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write toc.md, a table of contents for guide.md: one line \"- Title\" per level-2 heading, in order.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("It is not right yet: in `toc.md`, `- not a heading` comes from line 6 of `guide.md` (`## not a heading`), which is not a heading: it is inside a ``` block; skip the lines between ``` lines"),
+        "{told}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_a_fixed_script_prints_a_message_and_punctuated_words() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

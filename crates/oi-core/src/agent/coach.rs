@@ -4154,6 +4154,14 @@ fn content_problems(
     // model puts them in place of the code that writes the file, and the
     // others stay.
     let mut as_is: Vec<(usize, String)> = Vec::new();
+    // A list of a Markdown input's headings with a line that only looks
+    // like one (a shell comment inside a ``` block).
+    if let Some(problem) = inputs
+        .iter()
+        .find_map(|(input, body)| super::markdown::look_alike_listed(text, input, body))
+    {
+        problems.push(format!("in `{name}`, {problem}"));
+    }
     if asked.one_per_line
         && let Some(line) = several_per_line(text)
     {

@@ -102,6 +102,75 @@ pub(super) fn outline(name: &str, text: &str, whole: bool) -> Option<String> {
     ))
 }
 
+/// For a result that lists headings of the Markdown file `input` (`text`)
+/// — one of its lines is the title of one of the file's headings —: its
+/// first line that is instead the title of a line that only looks like a
+/// heading (a `#` line inside a ``` block, `#hashtag` text), as a problem
+/// to tell, with the line of the input and why it is none. A result line's
+/// title is read past its indent, a list mark or `#`s, and a link's
+/// brackets (`- [Install](#install)`).
+pub(super) fn look_alike_listed(result: &str, input: &str, text: &str) -> Option<String> {
+    let lower = input.to_ascii_lowercase();
+    if !(lower.ends_with(".md") || lower.ends_with(".markdown")) {
+        return None;
+    }
+    let outline = read(text);
+    let title = |line: &str| line.trim().trim_matches('#').trim().to_owned();
+    let headings: Vec<String> = outline
+        .headings
+        .iter()
+        .map(|(line, _)| title(line.text))
+        .collect();
+    let listed: Vec<(&str, String)> = result
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| (line.trim(), listed_title(line)))
+        .collect();
+    if !listed.iter().any(|(_, t)| headings.contains(t)) {
+        return None;
+    }
+    let alikes = outline
+        .fenced
+        .iter()
+        .map(|line| (line, "it is inside a ``` block; skip the lines between ``` lines (a line that starts with ``` turns `in_code = not in_code`; `continue` while `in_code`)"))
+        .chain(outline.unspaced.iter().map(|line| {
+            (line, "its `#` has no space after it; a heading is 1 to 6 `#` and a space")
+        }));
+    for (line, why) in alikes {
+        let alike = title(line.text);
+        if alike.is_empty() || headings.contains(&alike) {
+            continue;
+        }
+        if let Some((shown, _)) = listed.iter().find(|(_, t)| *t == alike) {
+            return Some(format!(
+                "`{shown}` comes from line {} of `{input}` (`{}`), which is not a heading: {why}",
+                line.number,
+                line.text.trim()
+            ));
+        }
+    }
+    None
+}
+
+/// The title a line of a list of headings names: past its indent, a list
+/// mark (`-`, `*`, `+`, `1.`), `#`s, and a link's brackets.
+fn listed_title(line: &str) -> String {
+    let mut rest = line.trim();
+    if let Some(after) = rest.strip_prefix(['-', '*', '+']) {
+        rest = after.trim_start();
+    } else if let Some((number, after)) = rest.split_once(['.', ')'])
+        && !number.is_empty()
+        && number.chars().all(|c| c.is_ascii_digit())
+    {
+        rest = after.trim_start();
+    }
+    let rest = rest.trim_matches('#').trim();
+    match rest.strip_prefix('[').and_then(|r| r.split_once("](")) {
+        Some((title, _)) => title.trim().to_owned(),
+        None => rest.to_owned(),
+    }
+}
+
 /// The first of `lines` that only look like headings, with how many more
 /// there are and `why` they are not headings.
 fn look_alikes(lines: &[Line<'_>], why: &str) -> Option<String> {
@@ -284,6 +353,31 @@ mod tests {
             look.ends_with("makes that text a level-1 (level-2) heading."),
             "{look}"
         );
+    }
+
+    #[test]
+    fn a_look_alike_listed_among_the_headings_is_told() {
+        let toc = "- Install\n- not a heading either\n  - On Linux\n- Usage\n";
+        assert_eq!(
+            look_alike_listed(toc, "guide.md", GUIDE).unwrap(),
+            "`- not a heading either` comes from line 12 of `guide.md` (`## not a heading either`), which is not a heading: it is inside a ``` block; skip the lines between ``` lines (a line that starts with ``` turns `in_code = not in_code`; `continue` while `in_code`)"
+        );
+        let linked = "1. [Install](#install)\n2. [hashtag lines are not headings.](#x)\n";
+        assert!(
+            look_alike_listed(linked, "guide.md", GUIDE)
+                .unwrap()
+                .contains("line 21 of `guide.md` (`#hashtag lines are not headings.`), which is not a heading: its `#` has no space after it"),
+        );
+        // Only the real headings: nothing to tell.
+        let right = "- Install\n  - On Linux\n- Usage\n  - Options\n- License\n";
+        assert_eq!(look_alike_listed(right, "guide.md", GUIDE), None);
+        // A result that lists no heading (the comments of the examples,
+        // asked for) is not a list of headings.
+        assert_eq!(
+            look_alike_listed("download first\nnot a heading either\n", "guide.md", GUIDE),
+            None
+        );
+        assert_eq!(look_alike_listed(toc, "guide.txt", GUIDE), None);
     }
 
     #[test]
