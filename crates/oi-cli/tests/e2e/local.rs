@@ -2776,6 +2776,39 @@ async fn a_small_models_loop_over_a_list_some_records_lack_is_run_again_reading_
 }
 
 #[tokio::test]
+async fn a_small_models_ages_counted_as_days_are_counted_again_in_whole_years_by_oi() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("members.csv"),
+        "name,born\nAna,03/07/1990\nBen,30/06/2000\n",
+    )
+    .unwrap();
+    let code = "import csv\nfrom datetime import datetime\non = datetime(2024, 6, 30)\nrows = list(csv.DictReader(open('members.csv')))\nwith open('ages.csv', 'w') as f:\n    f.write('name,age\\n')\n    for row in rows:\n        born = datetime.strptime(row['born'], '%d/%m/%Y')\n        age = (on - born).days // 365\n        f.write(f\"{row['name']},{age}\\n\")";
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "members.csv gives each member's birth date as day/month/year. Write ages.csv with the columns name,age: each member's age in whole years on 30 June 2024.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("[oi: `age = (on - born).days // 365` counts years as days, which drifts a day every leap year (an age comes out a year too high in the days before a birthday), so oi ran your code again with it written as:\n```python\nage = on.year - born.year - ((on.month, on.day) < (born.month, born.day))\n```"),
+        "{told}"
+    );
+    // The first run's result (Ana 34) is not shown: the re-run's is.
+    assert!(!told.contains("Ana,34"), "{told}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("ages.csv")).unwrap(),
+        "name,age\nAna,33\nBen,24\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_its_table_of_contents_lists_a_comment_of_a_code_block() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

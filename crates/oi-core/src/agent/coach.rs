@@ -119,6 +119,9 @@ pub(super) struct Coach {
     /// Whether oi ran a block again with the list it joins into a result's
     /// lines made of each value once, where the task asks for each once.
     deduplicated: bool,
+    /// Whether oi ran a block again counting an age in whole years where
+    /// it divided days by a year's length.
+    counted_years: bool,
     /// Whether the model was told a test it wrote against typed values is
     /// no evidence.
     told_self_test: bool,
@@ -452,6 +455,7 @@ impl Coach {
             kept_first_row: false,
             lowered_suffix: false,
             deduplicated: false,
+            counted_years: false,
             told_self_test: false,
             by_time: asks_by_time(task),
             printed_unwritten: None,
@@ -1810,6 +1814,26 @@ impl Coach {
                 fix.line, fix.fixed
             );
             self.run_again_led(&fix, lead);
+        }
+        // An age the task asks for, written by a line that divides days
+        // by a year's length: the block run again counting whole years
+        // from the dates' parts, once a task. Its result is shown instead.
+        if !self.counted_years
+            && self.may_run_again_after_success()
+            && changed.iter().any(|(name, _, _)| {
+                self.asked(name)
+                    .words
+                    .iter()
+                    .any(|w| w == "age" || w == "ages")
+                    && writes(&self.python, name)
+            })
+            && let Some((line, fixed)) = super::ages::whole_years(&self.python)
+        {
+            self.counted_years = true;
+            let lead = format!(
+                "[oi: `{line}` counts years as days, which drifts a day every leap year (an age comes out a year too high in the days before a birthday), so oi ran your code again with it written as:\n```python\n{fixed}\n```\nwhich counts whole years from the dates' parts. Its result:]"
+            );
+            self.run_again_led(&LineChange::new(&line, fixed), lead);
         }
         // The script of the block that changed them (the same for each).
         let whole = match &self.batch_block {

@@ -21,6 +21,7 @@
 //! - `control`: the ops handled between tasks (undo, save, load …).
 
 mod absent_key;
+mod ages;
 mod approval;
 mod coach;
 mod context_fit;
