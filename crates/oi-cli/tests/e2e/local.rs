@@ -2837,6 +2837,37 @@ async fn a_small_model_is_told_its_table_of_contents_lists_a_comment_of_a_code_b
 }
 
 #[tokio::test]
+async fn a_small_models_list_where_the_count_is_asked_is_written_as_the_count_by_oi() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    fs_err::write(
+        env.cwd.path().join("phones.txt"),
+        "5551234567\n5559876543\n5551234567\n",
+    )
+    .unwrap();
+    let code = "phones = sorted({l.strip() for l in open('phones.txt') if l.strip()})\nwith open('unique.txt', 'w') as f:\n    f.write('\\n'.join(phones) + '\\n')";
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write the number of distinct phone numbers in phones.txt to unique.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("[oi: `unique.txt` held a list where the task asks for how many there are, so oi ran your code again with `f.write('\\n'.join(phones) + '\\n')` written as `f.write(str(len(set(phones))) + '\\n')`, which writes that number:]"),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("unique.txt")).unwrap(),
+        "2\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_a_fixed_script_prints_a_message_and_punctuated_words() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

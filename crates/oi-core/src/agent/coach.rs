@@ -122,6 +122,9 @@ pub(super) struct Coach {
     /// Whether oi ran a block again counting an age in whole years where
     /// it divided days by a year's length.
     counted_years: bool,
+    /// Whether oi ran a block again writing how many values there are
+    /// where it wrote their list and the task asks for the number.
+    counted_list: bool,
     /// Whether the model was told a test it wrote against typed values is
     /// no evidence.
     told_self_test: bool,
@@ -456,6 +459,7 @@ impl Coach {
             lowered_suffix: false,
             deduplicated: false,
             counted_years: false,
+            counted_list: false,
             told_self_test: false,
             by_time: asks_by_time(task),
             printed_unwritten: None,
@@ -1811,6 +1815,39 @@ impl Coach {
             self.deduplicated = true;
             let lead = format!(
                 "[oi: `{name}` had `{line}` twice where the task asks for each once, so oi ran your code again with `{}` written as `{}`, which keeps the first of each value, in order:]",
+                fix.line, fix.fixed
+            );
+            self.run_again_led(&fix, lead);
+        }
+        // A list written where the task asks for how many values there
+        // are, by one line oi can make write the count: the block run
+        // again so, once a task. Its result is shown instead.
+        if !self.counted_list
+            && self.may_run_again_after_success()
+            && let Some((fix, name)) = changed.iter().find_map(|(name, path, _)| {
+                let asked = self.asked(name);
+                if !matches!(
+                    asks_count_alone(&asked.task, name),
+                    Some("number" | "count")
+                ) {
+                    return None;
+                }
+                let head = read_head(path, FIX_HEAD)?;
+                let lines = String::from_utf8_lossy(&head)
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .count();
+                let distinct = ["distinct", "unique", "different"]
+                    .iter()
+                    .any(|w| asked.task.contains(w));
+                (lines > 1)
+                    .then(|| count_fix(name, &self.python, distinct))?
+                    .map(|fix| (fix, name.clone()))
+            })
+        {
+            self.counted_list = true;
+            let lead = format!(
+                "[oi: `{name}` held a list where the task asks for how many there are, so oi ran your code again with `{}` written as `{}`, which writes that number:]",
                 fix.line, fix.fixed
             );
             self.run_again_led(&fix, lead);
@@ -6722,6 +6759,86 @@ fn once_fix(python: &str, spaced: bool) -> Option<(String, String)> {
     lines.next().is_none().then_some(first)
 }
 
+/// For a result `name` the task asks the number of values for, written
+/// as their list by one line of `python` (`df['phone'].to_csv('n.txt',
+/// index=False)`, `f.write('\n'.join(values))`): that line, writing how
+/// many there are instead — `distinct` ones when the task says so
+/// (`.nunique()` of a column, `len(set(values))`).
+fn count_fix(name: &str, python: &str, distinct: bool) -> Option<LineChange> {
+    let quoted = [format!("'{name}'"), format!("\"{name}\"")];
+    let plain = |expr: &str| {
+        !expr.is_empty()
+            && expr
+                .chars()
+                .all(|c| c.is_alphanumeric() || "_.[]'\"".contains(c))
+    };
+    let lines: Vec<&str> = python.lines().map(str::trim).collect();
+    // `table.to_csv('n.txt', …)` alone on its line.
+    let pandas = lines.iter().find_map(|line| {
+        let at = line.find(".to_csv(")?;
+        let open = at + ".to_csv".len();
+        let rest = &line[open + 1..];
+        let expr = &line[..at];
+        if !quoted.iter().any(|q| rest.starts_with(q.as_str()))
+            || super::pyline::closing_bracket(line, open)? + 1 != line.len()
+            || !plain(expr)
+        {
+            return None;
+        }
+        let column = expr.ends_with("']") || expr.ends_with("\"]");
+        let count = match (distinct, column) {
+            (true, true) => format!("{expr}.nunique()"),
+            (true, false) => format!("len({expr}.drop_duplicates())"),
+            (false, _) => format!("len({expr})"),
+        };
+        Some(LineChange::new(
+            line,
+            format!("open({}, 'w').write(str({count}) + '\\n')", quoted[0]),
+        ))
+    });
+    if pandas.is_some() {
+        return pandas;
+    }
+    // `f.write('\n'.join(values) …)`, the one such line, where `f` is
+    // `name` opened (or the write is on `open(name, …)` itself).
+    let opened = |handle: &str| {
+        let named = |l: &str| quoted.iter().any(|q| l.contains(&format!("open({q}")));
+        (handle.starts_with("open(") && named(handle))
+            || lines.iter().any(|l| {
+                named(l)
+                    && (l.ends_with(&format!(" as {handle}:"))
+                        || l.starts_with(&format!("{handle} = open(")))
+            })
+    };
+    let mut joins = lines.iter().filter_map(|line| {
+        let start = ["'\\n'.join(", "\"\\n\".join("]
+            .iter()
+            .find_map(|call| line.find(call).map(|at| at + call.len()))?;
+        let end = super::pyline::closing_bracket(line, start - 1)?;
+        let values = line[start..end].trim();
+        let write = line.find(".write(")? + ".write".len();
+        let write_end = super::pyline::closing_bracket(line, write)?;
+        if !plain(values)
+            || write_end + 1 != line.len()
+            || write > start
+            || !opened(line[..write - ".write".len()].trim())
+        {
+            return None;
+        }
+        let count = if distinct {
+            format!("len(set({values}))")
+        } else {
+            format!("len({values})")
+        };
+        Some(LineChange::new(
+            line,
+            format!("{}(str({count}) + '\\n')", &line[..write]),
+        ))
+    });
+    let first = joins.next()?;
+    joins.next().is_none().then_some(first)
+}
+
 /// The first line of `text` that comes again word for word (spaces
 /// around it aside; blank lines aside): the line, the 1-based numbers of
 /// its first and second place, and whether the two differ in those
@@ -7976,6 +8093,58 @@ mod tests {
         let mut large = Coach::new(false, task, cwd);
         large.after_runs(&[python_report("")], cwd);
         assert_eq!(large.repeat_of_good_run(cwd, code), None);
+    }
+
+    #[test]
+    fn a_list_written_where_its_count_is_asked_is_written_as_the_count() {
+        let fixed = |name: &str, python: &str, distinct: bool| {
+            count_fix(name, python, distinct).map(|fix| (fix.line, fix.fixed))
+        };
+        let python = "df = pd.read_csv('c.csv')\ndf = df.drop_duplicates(subset='phone')\ndf['phone'].to_csv('n.txt', index=False)\n";
+        assert_eq!(
+            fixed("n.txt", python, true),
+            Some((
+                "df['phone'].to_csv('n.txt', index=False)".to_owned(),
+                "open('n.txt', 'w').write(str(df['phone'].nunique()) + '\\n')".to_owned()
+            ))
+        );
+        assert_eq!(
+            fixed("n.txt", "df.to_csv('n.txt', index=False)", true)
+                .unwrap()
+                .1,
+            "open('n.txt', 'w').write(str(len(df.drop_duplicates())) + '\\n')"
+        );
+        assert_eq!(
+            fixed("n.txt", "df.to_csv(\"n.txt\")", false).unwrap().1,
+            "open('n.txt', 'w').write(str(len(df)) + '\\n')"
+        );
+        let python = "with open('n.txt', 'w') as f:\n    f.write('\\n'.join(phones) + '\\n')\n";
+        assert_eq!(
+            fixed("n.txt", python, true),
+            Some((
+                "f.write('\\n'.join(phones) + '\\n')".to_owned(),
+                "f.write(str(len(set(phones))) + '\\n')".to_owned()
+            ))
+        );
+        assert_eq!(
+            fixed("n.txt", "open('n.txt', 'w').write('\\n'.join(rows))", false)
+                .unwrap()
+                .1,
+            "open('n.txt', 'w').write(str(len(rows)) + '\\n')"
+        );
+        // The join writes another file; another name; a computed list.
+        let other = "with open('all.txt', 'w') as f:\n    f.write('\\n'.join(phones))\n";
+        assert_eq!(fixed("n.txt", other, true), None);
+        assert_eq!(fixed("m.txt", python, true), None);
+        let computed =
+            "with open('n.txt', 'w') as f:\n    f.write('\\n'.join(p.strip() for p in phones))\n";
+        assert_eq!(fixed("n.txt", computed, true), None);
+        // A call inside another, or a table made in the line.
+        assert_eq!(fixed("n.txt", "x = df.to_csv('n.txt')", true), None);
+        assert_eq!(
+            fixed("n.txt", "df.groupby('a').size().to_csv('n.txt')", true),
+            None
+        );
     }
 
     #[test]
