@@ -2842,7 +2842,7 @@ async fn a_small_models_list_where_the_count_is_asked_is_written_as_the_count_by
     small_model_env(&env, "qwen2.5-coder:1.5b");
     fs_err::write(
         env.cwd.path().join("phones.txt"),
-        "5551234567\n5559876543\n5551234567\n",
+        "5551234567\n5559876543\n5551234567\n5552220000\n",
     )
     .unwrap();
     let code = "phones = sorted({l.strip() for l in open('phones.txt') if l.strip()})\nwith open('unique.txt', 'w') as f:\n    f.write('\\n'.join(phones) + '\\n')";
@@ -2863,7 +2863,7 @@ async fn a_small_models_list_where_the_count_is_asked_is_written_as_the_count_by
     );
     assert_eq!(
         fs_err::read_to_string(env.cwd.path().join("unique.txt")).unwrap(),
-        "2\n"
+        "3\n"
     );
 }
 

@@ -1840,7 +1840,8 @@ impl Coach {
                 let distinct = ["distinct", "unique", "different"]
                     .iter()
                     .any(|w| asked.task.contains(w));
-                (lines > 1)
+                // Two lines may be a header and the count itself.
+                (lines > 2)
                     .then(|| count_fix(name, &self.python, distinct))?
                     .map(|fix| (fix, name.clone()))
             })
