@@ -2392,6 +2392,78 @@ async fn a_small_model_started_over_finishes_from_the_task_message_alone() {
 }
 
 #[tokio::test]
+async fn a_small_model_started_over_after_a_compaction_gets_the_task_without_the_summary() {
+    const SUMMARY_NEEDLE: &str = "You write short, factual summaries";
+    let env = TestEnv::new().await;
+    // A window where a few long outputs call for a summary.
+    env.write_config(&format!(
+        "model_provider = \"mock\"\nmodel = \"qwen2.5-coder:1.5b\"\n\n[model_providers.mock]\nbase_url = \"{}\"\n\n[models.\"qwen2.5-coder:1.5b\"]\ncontext_window = 3000\n",
+        env.server.base_url()
+    ));
+    env.server.answer_when(
+        SUMMARY_NEEDLE,
+        Reply::text("Summary: reports one to three were printed in full."),
+    );
+    for i in 1..=4 {
+        env.server.push(Reply::text(&format!(
+            "```python\nprint('report {i}: ' + 'x' * 2500)\n```"
+        )));
+    }
+    for column in ["Amount", "amount", "AMOUNT", "amount_usd"] {
+        env.server.push(Reply::text(&format!(
+            "```python\nrows = [{{'total': 1}}]\nfor row in rows:\n    print(row['{column}'])\n```"
+        )));
+    }
+    env.server.push(Reply::text("Done."));
+    let task = "Print the four reports, then the amount.";
+    let out = env.exec(&["-y", task]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("Done."), "{out:?}");
+    assert!(
+        out.stderr.contains("oi starts the task over once"),
+        "{}",
+        out.stderr
+    );
+    let requests = env.server.chat_requests();
+    let summarized = requests
+        .iter()
+        .position(|r| r.body.to_string().contains(SUMMARY_NEEDLE))
+        .expect("no summary was asked for");
+    let restart = requests
+        .iter()
+        .position(|r| r.body["temperature"] == 0.7)
+        .expect("no request after the start-over");
+    assert!(summarized < restart, "{summarized} vs {restart}");
+    // Before the start-over the task's message held the summary.
+    assert!(
+        requests[summarized + 1..restart].iter().any(|r| r
+            .body
+            .to_string()
+            .contains("reports one to three were printed")),
+        "the summary was never sent"
+    );
+    // Started over: the task's message alone, word for word, without the
+    // summary or what followed it.
+    let users: Vec<_> = requests[restart]
+        .messages()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .collect();
+    assert_eq!(users.len(), 1, "{users:?}");
+    let message = users[0].to_string();
+    assert!(message.contains(task), "{message}");
+    for gone in [
+        "reports one to three were printed",
+        "The current task, as the user gave it",
+        "[What followed:]",
+        "xxxxxxxxxx",
+        "KeyError",
+    ] {
+        assert!(!message.contains(gone), "{gone:?} in {message}");
+    }
+}
+
+#[tokio::test]
 async fn a_reply_that_repeats_itself_is_stopped_asked_again_then_cut_and_the_model_told() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:0.5b");
