@@ -2803,6 +2803,15 @@ async fn a_small_model_sending_again_code_that_did_the_task_is_told_once_then_th
         "{}",
         out.stderr
     );
+    // The answer is oi's, naming the result, not the model's code block.
+    assert!(
+        out.stdout.contains(
+            "the model sent that code again instead of answering, so oi ended the task there"
+        ) && out.stdout.contains("`ips_sorted.txt` holds what it wrote.")
+            && !out.stdout.contains("```python"),
+        "{}",
+        out.stdout
+    );
     let cwd = env.cwd.path();
     assert_eq!(
         fs_err::read_to_string(cwd.join("runs.log")).unwrap(),

@@ -290,6 +290,9 @@ const HEAD: u64 = 64 * 1024;
 /// from it.
 const OUTPUTS_KEPT: usize = 64 * 1024;
 
+/// Lines of a run's output an answer oi gives quotes, at most.
+const ANSWER_LINES: usize = 40;
+
 /// An input file this big, at most, has its changes shown.
 const DIFFED: u64 = 64 * 1024;
 /// Lines of a change shown, at most.
@@ -680,6 +683,39 @@ impl Coach {
         Some(Repeat::Tell(format!(
             "[oi: that is the code that just ran without errors: running it again changes nothing{left}. If its result is what the task asks for, the task is done: say so in a sentence, with no code block. If it is not, change the code.]"
         )))
+    }
+
+    /// The answer of a task that ended on a repeat of the code that ran
+    /// last ([`Repeat::End`]): said by oi, not the model's code block,
+    /// with what that code `printed` (at most [`ANSWER_LINES`] lines) and
+    /// the files the task asks for.
+    pub(super) fn repeat_end_answer(&self, printed: Option<&str>) -> String {
+        let mut answer = "The last code ran without errors and oi's checks of its results found nothing wrong; the model sent that code again instead of answering, so oi ended the task there.".to_owned();
+        if let Some(printed) = printed
+            .map(str::trim_end)
+            .filter(|p| !p.is_empty() && *p != crate::output::PRINTED_NOTHING)
+        {
+            let lines: Vec<&str> = printed.lines().collect();
+            let shown = lines[..lines.len().min(ANSWER_LINES)].join("\n");
+            let more = match lines.len().saturating_sub(ANSWER_LINES) {
+                0 => String::new(),
+                n => format!("\n[{n} more lines]"),
+            };
+            answer.push_str(&format!(" It printed:\n```text\n{shown}{more}\n```"));
+        }
+        match self.expected.as_slice() {
+            [] => {}
+            [name] => answer.push_str(&format!("\n`{name}` holds what it wrote.")),
+            names => answer.push_str(&format!(
+                "\n{} hold what it wrote.",
+                names
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+        answer
     }
 
     /// Reads a reply: a model that repeats one of oi's notes back instead
@@ -8094,6 +8130,35 @@ mod tests {
         let mut large = Coach::new(false, task, cwd);
         large.after_runs(&[python_report("")], cwd);
         assert_eq!(large.repeat_of_good_run(cwd, code), None);
+    }
+
+    #[test]
+    fn a_task_ended_on_a_repeat_answers_with_what_the_code_printed_and_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("clients.txt"), "10.0.0.9\n").unwrap();
+        let task = "Write ips.txt with each address of clients.txt once.";
+        let coach = Coach::new(true, task, cwd);
+        let answer = coach.repeat_end_answer(Some("sorted 3 addresses\n"));
+        assert!(
+            answer.starts_with("The last code ran without errors")
+                && answer.contains("It printed:\n```text\nsorted 3 addresses\n```")
+                && answer.ends_with("\n`ips.txt` holds what it wrote."),
+            "{answer}"
+        );
+        // Nothing printed: nothing quoted.
+        let answer = coach.repeat_end_answer(Some(crate::output::PRINTED_NOTHING));
+        assert!(!answer.contains("printed:"), "{answer}");
+        assert!(!coach.repeat_end_answer(None).contains("printed:"));
+        // A long output is quoted up to its limit, with how much is left.
+        let long: String = (1..=50).map(|i| format!("line {i}\n")).collect();
+        let answer = coach.repeat_end_answer(Some(&long));
+        assert!(answer.contains("line 40\n[10 more lines]\n```"), "{answer}");
+        assert!(!answer.contains("line 41"), "{answer}");
+        // A question: no file named.
+        let question = Coach::new(true, "How many lines does clients.txt have?", cwd);
+        let answer = question.repeat_end_answer(Some("3"));
+        assert!(answer.ends_with("It printed:\n```text\n3\n```"), "{answer}");
     }
 
     #[test]

@@ -78,6 +78,15 @@ impl TaskEnd {
     }
 }
 
+/// What the last code run of a batch printed, as the model read it.
+fn last_printed(reports: &[crate::harness::Report]) -> Option<String> {
+    reports
+        .iter()
+        .rev()
+        .find(|report| !report.language.is_empty())
+        .map(|report| report.text.clone())
+}
+
 impl Session {
     /// Runs one task to its end and says how it ended.
     pub(super) async fn run_task(&mut self, text: String, images: Vec<String>) {
@@ -121,6 +130,9 @@ impl Session {
         let mut splicer = Splicer::default();
         // Set for the next request only, when it asks again (small models).
         let mut temperature: Option<(f64, Again)> = None;
+        // What the last code that ran printed (small models): the answer
+        // of a task that ends on a repeat of that code.
+        let mut printed: Option<String> = None;
         loop {
             if let Some(end) = self.limit_reached(turn) {
                 return end;
@@ -252,7 +264,7 @@ impl Session {
                         self.emit(Event::Warning {
                             message: "the model sent once more the code that had just run without errors, after oi said that running it again changes nothing; oi ends the task with its results as they are".to_owned(),
                         });
-                        return TaskEnd::done(answer);
+                        return TaskEnd::done(coach.repeat_end_answer(printed.as_deref()));
                     }
                 }
             }
@@ -384,6 +396,9 @@ impl Session {
             };
             let runs_before = self.guard.runs();
             let (mut reports, mut halt) = self.execute(actions, cancel).await;
+            if self.config.small_model {
+                printed = last_printed(&reports).or(printed);
+            }
             coach.saw_runs(&runs);
             splicer.saw(&runs, &reports);
             let mut previews = Vec::new();
@@ -414,6 +429,7 @@ impl Session {
                 if let Some(report) = again.first() {
                     coach.ran_again(&run, report);
                 }
+                printed = last_printed(&again).or(printed);
                 if let Some(first) = again.first_mut() {
                     first.text = format!("{lead}\n{}", first.text);
                 }
