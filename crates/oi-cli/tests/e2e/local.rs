@@ -2766,6 +2766,45 @@ async fn a_small_models_result_with_a_line_twice_where_each_once_is_asked_is_mad
 }
 
 #[tokio::test]
+async fn a_small_models_loop_writing_a_row_twice_where_each_once_is_asked_is_run_again_by_oi() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(
+        cwd.join("north.json"),
+        r#"[{"sku": "B-2", "qty": 4}, {"sku": "A-1", "qty": 2}]"#,
+    )
+    .unwrap();
+    fs_err::write(
+        cwd.join("south.json"),
+        r#"[{"sku": "A-1", "qty": 2}, {"sku": "C-3", "qty": 1}]"#,
+    )
+    .unwrap();
+    // Rows gathered from both files, sorted, written one by one: the
+    // item both files hold comes twice.
+    let code = "import csv, json\nrows = []\nfor name in ['north.json', 'south.json']:\n    for item in json.load(open(name)):\n        rows.append([item['sku'], item['qty']])\nrows.sort()\nwith open('stock.csv', 'w', newline='') as f:\n    writer = csv.writer(f)\n    writer.writerow(['sku', 'qty'])\n    for row in rows:\n        writer.writerow(row)";
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "north.json and south.json list the stock of two stores, which overlap. Write stock.csv with the columns sku,qty, each item once, sorted by sku.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("[oi: `stock.csv` had `A-1,2` twice where the task asks for each once, so oi ran your code again with `for row in rows:` written as `for row in {repr(v): v for v in rows}.values():`, which keeps the first of each value, in order:]"),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("stock.csv")).unwrap(),
+        "sku,qty\r\nA-1,2\r\nB-2,4\r\nC-3,1\r\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_sending_again_code_that_did_the_task_is_told_once_then_the_task_ends() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

@@ -6761,10 +6761,13 @@ fn self_subtraction(python: &str) -> Option<(String, String)> {
 /// the list made of each value once, in its order
 /// (`'\n'.join(dict.fromkeys(values))`); each value stripped first when
 /// the repeats differ in spaces around them (`spaced`; a `writelines` list
-/// keeps its line breaks, so it is not changed then). `None` when no line
-/// or two lines do so, or the list is made unique already.
+/// keeps its line breaks, so it is not changed then). Or, unless
+/// `spaced`, the loop that writes a line for each value of a list
+/// ([`once_loop`]). `None` when no line or two lines do so, or the list is
+/// made unique already.
 fn once_fix(python: &str, spaced: bool) -> Option<(String, String)> {
-    let mut lines = python.lines().map(str::trim).filter_map(|line| {
+    let loops = (!spaced).then(|| once_loop(python)).flatten();
+    let lines = python.lines().map(str::trim).filter_map(|line| {
         let calls: &[&str] = if spaced {
             &["'\\n'.join(", "\"\\n\".join("]
         } else {
@@ -6792,8 +6795,83 @@ fn once_fix(python: &str, spaced: bool) -> Option<(String, String)> {
             format!("{}{once}{}", &line[..start], &line[end..]),
         ))
     });
+    let mut lines = lines.chain(loops);
     let first = lines.next()?;
     lines.next().is_none().then_some(first)
+}
+
+/// The one loop of `python`, not inside another loop, whose body writes
+/// its value (`for row in rows:` over `writer.writerow(row)` or
+/// `f.write(f'{row}\n')`), and that loop over each value of the list once,
+/// in its order: `for row in {repr(v): v for v in rows}.values():` (by
+/// `repr`, so rows that are lists, which cannot be a dict's keys, are
+/// compared too). `None` for no such loop or two, or a loop whose values
+/// are unique anyway or cannot be compared so (`enumerate`, `range`,
+/// `.items()`, `.iterrows()`).
+fn once_loop(python: &str) -> Option<(String, String)> {
+    const UNIQUE: [&str; 11] = [
+        "dict.fromkeys",
+        "set(",
+        "unique",
+        "drop_duplicates",
+        "enumerate(",
+        "range(",
+        ".items()",
+        ".keys()",
+        ".iterrows()",
+        ".itertuples(",
+        "zip(",
+    ];
+    let lines: Vec<&str> = python.lines().collect();
+    let mut found = lines.iter().enumerate().filter_map(|(at, line)| {
+        let trimmed = line.trim();
+        let (names, source) = trimmed
+            .strip_prefix("for ")?
+            .strip_suffix(':')?
+            .split_once(" in ")?;
+        let source = source.trim();
+        if source.is_empty() || UNIQUE.iter().any(|word| source.contains(word)) {
+            return None;
+        }
+        let depth = super::splice::indent(line).len();
+        // Not inside another loop: a list made again for each value of
+        // an outer loop is made unique only within it.
+        let mut least = depth;
+        for before in lines[..at].iter().rev() {
+            if !super::splice::is_significant(before) {
+                continue;
+            }
+            let indent = super::splice::indent(before).len();
+            if indent < least {
+                if super::splice::opens_loop(before.trim()) {
+                    return None;
+                }
+                least = indent;
+            }
+        }
+        let targets: Vec<&str> = names
+            .split(',')
+            .map(|n| n.trim().trim_matches(['(', ')']).trim())
+            .filter(|n| !n.is_empty())
+            .collect();
+        let writes = lines[at + 1..]
+            .iter()
+            .filter(|l| super::splice::is_significant(l))
+            .take_while(|l| super::splice::indent(l).len() > depth)
+            .any(|l| {
+                let writes = [".writerow(", ".write("].iter().any(|c| l.contains(c))
+                    || l.contains("print(") && l.contains("file=");
+                writes && targets.iter().any(|t| super::splice::has_name(l, t))
+            });
+        writes.then(|| {
+            (
+                trimmed.to_owned(),
+                format!("for {names} in {{repr(v): v for v in {source}}}.values():"),
+            )
+        })
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// For a result `name` the task asks the number of values for, written
@@ -12621,6 +12699,57 @@ mod tests {
             None
         );
         assert_eq!(once_fix("f.write(text)", false), None);
+        // A loop that writes a line for each value of a list.
+        let rows = "rows = []\nfor page in pages:\n    rows += json.load(open(page))['data']\nrows.sort(key=lambda r: r[0])\nwith open('users.csv', 'w', newline='') as f:\n    writer = csv.writer(f)\n    writer.writerow(['id', 'name'])\n    for row in rows:\n        writer.writerow(row)\n";
+        assert_eq!(
+            once_fix(rows, false),
+            Some((
+                "for row in rows:".to_owned(),
+                "for row in {repr(v): v for v in rows}.values():".to_owned()
+            ))
+        );
+        // Its values named apart, written with f.write or print.
+        assert_eq!(
+            once_fix(
+                "for name, n in sorted(counts):\n    f.write(f'{name},{n}\\n')",
+                false
+            ),
+            Some((
+                "for name, n in sorted(counts):".to_owned(),
+                "for name, n in {repr(v): v for v in sorted(counts)}.values():".to_owned()
+            ))
+        );
+        assert!(once_fix("for ip in ips:\n    print(ip, file=out)", false).is_some());
+        // Not when spaces differ, the loop only prints, its values are
+        // unique or numbered, or it runs inside another loop.
+        assert_eq!(once_fix(rows, true), None);
+        assert_eq!(once_fix("for ip in ips:\n    print(ip)", false), None);
+        for source in [
+            "counts.items()",
+            "enumerate(rows)",
+            "set(ips)",
+            "df.iterrows()",
+        ] {
+            let code = format!("for a, b in {source}:\n    f.write(f'{{a}} {{b}}\\n')");
+            assert_eq!(once_fix(&code, false), None, "{source}");
+        }
+        assert_eq!(
+            once_fix(
+                "for page in pages:\n    rows = load(page)\n    for row in rows:\n        w.writerow(row)",
+                false
+            ),
+            None
+        );
+        // A body that writes something else.
+        assert_eq!(once_fix("for row in rows:\n    f.write('x')", false), None);
+        // A join and a loop: which one made the repeat is not known.
+        assert_eq!(
+            once_fix(
+                "out.write('\\n'.join(a))\nfor row in rows:\n    w.writerow(row)",
+                false
+            ),
+            None
+        );
         // A string holding a bracket inside the list's expression.
         assert_eq!(
             once_fix("f.write(\"\\n\".join(l for l in xs if l != ')'))", false)
