@@ -2805,6 +2805,43 @@ async fn a_small_models_loop_writing_a_row_twice_where_each_once_is_asked_is_run
 }
 
 #[tokio::test]
+async fn a_small_models_table_of_rows_no_line_passed_the_test_for_is_told_the_list_stayed_empty() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    // The kernel runs the Python that has pandas.
+    let Some(python) = oi_testkit::pip_package("pandas", "pandas") else {
+        return;
+    };
+    let kernel = format!("languages.python.command=[{}]", json!(python));
+    fs_err::write(
+        env.cwd.path().join("jobs.log"),
+        "job=build took=12s\njob=test took=30s\njob=build took=8s\n",
+    )
+    .unwrap();
+    // The job's name is read from the wrong field, so no line passes.
+    let code = "import pandas as pd\nrows = []\nfor line in open('jobs.log'):\n    fields = line.split()\n    if fields[0] == 'build':\n        rows.append({'job': fields[0], 'secs': int(fields[1][5:-1])})\ndf = pd.DataFrame(rows)\nprint(df['secs'].mean())";
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("I cannot tell."))
+        .push(Reply::text("I cannot tell."))
+        .push(Reply::text("I cannot tell."));
+    let out = env
+        .exec(&[
+            "-y",
+            "-c",
+            &kernel,
+            "How long does the build job of jobs.log take on average?",
+        ])
+        .await;
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(
+        told.contains("KeyError: 'secs'")
+            && told.contains("[oi: `df` has no `secs` column, though every row your code appends to `rows` has that key: `rows` stayed empty: no line passed `if fields[0] == 'build':`. Print the values that test reads for the first few lines, then test them as they are.]"),
+        "{told}\n{out:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_sending_again_code_that_did_the_task_is_told_once_then_the_task_ends() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

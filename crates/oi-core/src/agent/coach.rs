@@ -167,6 +167,9 @@ pub(super) struct Coach {
     /// Whether it was told a column of an input is gone from the table
     /// its code used.
     told_lost: bool,
+    /// Whether the model was told a table was made of a list that stayed
+    /// empty ([`super::empty_table`]).
+    told_empty: bool,
     /// Whether the model was told that code it sent again had just run
     /// without errors, with nothing found wrong in the results.
     told_repeat: bool,
@@ -477,6 +480,7 @@ impl Coach {
             rewrites,
             told_columns: false,
             told_lost: false,
+            told_empty: false,
             told_repeat: false,
             told_content: false,
             inputs_seen,
@@ -1586,14 +1590,24 @@ impl Coach {
             );
             self.run_again_led(&fix, lead);
         }
-        let lost = if self.told_lost {
+        let empty = if self.small_model && !self.told_empty {
+            reports
+                .iter()
+                .find_map(|r| super::empty_table::note(&r.text, &self.python))
+        } else {
+            None
+        };
+        let lost = if self.told_lost || empty.is_some() {
             None
         } else {
             reports
                 .iter()
                 .find_map(|r| lost_column_note(&r.text, &self.python, &self.inputs, cwd))
         };
-        if let Some(note) = lost {
+        if let Some(note) = empty {
+            self.told_empty = true;
+            previews.push(note);
+        } else if let Some(note) = lost {
             self.told_lost = true;
             previews.push(note);
         } else if !self.told_columns

@@ -28,6 +28,7 @@ mod context_fit;
 mod control;
 pub(crate) use control::ConversationFile;
 mod edit;
+mod empty_table;
 mod error_hint;
 mod execute;
 mod first_look;
