@@ -1128,9 +1128,13 @@ impl Coach {
         });
         match installed.or_else(|| self.rerun_after_definition(runs, reports)) {
             // The block runs again whole: a fix of its failure waits for
-            // that run's own result.
+            // that run's own result, and the notes on that result are
+            // about its code, not the batch's (an install in the shell).
             Some(run) => {
                 self.fix_rerun = None;
+                if is_python(run.0.language.as_deref()) {
+                    self.know_python(run.0.code.clone());
+                }
                 Some(run)
             }
             None => self.rerun_with_fix(),
@@ -14228,6 +14232,55 @@ mod tests {
                 "import csv"
             ),
             None
+        );
+    }
+
+    #[test]
+    fn the_notes_on_a_run_again_after_an_install_are_about_its_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut coach = Coach::new(true, "Average the latencies of api.log.", dir.path());
+        let run = |language: &str, code: &str| {
+            Some(ProposedRun {
+                call_id: None,
+                language: Some(language.to_owned()),
+                code: code.to_owned(),
+            })
+        };
+        let report = |language: &str, text: &str| Report {
+            call_id: None,
+            language: language.to_owned(),
+            text: text.to_owned(),
+            images: Vec::new(),
+        };
+        let code = "import pandas as pd\nrows = []\nfor line in open('api.log'):\n    if line.startswith('x'):\n        rows.append({'ms': 1})\ndf = pd.DataFrame(rows)\nprint(df['ms'].mean())";
+        let python = [run("python", code)];
+        coach.saw_runs(&python);
+        coach.rerun(
+            &python,
+            &[report(
+                "python",
+                "ModuleNotFoundError: No module named 'pandas'",
+            )],
+        );
+        let install = [run("shell", "pip install pandas")];
+        coach.saw_runs(&install);
+        assert_eq!(coach.python, "");
+        let (again, _) = coach
+            .rerun(
+                &install,
+                &[report("shell", "Successfully installed pandas-3.1")],
+            )
+            .unwrap();
+        assert_eq!(again.code, code);
+        let failed = "Traceback (most recent call last):\n  File \"<cell-2>\", line 7, in <module>\n    print(df['ms'].mean())\n  [2 frames inside libraries]\nKeyError: 'ms'\n";
+        coach.ran_again(&again, &report("python", failed));
+        let notes = coach.after_runs(&[report("python", failed)], dir.path());
+        assert!(
+            notes
+                .iter()
+                .any(|n| n
+                    .contains("`rows` stayed empty: no line passed `if line.startswith('x'):`")),
+            "{notes:?}"
         );
     }
 
