@@ -534,6 +534,35 @@ async fn a_corrected_script_answering_why_it_fails_is_not_saved_over_it() {
 }
 
 #[tokio::test]
+async fn a_small_model_copying_the_left_out_line_after_a_sentence_is_asked_again_and_never_answers_with_it()
+ {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    let failing = "```python\nprint(totl)\n```";
+    let copied = "`totl` is not defined. To fix it\n(code left out here: it failed, as its result below says)\n";
+    env.server
+        .push(Reply::text(failing))
+        .push(Reply::text(failing))
+        .push(Reply::text(copied));
+    for _ in 0..6 {
+        env.server.push(Reply::text(copied));
+    }
+    let out = env.exec(&["-y", "What is the total?"]).await;
+    let requests = env.server.chat_requests();
+    // The copy is no step: asked again more freely, as the repeat was.
+    assert_eq!(requests[3].body["temperature"], 1.0, "{out:?}");
+    assert_eq!(
+        requests[3].body["messages"], requests[2].body["messages"],
+        "{out:?}"
+    );
+    // Whatever ends the task, oi's placeholder is no part of the answer.
+    assert!(
+        out.stdout.contains("`totl` is not defined.") && !out.stdout.contains("code left out"),
+        "{out:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_repeating_the_last_code_is_asked_again_more_freely() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:0.5b");

@@ -22,10 +22,28 @@ use super::typed;
 /// What stands, in a request asking again, where a block that failed was.
 const LEFT_OUT: &str = "(code left out here: it failed, as its result below says)\n";
 
-/// Whether a reply only copies the line that stood for left-out code: a
-/// small model shown it writes it back as its whole reply.
+/// Whether a reply copies the line that stood for left-out code in place
+/// of code (it holds no fenced block): a small model shown it writes it
+/// back, alone or after a sentence that announces a fix.
 pub(super) fn copies_left_out(reply: &str) -> bool {
-    reply.trim() == LEFT_OUT.trim_end()
+    reply.contains(LEFT_OUT.trim_end()) && !reply.contains("```")
+}
+
+/// `answer` without the line that stood for left-out code, which a small
+/// model may copy into its last reply: oi's placeholder is no answer.
+pub(super) fn without_left_out(answer: String) -> String {
+    let line = LEFT_OUT.trim_end();
+    if !answer.contains(line) {
+        return answer;
+    }
+    answer
+        .lines()
+        .filter(|l| l.trim() != line)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace(line, "")
+        .trim_end()
+        .to_owned()
 }
 
 /// The temperatures of the further requests for one repeat, in order.
@@ -609,6 +627,26 @@ mod tests {
         assert!(!copies_left_out(&format!(
             "{LEFT_OUT}```python\nx = 1\n```"
         )));
+        // After a sentence that announces a fix, with no code.
+        assert!(copies_left_out(&format!(
+            "The variable is not defined. To fix it\n{LEFT_OUT}\n"
+        )));
+    }
+
+    #[test]
+    fn the_left_out_line_is_no_part_of_an_answer() {
+        assert_eq!(
+            without_left_out(format!("To fix it\n{LEFT_OUT}\n")),
+            "To fix it"
+        );
+        assert_eq!(
+            without_left_out(format!("It failed: {}", LEFT_OUT.trim_end())),
+            "It failed:"
+        );
+        assert_eq!(
+            without_left_out("The total is 6.".to_owned()),
+            "The total is 6."
+        );
     }
 
     #[test]

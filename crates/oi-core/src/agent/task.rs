@@ -373,7 +373,7 @@ impl Session {
                         // Told the change and ending without it: the last
                         // code runs once more with it (approved as any run).
                         let Some((run, fix)) = coach.standing_fix() else {
-                            return TaskEnd::done(answer);
+                            return TaskEnd::done(resample::without_left_out(answer));
                         };
                         self.emit(Event::Warning {
                             message: format!(
