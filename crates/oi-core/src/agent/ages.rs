@@ -84,48 +84,20 @@ fn days_over_year(value: &str) -> Option<(&str, &str, bool)> {
 /// What `text` holds inside its brackets when it is one bracketed whole
 /// (`(a - b)`, not `(a) - (b)`).
 fn enclosed(text: &str) -> Option<&str> {
-    let inner = text.strip_prefix('(')?.strip_suffix(')')?;
-    let mut depth = 0i32;
-    let mut quote = None;
-    for c in inner.chars() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '\'' | '"' => quote = Some(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth -= 1;
-                if depth < 0 {
-                    return None;
-                }
-            }
-            _ => {}
-        }
-    }
-    (depth == 0).then_some(inner)
+    let last = text.len().checked_sub(1)?;
+    (text.starts_with('(') && super::pyline::closing_bracket(text, 0) == Some(last))
+        .then(|| &text[1..last])
 }
 
 /// `a - b` split at its one `-` outside brackets and strings.
 fn split_minus(text: &str) -> Option<(&str, &str)> {
-    let mut depth = 0i32;
-    let mut quote = None;
-    let mut at = None;
-    for (i, c) in text.char_indices() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '\'' | '"' => quote = Some(c),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            '-' if depth == 0 => {
+    let bytes = text.as_bytes();
+    let (mut i, mut at) = (0, None);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => i = super::pyline::closing_bracket(text, i)?,
+            quote @ (b'\'' | b'"') => i += 1 + text[i + 1..].find(char::from(quote))?,
+            b'-' => {
                 if at.is_some() {
                     return None;
                 }
@@ -133,6 +105,7 @@ fn split_minus(text: &str) -> Option<(&str, &str)> {
             }
             _ => {}
         }
+        i += 1;
     }
     let at = at?;
     let (a, b) = (text[..at].trim(), text[at + 1..].trim());

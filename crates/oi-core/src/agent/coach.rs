@@ -675,14 +675,7 @@ impl Coach {
         let left = match self.expected.as_slice() {
             [] => String::new(),
             [name] => format!(" (`{name}` is as it left it)"),
-            names => format!(
-                " ({} are as it left them)",
-                names
-                    .iter()
-                    .map(|name| format!("`{name}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            names => format!(" ({} are as it left them)", backticked(names)),
         };
         Some(Repeat::Tell(format!(
             "[oi: that is the code that just ran without errors: running it again changes nothing{left}. If its result is what the task asks for, the task is done: say so in a sentence, with no code block. If it is not, change the code.]"
@@ -710,14 +703,7 @@ impl Coach {
         match self.expected.as_slice() {
             [] => {}
             [name] => answer.push_str(&format!("\n`{name}` holds what it wrote.")),
-            names => answer.push_str(&format!(
-                "\n{} hold what it wrote.",
-                names
-                    .iter()
-                    .map(|name| format!("`{name}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            names => answer.push_str(&format!("\n{} hold what it wrote.", backticked(names))),
         }
         answer
     }
@@ -6854,18 +6840,8 @@ fn once_loop(python: &str) -> Option<(String, String)> {
         let depth = super::splice::indent(line).len();
         // Not inside another loop: a list made again for each value of
         // an outer loop is made unique only within it.
-        let mut least = depth;
-        for before in lines[..at].iter().rev() {
-            if !super::splice::is_significant(before) {
-                continue;
-            }
-            let indent = super::splice::indent(before).len();
-            if indent < least {
-                if super::splice::opens_loop(before.trim()) {
-                    return None;
-                }
-                least = indent;
-            }
+        if super::splice::enclosing(&lines, at).any(super::splice::opens_loop) {
+            return None;
         }
         let targets: Vec<&str> = names
             .split(',')

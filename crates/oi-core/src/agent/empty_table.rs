@@ -5,7 +5,7 @@
 //! the append held for no line. A small model reads the error as a
 //! missing column and makes up columns the empty table lacks as well.
 
-use super::splice::{assignment, indent, is_significant, opens_loop};
+use super::splice::{assignment, enclosing, opens_loop};
 
 /// The note for a run of Python `code` whose `output` ends in such a
 /// `KeyError`, naming the table, the list and the tests the appends are
@@ -74,21 +74,11 @@ pub(super) fn note(output: &str, code: &str) -> Option<String> {
 /// The `if`/`elif` lines the line at `at` is under, outermost first, up
 /// to the loop it is in.
 fn tests_above(lines: &[&str], at: usize) -> Vec<String> {
-    let mut least = indent(lines[at]).len();
-    let mut tests = Vec::new();
-    for line in lines[..at].iter().rev() {
-        if !is_significant(line) || indent(line).len() >= least {
-            continue;
-        }
-        least = indent(line).len();
-        let trimmed = line.trim();
-        if opens_loop(trimmed) {
-            break;
-        }
-        if trimmed.starts_with("if ") || trimmed.starts_with("elif ") {
-            tests.push(trimmed.to_owned());
-        }
-    }
+    let mut tests: Vec<String> = enclosing(lines, at)
+        .take_while(|header| !opens_loop(header))
+        .filter(|header| header.starts_with("if ") || header.starts_with("elif "))
+        .map(str::to_owned)
+        .collect();
     tests.reverse();
     tests
 }

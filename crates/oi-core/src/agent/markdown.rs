@@ -44,8 +44,7 @@ struct Outline<'a> {
 /// `whole` with no line that only looks like a heading: its lines say it
 /// all.
 pub(super) fn outline(name: &str, text: &str, whole: bool) -> Option<String> {
-    let lower = name.to_ascii_lowercase();
-    if !(lower.ends_with(".md") || lower.ends_with(".markdown")) {
+    if !is_markdown(name) {
         return None;
     }
     let outline = read(text);
@@ -110,8 +109,7 @@ pub(super) fn outline(name: &str, text: &str, whole: bool) -> Option<String> {
 /// title is read past its indent, a list mark or `#`s, and a link's
 /// brackets (`- [Install](#install)`).
 pub(super) fn look_alike_listed(result: &str, input: &str, text: &str) -> Option<String> {
-    let lower = input.to_ascii_lowercase();
-    if !(lower.ends_with(".md") || lower.ends_with(".markdown")) {
+    if !is_markdown(input) {
         return None;
     }
     let outline = read(text);
@@ -150,6 +148,12 @@ pub(super) fn look_alike_listed(result: &str, input: &str, text: &str) -> Option
         }
     }
     None
+}
+
+/// Whether the file `name` is Markdown (`.md`, `.markdown`, in any case).
+fn is_markdown(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".markdown")
 }
 
 /// The title a line of a list of headings names: past its indent, a list

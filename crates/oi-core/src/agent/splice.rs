@@ -515,6 +515,24 @@ pub(super) fn opens_loop(trimmed: &str) -> bool {
         .any(|word| trimmed.starts_with(word))
 }
 
+/// The lines of Python `lines` that open the blocks the line at `at` is
+/// in (`for …:`, `if …:`, `with …:`), innermost first, trimmed: each
+/// significant line before it indented less than any after it.
+pub(super) fn enclosing<'a>(lines: &[&'a str], at: usize) -> impl Iterator<Item = &'a str> {
+    let mut least = lines.get(at).map_or(0, |line| indent(line).len());
+    lines[..at.min(lines.len())]
+        .iter()
+        .rev()
+        .filter(|line| is_significant(line))
+        .filter_map(move |line| {
+            let depth = indent(line).len();
+            (depth < least).then(|| {
+                least = depth;
+                line.trim()
+            })
+        })
+}
+
 /// The whitespace `line` begins with.
 pub(super) fn indent(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
@@ -527,6 +545,29 @@ fn compact(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_blocks_a_line_is_in_are_its_less_indented_headers() {
+        let lines = [
+            "for page in pages:",
+            "    rows = load(page)",
+            "",
+            "    # each row",
+            "    if rows:",
+            "        for row in rows:",
+            "            w.writerow(row)",
+            "done = True",
+        ];
+        assert_eq!(
+            enclosing(&lines, 6).collect::<Vec<_>>(),
+            ["for row in rows:", "if rows:", "for page in pages:"]
+        );
+        assert_eq!(enclosing(&lines, 7).count(), 0);
+        assert_eq!(
+            enclosing(&lines, 1).collect::<Vec<_>>(),
+            ["for page in pages:"]
+        );
+    }
 
     #[test]
     fn loops_are_told_from_other_blocks() {
