@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::support::TestEnv;
 
-const SUMMARY_NEEDLE: &str = "You write short, factual summaries";
+pub(crate) const SUMMARY_NEEDLE: &str = "You write short, factual summaries";
 
 fn small_window(env: &TestEnv, window: u32, max_tokens: u32) {
     env.write_config(&format!(

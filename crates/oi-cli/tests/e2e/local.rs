@@ -825,6 +825,28 @@ fn small_model_env(env: &TestEnv, model: &str) {
     ));
 }
 
+/// A small model's task (1.5B) in a folder holding `files`, whose first
+/// reply is the Python block `code` and whose next ones say it is done:
+/// what the model was told after that block ran (and any re-run of it).
+async fn told_after_one_block(
+    env: &TestEnv,
+    files: &[(&str, &str)],
+    code: &str,
+    task: &str,
+) -> String {
+    small_model_env(env, "qwen2.5-coder:1.5b");
+    for (name, text) in files {
+        fs_err::write(env.cwd.path().join(name), text).unwrap();
+    }
+    env.server
+        .push(Reply::text(&format!("```python\n{code}\n```")))
+        .push(Reply::text("Done."))
+        .push(Reply::text("Done."));
+    let out = env.exec(&["-y", task]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    env.server.chat_requests()[1].last_message_text()
+}
+
 #[tokio::test]
 async fn a_small_model_is_sent_greedy_sampling_and_a_reply_limit_unless_configured() {
     let env = TestEnv::new().await;
@@ -2422,7 +2444,7 @@ async fn a_small_model_started_over_finishes_from_the_task_message_alone() {
 
 #[tokio::test]
 async fn a_small_model_started_over_after_a_compaction_gets_the_task_without_the_summary() {
-    const SUMMARY_NEEDLE: &str = "You write short, factual summaries";
+    use crate::context::SUMMARY_NEEDLE;
     let env = TestEnv::new().await;
     // A window where a few long outputs call for a summary.
     env.write_config(&format!(
@@ -2765,24 +2787,14 @@ async fn a_small_model_typing_a_results_lines_as_a_block_is_told_to_build_them()
 #[tokio::test]
 async fn a_small_models_result_with_a_line_twice_where_each_once_is_asked_is_made_again_by_oi() {
     let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    fs_err::write(
-        env.cwd.path().join("clients.txt"),
-        "10.0.0.10\n192.168.1.2\n10.0.0.9\n10.0.0.10\n",
-    )
-    .unwrap();
     let code = "clients = [c.strip() for c in open('clients.txt') if c.strip()]\nclients.sort(key=lambda x: tuple(map(int, x.split('.'))))\nwith open('ips_sorted.txt', 'w') as f:\n    f.write('\\n'.join(clients) + '\\n')";
-    env.server
-        .push(Reply::text(&format!("```python\n{code}\n```")))
-        .push(Reply::text("Done."));
-    let out = env
-        .exec(&[
-            "-y",
-            "clients.txt lists client IP addresses, one per line, some repeated. Write ips_sorted.txt with each address once, in numeric order.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let told = env.server.chat_requests()[1].last_message_text();
+    let told = told_after_one_block(
+        &env,
+        &[("clients.txt", "10.0.0.10\n192.168.1.2\n10.0.0.9\n10.0.0.10\n")],
+        code,
+        "clients.txt lists client IP addresses, one per line, some repeated. Write ips_sorted.txt with each address once, in numeric order.",
+    )
+    .await;
     assert!(
         told.contains("[oi: `ips_sorted.txt` had `10.0.0.10` twice where the task asks for each once, so oi ran your code again with `f.write('\\n'.join(clients) + '\\n')` written as `f.write('\\n'.join(dict.fromkeys(clients)) + '\\n')`, which keeps the first of each value, in order:]"),
         "{told}"
@@ -2797,38 +2809,31 @@ async fn a_small_models_result_with_a_line_twice_where_each_once_is_asked_is_mad
 #[tokio::test]
 async fn a_small_models_loop_writing_a_row_twice_where_each_once_is_asked_is_run_again_by_oi() {
     let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    let cwd = env.cwd.path();
-    fs_err::write(
-        cwd.join("north.json"),
-        r#"[{"sku": "B-2", "qty": 4}, {"sku": "A-1", "qty": 2}]"#,
-    )
-    .unwrap();
-    fs_err::write(
-        cwd.join("south.json"),
-        r#"[{"sku": "A-1", "qty": 2}, {"sku": "C-3", "qty": 1}]"#,
-    )
-    .unwrap();
     // Rows gathered from both files, sorted, written one by one: the
     // item both files hold comes twice.
     let code = "import csv, json\nrows = []\nfor name in ['north.json', 'south.json']:\n    for item in json.load(open(name)):\n        rows.append([item['sku'], item['qty']])\nrows.sort()\nwith open('stock.csv', 'w', newline='') as f:\n    writer = csv.writer(f)\n    writer.writerow(['sku', 'qty'])\n    for row in rows:\n        writer.writerow(row)";
-    env.server
-        .push(Reply::text(&format!("```python\n{code}\n```")))
-        .push(Reply::text("Done."));
-    let out = env
-        .exec(&[
-            "-y",
-            "north.json and south.json list the stock of two stores, which overlap. Write stock.csv with the columns sku,qty, each item once, sorted by sku.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let told = env.server.chat_requests()[1].last_message_text();
+    let told = told_after_one_block(
+        &env,
+        &[
+            (
+                "north.json",
+                r#"[{"sku": "B-2", "qty": 4}, {"sku": "A-1", "qty": 2}]"#,
+            ),
+            (
+                "south.json",
+                r#"[{"sku": "A-1", "qty": 2}, {"sku": "C-3", "qty": 1}]"#,
+            ),
+        ],
+        code,
+        "north.json and south.json list the stock of two stores, which overlap. Write stock.csv with the columns sku,qty, each item once, sorted by sku.",
+    )
+    .await;
     assert!(
         told.contains("[oi: `stock.csv` had `A-1,2` twice where the task asks for each once, so oi ran your code again with `for row in rows:` written as `for row in {repr(v): v for v in rows}.values():`, which keeps the first of each value, in order:]"),
         "{told}"
     );
     assert_eq!(
-        fs_err::read_to_string(cwd.join("stock.csv")).unwrap(),
+        fs_err::read_to_string(env.cwd.path().join("stock.csv")).unwrap(),
         "sku,qty\r\nA-1,2\r\nB-2,4\r\nC-3,1\r\n"
     );
 }
@@ -2932,24 +2937,14 @@ async fn a_small_model_sending_again_code_that_did_the_task_is_told_once_then_th
 #[tokio::test]
 async fn a_small_models_loop_over_a_list_some_records_lack_is_run_again_reading_it_with_get() {
     let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    fs_err::write(
-        env.cwd.path().join("posts.json"),
-        r#"{"posts": [{"id": 1, "meta": {"tags": ["Rust", " rust"]}}, {"id": 2, "meta": {}}, {"id": 3, "meta": {"tags": ["Go"]}}]}"#,
-    )
-    .unwrap();
     let code = "import json\nfrom collections import Counter\ndata = json.load(open('posts.json'))\ncounts = Counter()\nfor post in data['posts']:\n    tags = post['meta']['tags']\n    for tag in tags:\n        counts[tag.strip().lower()] += 1\nwith open('tags.txt', 'w') as f:\n    for tag, n in sorted(counts.items()):\n        f.write(f'{tag} {n}\\n')";
-    env.server
-        .push(Reply::text(&format!("```python\n{code}\n```")))
-        .push(Reply::text("Done."));
-    let out = env
-        .exec(&[
-            "-y",
-            "posts.json holds blog posts. Write tags.txt with each tag in lower case and how many posts carry it.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let told = env.server.chat_requests()[1].last_message_text();
+    let told = told_after_one_block(
+        &env,
+        &[("posts.json", r#"{"posts": [{"id": 1, "meta": {"tags": ["Rust", " rust"]}}, {"id": 2, "meta": {}}, {"id": 3, "meta": {"tags": ["Go"]}}]}"#)],
+        code,
+        "posts.json holds blog posts. Write tags.txt with each tag in lower case and how many posts carry it.",
+    )
+    .await;
     assert!(
         told.contains("KeyError: 'tags'")
             && told.contains("[oi: some records of `posts.json` have no `tags` key, so oi ran your code again with `tags = post['meta']['tags']` written as `tags = post['meta'].get('tags', [])`, which gives an empty list where a record has none:]"),
@@ -2964,24 +2959,14 @@ async fn a_small_models_loop_over_a_list_some_records_lack_is_run_again_reading_
 #[tokio::test]
 async fn a_small_models_ages_counted_as_days_are_counted_again_in_whole_years_by_oi() {
     let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    fs_err::write(
-        env.cwd.path().join("members.csv"),
-        "name,born\nAna,03/07/1990\nBen,30/06/2000\n",
-    )
-    .unwrap();
     let code = "import csv\nfrom datetime import datetime\non = datetime(2024, 6, 30)\nrows = list(csv.DictReader(open('members.csv')))\nwith open('ages.csv', 'w') as f:\n    f.write('name,age\\n')\n    for row in rows:\n        born = datetime.strptime(row['born'], '%d/%m/%Y')\n        age = (on - born).days // 365\n        f.write(f\"{row['name']},{age}\\n\")";
-    env.server
-        .push(Reply::text(&format!("```python\n{code}\n```")))
-        .push(Reply::text("Done."));
-    let out = env
-        .exec(&[
-            "-y",
-            "members.csv gives each member's birth date as day/month/year. Write ages.csv with the columns name,age: each member's age in whole years on 30 June 2024.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let told = env.server.chat_requests()[1].last_message_text();
+    let told = told_after_one_block(
+        &env,
+        &[("members.csv", "name,born\nAna,03/07/1990\nBen,30/06/2000\n")],
+        code,
+        "members.csv gives each member's birth date as day/month/year. Write ages.csv with the columns name,age: each member's age in whole years on 30 June 2024.",
+    )
+    .await;
     assert!(
         told.contains("[oi: `age = (on - born).days // 365` counts years as days, which drifts a day every leap year (an age comes out a year too high in the days before a birthday), so oi ran your code again with it written as:\n```python\nage = on.year - born.year - ((on.month, on.day) < (born.month, born.day))\n```"),
         "{told}"
@@ -2997,25 +2982,14 @@ async fn a_small_models_ages_counted_as_days_are_counted_again_in_whole_years_by
 #[tokio::test]
 async fn a_small_model_is_told_its_table_of_contents_lists_a_comment_of_a_code_block() {
     let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    fs_err::write(
-        env.cwd.path().join("guide.md"),
-        "# Guide\n\n## Install\n\n```bash\n## not a heading\ncurl -O x\n```\n\n## Usage\n",
-    )
-    .unwrap();
     let code = "lines = [l.strip() for l in open('guide.md') if l.startswith('## ')]\nwith open('toc.md', 'w') as f:\n    f.write('\\n'.join('- ' + l[3:] for l in lines) + '\\n')";
-    env.server
-        .push(Reply::text(&format!("```python\n{code}\n```")))
-        .push(Reply::text("Done."))
-        .push(Reply::text("Done."));
-    let out = env
-        .exec(&[
-            "-y",
-            "Write toc.md, a table of contents for guide.md: one line \"- Title\" per level-2 heading, in order.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let told = env.server.chat_requests()[1].last_message_text();
+    let told = told_after_one_block(
+        &env,
+        &[("guide.md", "# Guide\n\n## Install\n\n```bash\n## not a heading\ncurl -O x\n```\n\n## Usage\n")],
+        code,
+        "Write toc.md, a table of contents for guide.md: one line \"- Title\" per level-2 heading, in order.",
+    )
+    .await;
     assert!(
         told.contains("It is not right yet: in `toc.md`, `- not a heading` comes from line 6 of `guide.md` (`## not a heading`), which is not a heading: it is inside a ``` block; skip the lines between ``` lines"),
         "{told}"
@@ -3025,24 +2999,17 @@ async fn a_small_model_is_told_its_table_of_contents_lists_a_comment_of_a_code_b
 #[tokio::test]
 async fn a_small_models_list_where_the_count_is_asked_is_written_as_the_count_by_oi() {
     let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:1.5b");
-    fs_err::write(
-        env.cwd.path().join("phones.txt"),
-        "5551234567\n5559876543\n5551234567\n5552220000\n",
-    )
-    .unwrap();
     let code = "phones = sorted({l.strip() for l in open('phones.txt') if l.strip()})\nwith open('unique.txt', 'w') as f:\n    f.write('\\n'.join(phones) + '\\n')";
-    env.server
-        .push(Reply::text(&format!("```python\n{code}\n```")))
-        .push(Reply::text("Done."));
-    let out = env
-        .exec(&[
-            "-y",
-            "Write the number of distinct phone numbers in phones.txt to unique.txt.",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let told = env.server.chat_requests()[1].last_message_text();
+    let told = told_after_one_block(
+        &env,
+        &[(
+            "phones.txt",
+            "5551234567\n5559876543\n5551234567\n5552220000\n",
+        )],
+        code,
+        "Write the number of distinct phone numbers in phones.txt to unique.txt.",
+    )
+    .await;
     assert!(
         told.contains("[oi: `unique.txt` held a list where the task asks for how many there are, so oi ran your code again with `f.write('\\n'.join(phones) + '\\n')` written as `f.write(str(len(set(phones))) + '\\n')`, which writes that number:]"),
         "{told}"
