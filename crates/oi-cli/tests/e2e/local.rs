@@ -3538,3 +3538,69 @@ async fn a_fixed_script_writing_to_its_second_argument_runs_with_a_scratch_file_
     files.sort();
     assert_eq!(files, ["filter_adults.py", "people.csv"]);
 }
+
+#[tokio::test]
+async fn a_small_model_ending_without_writing_what_its_code_printed_gets_that_code_run_writing_it()
+{
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    env.server
+        .push(Reply::text("```python\nprint(\"hi\")\n```"));
+    for _ in 0..4 {
+        env.server.push(Reply::text("The task is done."));
+    }
+    let out = env
+        .exec(&["-y", "Create a file named hello.txt containing the text hi"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("hello.txt")).unwrap(),
+        "hi\n",
+        "{out:?}"
+    );
+    assert!(
+        out.stderr
+            .contains("oi runs that code again with what it prints going to `hello.txt`"),
+        "{out:?}"
+    );
+    let requests = env.server.chat_requests();
+    // Told with the block that writes it, and twice more as it ends;
+    // then, ending without it, oi ran that block and said so; the answer
+    // after that ends the task.
+    assert_eq!(requests.len(), 5, "{out:?}");
+    assert!(
+        requests[1].last_message_text().contains(
+            "```python\nimport contextlib\nwith open('hello.txt', 'w') as out, contextlib.redirect_stdout(out):\n    print(\"hi\")\n```"
+        ),
+        "{}",
+        requests[1].last_message_text()
+    );
+    assert!(
+        requests[4].last_message_text().contains(
+            "you ended the task without writing `hello.txt`, so oi ran your last code again"
+        ),
+        "{}",
+        requests[4].last_message_text()
+    );
+}
+
+#[tokio::test]
+async fn a_small_model_ending_with_the_file_asked_for_missing_is_warned_about() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:0.5b");
+    // Code that printed nothing: no code to run again writing it.
+    env.server.push(Reply::text("```python\ntext = 'hi'\n```"));
+    for _ in 0..4 {
+        env.server.push(Reply::text("The task is done."));
+    }
+    let out = env
+        .exec(&["-y", "Create a file named hello.txt containing the text hi"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!env.cwd.path().join("hello.txt").exists());
+    assert!(
+        out.stderr
+            .contains("the task ends, but `hello.txt` it says to write does not exist"),
+        "{out:?}"
+    );
+}

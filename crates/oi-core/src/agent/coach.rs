@@ -62,6 +62,13 @@ pub(super) struct Coach {
     /// write to a file that does not exist yet, or wrote it under another
     /// name.
     told_unwritten: bool,
+    /// The one result file the task asks to write, still missing, and the
+    /// model's last block that printed something, changed to send what it
+    /// prints there ([`writing_output`]): run by oi once if the model
+    /// ends the task without writing the file ([`Coach::standing_write`]).
+    unwritten_block: Option<(String, ProposedRun)>,
+    /// Whether oi ran [`Self::unwritten_block`].
+    ran_unwritten_block: bool,
     /// Lines of the model's code a note gave changed (a value written with
     /// words around it, a result written under another name).
     line_fixes: Vec<KnownFix>,
@@ -410,6 +417,8 @@ impl Coach {
             told_typed: false,
             guesses: BTreeMap::new(),
             told_unwritten: false,
+            unwritten_block: None,
+            ran_unwritten_block: false,
             line_fixes: Vec::new(),
             ran_standing_fix: false,
             batch_failed: false,
@@ -509,6 +518,17 @@ impl Coach {
             .filter(|name| !cwd.join(name.as_str()).exists())
             .map(|name| format!("`{name}`"))
             .collect()
+    }
+
+    /// As the task ends: the files it says to write that do not exist,
+    /// quoted (small models, once code ran; the checks before the end
+    /// named them, and the model ended regardless).
+    pub(super) fn missing_at_end(&self, cwd: &Path) -> Vec<String> {
+        if self.small_model && self.writes_expected && self.ran_any {
+            self.missing(cwd)
+        } else {
+            Vec::new()
+        }
     }
 
     /// After a batch of runs, whether the last one `failed`: the reply to
@@ -2060,7 +2080,7 @@ impl Coach {
     /// again, never writing it. Once a task.
     fn unwritten_note(&mut self, reports: &[Report], cwd: &Path) -> Option<String> {
         let printed = printed_something(reports);
-        if !self.small_model || self.told_unwritten || !self.writes_expected || self.batch_failed {
+        if !self.small_model || !self.writes_expected || self.batch_failed {
             return None;
         }
         let missing: Vec<&String> = self
@@ -2068,6 +2088,22 @@ impl Coach {
             .iter()
             .filter(|name| !cwd.join(name.as_str()).exists())
             .collect();
+        // The last block that printed, with its output sent to the one
+        // file still to write: what oi runs if the model ends without it.
+        if let ([name], true, Some((language, code))) =
+            (missing.as_slice(), printed, &self.batch_block)
+            && let Some(code) = writing_output(language, code, name)
+        {
+            let run = ProposedRun {
+                call_id: None,
+                language: Some(language.clone()),
+                code,
+            };
+            self.unwritten_block = Some(((*name).clone(), run));
+        }
+        if self.told_unwritten {
+            return None;
+        }
         // Written under another name of the same kind (`avg.txt` for
         // `average.txt`): that line, with the name the task gives.
         if let [name] = missing.as_slice()
@@ -2108,8 +2144,17 @@ impl Coach {
                 .unwrap_or_default(),
             _ => String::new(),
         };
+        // Python that printed it, changed to write it: shown whole (a
+        // small model copies a block, and does not make the change).
+        let shown = match &self.unwritten_block {
+            Some((name, run)) if how.is_empty() && !shell => format!(
+                " Your code, with what it prints going to `{name}`:\n```python\n{}\n```\n",
+                run.code
+            ),
+            _ => String::new(),
+        };
         Some(format!(
-            "[oi: the task asks you to write {}, which does not exist yet. If what that run printed is what it should hold, change the code that printed it to write it there{how} and run it; do not type the values in.]",
+            "[oi: the task asks you to write {}, which does not exist yet. If what that run printed is what it should hold, change the code that printed it to write it there{how} and run it; do not type the values in.{shown}]",
             names.join(" and ")
         ))
     }
@@ -2298,6 +2343,31 @@ impl Coach {
                 fixed: fixed.clone(),
                 how: FixedAs::Ended,
             },
+        ))
+    }
+
+    /// The model ends the task without writing the one result file it was
+    /// told still does not exist, after its last code printed something:
+    /// that code with what it prints sent to the file, to run once, with
+    /// the note to read beside its result. Told how, a small model answers
+    /// "The task is done." again and again; the change is the one the
+    /// note showed, and the run is approved as any other. Small models
+    /// only.
+    pub(super) fn standing_write(&mut self, cwd: &Path) -> Option<(ProposedRun, String, String)> {
+        if !self.small_model || !self.told_unwritten || self.ran_unwritten_block {
+            return None;
+        }
+        let (name, run) = self.unwritten_block.as_ref()?;
+        if cwd.join(name).exists() {
+            return None;
+        }
+        self.ran_unwritten_block = true;
+        Some((
+            run.clone(),
+            name.clone(),
+            format!(
+                "[oi: you ended the task without writing `{name}`, so oi ran your last code again with what it prints going to `{name}`.]"
+            ),
         ))
     }
 
@@ -6695,6 +6765,73 @@ fn printed_table_write(code: &str, name: &str) -> Option<String> {
     })
 }
 
+/// `code`, a block in `language` that printed something, changed so
+/// that what it prints goes to the file `name` instead: Python run inside
+/// `contextlib.redirect_stdout`, shell commands sent there with `>`.
+/// `None` where that could change what the code does: a long block, one
+/// that writes or moves files itself, a Python string over several lines
+/// (the added indent would go into it), a name the shell would need quoted.
+fn writing_output(language: &str, code: &str, name: &str) -> Option<String> {
+    let code = code.trim_end_matches(['\n', '\r', ' ', '\t']);
+    if code.trim().is_empty() || code.lines().count() > SHOWN_BLOCK_LINES {
+        return None;
+    }
+    if is_python(Some(language)) {
+        const WRITES: [&str; 12] = [
+            "open(",
+            ".to_",
+            ".write",
+            "dump(",
+            "savefig",
+            "shutil.",
+            "os.rename",
+            "os.replace",
+            "\"\"\"",
+            "'''",
+            "__future__",
+            "sys.stdout",
+        ];
+        if WRITES.iter().any(|w| code.contains(w))
+            || code.lines().any(|l| l.trim_end().ends_with('\\'))
+        {
+            return None;
+        }
+        let body: Vec<String> = code
+            .lines()
+            .map(|l| {
+                if l.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!("    {l}")
+                }
+            })
+            .collect();
+        return Some(format!(
+            "import contextlib\nwith open({}, 'w') as out, contextlib.redirect_stdout(out):\n{}",
+            table::python_string(name),
+            body.join("\n")
+        ));
+    }
+    let plain_name = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    if !super::save_as::is_shell(Some(language))
+        || !plain_name
+        || [">", "tee ", "cp ", "mv ", "<<"]
+            .iter()
+            .any(|w| code.contains(w))
+    {
+        return None;
+    }
+    let simple = !code.contains('\n') && !code.contains(['|', ';', '&', '#', '\\']);
+    Some(if simple {
+        format!("{code} > {name}")
+    } else {
+        format!("{{\n{code}\n}} > {name}")
+    })
+}
+
 /// Whether `code` opens the file `name` to append to it: Python's
 /// `open('name', 'a')` (or `'a+'`, `mode='a'`), or the shell's `>> name`.
 fn appends_to(code: &str, name: &str) -> bool {
@@ -8688,6 +8825,109 @@ mod tests {
                 .after_runs(&printed, dir.path())
                 .iter()
                 .all(|n| !n.contains("does not exist yet"))
+        );
+    }
+
+    #[test]
+    fn code_that_printed_a_result_is_changed_to_write_it_to_the_file() {
+        assert_eq!(
+            writing_output("python", "x = 2\n\nprint(x)\n", "out.txt").as_deref(),
+            Some(
+                "import contextlib\nwith open('out.txt', 'w') as out, contextlib.redirect_stdout(out):\n    x = 2\n\n    print(x)"
+            )
+        );
+        assert_eq!(
+            writing_output("bash", "echo hi", "hello.txt").as_deref(),
+            Some("echo hi > hello.txt")
+        );
+        assert_eq!(
+            writing_output("shell", "ls | sort", "list.txt").as_deref(),
+            Some("{\nls | sort\n} > list.txt")
+        );
+        // Code that writes files itself, a string the indent would change,
+        // a long block, a name the shell would need quoted, another
+        // language: left as it is.
+        for (language, code, name) in [
+            (
+                "python",
+                "open('a.txt', 'w').write('hi')\nprint('done')",
+                "out.txt",
+            ),
+            ("python", "df.to_csv('b.csv')\nprint(df)", "out.txt"),
+            ("python", "print(\"\"\"a\nb\"\"\")", "out.txt"),
+            ("python", "print('a' + \\\n 'b')", "out.txt"),
+            ("shell", "echo hi > other.txt", "out.txt"),
+            ("shell", "echo hi", "my file.txt"),
+            ("javascript", "console.log(1)", "out.txt"),
+        ] {
+            assert_eq!(writing_output(language, code, name), None, "{code}");
+        }
+        let long = "print(1)\n".repeat(SHOWN_BLOCK_LINES + 1);
+        assert_eq!(writing_output("python", &long, "out.txt"), None);
+    }
+
+    #[test]
+    fn a_small_model_ending_without_writing_what_its_code_printed_gets_that_code_run_writing_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Create a file named hello.txt containing the text hi";
+        let code = "print('hi')";
+        let mut coach = Coach::new(true, task, cwd);
+        // Not told yet: nothing to run.
+        assert_eq!(coach.standing_write(cwd), None);
+        coach.saw_runs(&[python_run(code)]);
+        coach.saw_failure(false);
+        let notes = coach.after_runs(&[python_report("hi\n")], cwd);
+        let block = "import contextlib\nwith open('hello.txt', 'w') as out, contextlib.redirect_stdout(out):\n    print('hi')";
+        assert!(
+            notes.iter().any(|n| n.contains("does not exist yet")
+                && n.contains(&format!("```python\n{block}\n```"))),
+            "{notes:?}"
+        );
+        let (run, name, note) = coach.standing_write(cwd).unwrap();
+        assert_eq!(run.code, block);
+        assert_eq!(run.language.as_deref(), Some("python"));
+        assert_eq!(name, "hello.txt");
+        assert!(note.contains("oi ran your last code again"), "{note}");
+        // Once a task.
+        assert_eq!(coach.standing_write(cwd), None);
+        // Written already, or a large model: nothing.
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(code)]);
+        coach.after_runs(&[python_report("hi\n")], cwd);
+        fs_err::write(cwd.join("hello.txt"), "hi\n").unwrap();
+        assert_eq!(coach.standing_write(cwd), None);
+        fs_err::remove_file(cwd.join("hello.txt")).unwrap();
+        let mut large = Coach::new(false, task, cwd);
+        large.saw_runs(&[python_run(code)]);
+        large.after_runs(&[python_report("hi\n")], cwd);
+        assert_eq!(large.standing_write(cwd), None);
+        // A failed run, or one that printed nothing, gives no block.
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run("x = 1")]);
+        coach.after_runs(&[python_report(crate::output::PRINTED_NOTHING)], cwd);
+        assert_eq!(coach.standing_write(cwd), None);
+        // A shell command: told how with `>`, run with it.
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[Some(ProposedRun {
+            call_id: None,
+            language: Some("shell".to_owned()),
+            code: "echo hi".to_owned(),
+        })]);
+        let shell = Report {
+            language: "shell".into(),
+            ..python_report("hi\n")
+        };
+        let notes = coach.after_runs(&[shell], cwd);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("add `> hello.txt`") && !n.contains("```")),
+            "{notes:?}"
+        );
+        assert_eq!(
+            coach.standing_write(cwd).unwrap().0.code,
+            "echo hi > hello.txt"
         );
     }
 
