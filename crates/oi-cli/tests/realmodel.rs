@@ -85,12 +85,29 @@ impl Outcome {
         off
     }
 
+    /// What happened, for a failure's message: the exit code, what the
+    /// runs printed, the stderr, and each reply, code block, run's end
+    /// and warning in order (a real model's way through a task differs
+    /// from one machine to the next).
     fn describe(&self) -> String {
+        let steps: Vec<String> = self
+            .events
+            .iter()
+            .filter_map(|e| match e["type"].as_str()? {
+                "assistant_message" => Some(format!("reply: {}", e["text"])),
+                "code_proposed" => Some(format!("code ({}): {}", e["language"], e["code"])),
+                "run_finished" => Some(format!("run: {}", e["status"])),
+                "warning" => Some(format!("warning: {}", e["message"])),
+                "task_complete" => Some(format!("end: {}", e["reason"])),
+                _ => None,
+            })
+            .collect();
         format!(
-            "exit {}; run output:\n{}\nstderr:\n{}",
+            "exit {}; run output:\n{}\nstderr:\n{}\nsteps:\n{}",
             self.code,
             self.output(),
-            self.stderr
+            self.stderr,
+            steps.join("\n")
         )
     }
 }
