@@ -3600,7 +3600,7 @@ async fn a_small_model_ending_with_the_file_asked_for_missing_is_warned_about() 
     assert!(!env.cwd.path().join("hello.txt").exists());
     assert!(
         out.stderr
-            .contains("the task ends, but `hello.txt` it says to write does not exist"),
+            .contains("the task ends without `hello.txt`, which it says to write"),
         "{out:?}"
     );
 }

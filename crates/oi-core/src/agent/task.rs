@@ -399,7 +399,7 @@ impl Session {
                             if !missing.is_empty() {
                                 self.emit(Event::Warning {
                                     message: format!(
-                                        "the task ends, but {} it says to write does not exist",
+                                        "the task ends without {}, which it says to write",
                                         missing.join(" and ")
                                     ),
                                 });
