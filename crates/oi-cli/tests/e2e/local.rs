@@ -3604,3 +3604,23 @@ async fn a_small_model_ending_with_the_file_asked_for_missing_is_warned_about() 
         "{out:?}"
     );
 }
+
+#[tokio::test]
+async fn a_small_models_print_beside_the_file_it_opened_is_run_again_writing_it() {
+    let env = TestEnv::new().await;
+    let told = told_after_one_block(
+        &env,
+        &[],
+        "with open('hello.txt', 'w') as out:\n    print(\"hi\")",
+        "Create a file named hello.txt containing the text hi",
+    )
+    .await;
+    assert!(
+        told.contains("[oi: `print(\"hi\")` is inside `with open(…) as out:` but prints to the screen, so `hello.txt` stayed empty. oi ran your code again with `file=out` given to it:]"),
+        "{told}"
+    );
+    assert_eq!(
+        fs_err::read_to_string(env.cwd.path().join("hello.txt")).unwrap(),
+        "hi\n"
+    );
+}

@@ -120,6 +120,9 @@ pub(super) struct Coach {
     /// Whether oi ran a block again without its line that dropped a
     /// table's first row of data as if it were the header.
     kept_first_row: bool,
+    /// Whether oi ran a block again with `file=` given to the print that
+    /// sat in a `with open(…) as f:` it never wrote to.
+    printed_beside_open: bool,
     /// Whether oi ran a block again with its names lowercased before a
     /// suffix test that missed a file named in another case.
     lowered_suffix: bool,
@@ -471,6 +474,7 @@ impl Coach {
             inputs,
             told_header: false,
             kept_first_row: false,
+            printed_beside_open: false,
             lowered_suffix: false,
             deduplicated: false,
             counted_years: false,
@@ -1553,6 +1557,22 @@ impl Coach {
             let lead = format!(
                 "[oi: some records of `{input}` have no `{key}` key, so oi ran your code again with `{}` written as `{}`, which gives an empty list where a record has none:]",
                 fix.line, fix.fixed
+            );
+            self.run_again_led(&fix, lead);
+        }
+        // A print inside `with open(FILE, 'w') as f:` that never names
+        // `f`, where FILE is a result the task asks for and was left
+        // empty: the block run again with `file=f` given, once a task.
+        if !self.printed_beside_open
+            && self.may_run_again_after_success()
+            && let Some((fix, file, handle)) = print_beside_open(&self.python)
+            && self.expected.contains(&file)
+            && fs_err::metadata(cwd.join(&file)).is_ok_and(|m| m.len() == 0)
+        {
+            self.printed_beside_open = true;
+            let lead = format!(
+                "[oi: `{}` is inside `with open(…) as {handle}:` but prints to the screen, so `{file}` stayed empty. oi ran your code again with `file={handle}` given to it:]",
+                fix.line
             );
             self.run_again_led(&fix, lead);
         }
@@ -6765,6 +6785,69 @@ fn printed_table_write(code: &str, name: &str) -> Option<String> {
     })
 }
 
+/// In Python `code`, the one `print(…)` line (a whole call on one line,
+/// with no `file=`) in the body of `with open(FILE, 'w') as HANDLE:`
+/// whose body never names `HANDLE`: that line given `file=HANDLE`, with
+/// FILE and HANDLE. Such code makes FILE empty and prints its text.
+fn print_beside_open(code: &str) -> Option<(LineChange, String, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    for (at, line) in lines.iter().enumerate() {
+        let head = line.trim();
+        let Some(rest) = head.strip_prefix("with ").and_then(|r| r.strip_suffix(':')) else {
+            continue;
+        };
+        let Some((call, handle)) = rest.rsplit_once(" as ") else {
+            continue;
+        };
+        let handle = handle.trim();
+        let Some(file) = typed::opened_for_writing(call.trim()) else {
+            continue;
+        };
+        if handle.is_empty()
+            || !handle.chars().all(|c| c.is_alphanumeric() || c == '_')
+            || typed::opened(call.trim()).is_none_or(|(_, mode)| !mode.contains('w'))
+        {
+            continue;
+        }
+        let depth = super::splice::indent(line).len();
+        let body: Vec<&str> = lines[at + 1..]
+            .iter()
+            .copied()
+            .filter(|l| !l.trim().is_empty())
+            .take_while(|l| super::splice::indent(l).len() > depth)
+            .collect();
+        if body.iter().any(|l| super::splice::has_name(l, handle)) {
+            continue;
+        }
+        let prints: BTreeSet<&str> = body
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| l.starts_with("print("))
+            .collect();
+        let [print] = prints.into_iter().collect::<Vec<_>>()[..] else {
+            continue;
+        };
+        let Some(args) = print
+            .strip_prefix("print(")
+            .and_then(|p| p.strip_suffix(')'))
+        else {
+            continue;
+        };
+        if args.contains("file=")
+            || super::pyline::closing_bracket(print, "print".len()) != Some(print.len() - 1)
+        {
+            continue;
+        }
+        let fixed = if args.trim().is_empty() {
+            format!("print(file={handle})")
+        } else {
+            format!("print({args}, file={handle})")
+        };
+        return Some((LineChange::new(print, fixed), file, handle.to_owned()));
+    }
+    None
+}
+
 /// `code`, a block in `language` that printed something, changed so
 /// that what it prints goes to the file `name` instead: Python run inside
 /// `contextlib.redirect_stdout`, shell commands sent there with `>`.
@@ -8826,6 +8909,65 @@ mod tests {
                 .iter()
                 .all(|n| !n.contains("does not exist yet"))
         );
+    }
+
+    #[test]
+    fn a_print_inside_a_with_open_that_never_writes_to_it_is_given_the_file() {
+        let code = "with open('hello.txt', 'w') as out:\n    print(\"hi\")\nprint('done')";
+        let (fix, file, handle) = print_beside_open(code).unwrap();
+        assert_eq!(fix.line, "print(\"hi\")");
+        assert_eq!(fix.fixed, "print(\"hi\", file=out)");
+        assert_eq!((file.as_str(), handle.as_str()), ("hello.txt", "out"));
+        let (fix, ..) =
+            print_beside_open("import os\nwith open(\"a.txt\", \"w\") as f:\n    for x in [1, 2]:\n        print(x)\n")
+                .unwrap();
+        assert_eq!(fix.fixed, "print(x, file=f)");
+        // The handle used, `file=` given, opened to read or append, two
+        // prints, a print over several lines, a print after the block:
+        // left alone.
+        for code in [
+            "with open('a.txt', 'w') as f:\n    f.write('x')\n    print('x')",
+            "with open('a.txt', 'w') as f:\n    print('x', file=f)",
+            "with open('a.txt') as f:\n    print('x')",
+            "with open('a.txt', 'a') as f:\n    print('x')",
+            "with open('a.txt', 'w') as f:\n    print('x')\n    print('y')",
+            "with open('a.txt', 'w') as f:\n    print('x',\n          'y')",
+            "with open('a.txt', 'w') as f:\n    pass\nprint('x')",
+        ] {
+            assert_eq!(print_beside_open(code), None, "{code}");
+        }
+    }
+
+    #[test]
+    fn a_small_models_print_beside_the_file_it_opened_is_run_again_writing_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        let task = "Create a file named hello.txt containing the text hi";
+        let code = "with open('hello.txt', 'w') as out:\n    print(\"hi\")";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run(code)]);
+        coach.saw_failure(false);
+        fs_err::write(cwd.join("hello.txt"), "").unwrap();
+        coach.after_runs(&[python_report("hi\n")], cwd);
+        let (run, lead) = coach
+            .rerun(&[python_run(code)], &[python_report("hi\n")])
+            .unwrap();
+        assert_eq!(
+            run.code,
+            "with open('hello.txt', 'w') as out:\n    print(\"hi\", file=out)"
+        );
+        assert!(lead.contains("so `hello.txt` stayed empty"), "{lead}");
+        // Written after all (another line wrote it), or a large model: no.
+        for (small, text) in [(true, "hi\n"), (false, "")] {
+            let mut coach = Coach::new(small, task, cwd);
+            coach.saw_runs(&[python_run(code)]);
+            fs_err::write(cwd.join("hello.txt"), text).unwrap();
+            coach.after_runs(&[python_report("hi\n")], cwd);
+            assert_eq!(
+                coach.rerun(&[python_run(code)], &[python_report("hi\n")]),
+                None
+            );
+        }
     }
 
     #[test]
