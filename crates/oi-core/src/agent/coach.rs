@@ -2374,7 +2374,8 @@ impl Coach {
     /// note showed, and the run is approved as any other. Small models
     /// only.
     pub(super) fn standing_write(&mut self, cwd: &Path) -> Option<(ProposedRun, String, String)> {
-        if !self.small_model || !self.told_unwritten || self.ran_unwritten_block {
+        // The block is kept only where the note about the file is given.
+        if !self.small_model || self.ran_unwritten_block {
             return None;
         }
         let (name, run) = self.unwritten_block.as_ref()?;
@@ -2389,6 +2390,32 @@ impl Coach {
                 "[oi: you ended the task without writing `{name}`, so oi ran your last code again with what it prints going to `{name}`.]"
             ),
         ))
+    }
+
+    /// As the model ends the task with nothing more to tell it: the run oi
+    /// makes for it of a change a note gave that it ended without — its
+    /// printing code writing the file still missing
+    /// ([`Self::standing_write`]), else its last code with a line a note
+    /// said how to change ([`Self::standing_fix`]).
+    pub(super) fn run_at_end(&mut self, cwd: &Path) -> Option<EndRun> {
+        if let Some((run, name, note)) = self.standing_write(cwd) {
+            return Some(EndRun {
+                run,
+                warning: format!(
+                    "the model ends without writing `{name}`, which the task asks for, after code that printed something; oi runs that code again with what it prints going to `{name}`"
+                ),
+                note,
+            });
+        }
+        let (run, fix) = self.standing_fix()?;
+        Some(EndRun {
+            run,
+            warning: format!(
+                "the model ends with the line a note said to change (`{}`) still in its last code; oi runs that code again with the change (`{}`)",
+                fix.code, fix.fixed
+            ),
+            note: fix.note(),
+        })
     }
 
     /// What the task asks of the form of the result file `name`.
@@ -5338,6 +5365,17 @@ pub(super) struct LineFix {
     pub(super) how: FixedAs,
 }
 
+/// A run oi makes as a small model ends the task without a change a note
+/// gave ([`Coach::run_at_end`]): shown and approved as any run.
+#[derive(Debug)]
+pub(super) struct EndRun {
+    pub(super) run: ProposedRun,
+    /// What the user is told.
+    pub(super) warning: String,
+    /// What the model reads beside the run's result.
+    pub(super) note: String,
+}
+
 /// What a reply that only repeats the code that just ran without errors
 /// calls for ([`Coach::repeat_of_good_run`]).
 #[derive(Debug, PartialEq)]
@@ -6800,12 +6838,12 @@ fn print_beside_open(code: &str) -> Option<(LineChange, String, String)> {
             continue;
         };
         let handle = handle.trim();
-        let Some(file) = typed::opened_for_writing(call.trim()) else {
+        let Some((file, mode)) = typed::opened(call.trim()) else {
             continue;
         };
-        if handle.is_empty()
+        if !mode.contains('w')
+            || handle.is_empty()
             || !handle.chars().all(|c| c.is_alphanumeric() || c == '_')
-            || typed::opened(call.trim()).is_none_or(|(_, mode)| !mode.contains('w'))
         {
             continue;
         }
@@ -6827,15 +6865,13 @@ fn print_beside_open(code: &str) -> Option<(LineChange, String, String)> {
         let [print] = prints.into_iter().collect::<Vec<_>>()[..] else {
             continue;
         };
-        let Some(args) = print
-            .strip_prefix("print(")
-            .and_then(|p| p.strip_suffix(')'))
-        else {
+        // The call is the whole line: its bracket closes at the end.
+        let open = "print".len();
+        if super::pyline::closing_bracket(print, open) != Some(print.len() - 1) {
             continue;
-        };
-        if args.contains("file=")
-            || super::pyline::closing_bracket(print, "print".len()) != Some(print.len() - 1)
-        {
+        }
+        let args = &print[open + 1..print.len() - 1];
+        if args.contains("file=") {
             continue;
         }
         let fixed = if args.trim().is_empty() {
@@ -6855,7 +6891,7 @@ fn print_beside_open(code: &str) -> Option<(LineChange, String, String)> {
 /// that writes or moves files itself, a Python string over several lines
 /// (the added indent would go into it), a name the shell would need quoted.
 fn writing_output(language: &str, code: &str, name: &str) -> Option<String> {
-    let code = code.trim_end_matches(['\n', '\r', ' ', '\t']);
+    let code = code.trim_end();
     if code.trim().is_empty() || code.lines().count() > SHOWN_BLOCK_LINES {
         return None;
     }

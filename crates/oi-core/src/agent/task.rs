@@ -241,7 +241,7 @@ impl Session {
                     .interpret(reply.text, reply.tool_calls, reply.reasoning);
             // The line a note told the model how to change, sent again
             // unchanged, gets that change (shown and approved as it runs).
-            let mut line_fixed = coach.apply_line_fix(&mut actions);
+            let line_fixed = coach.apply_line_fix(&mut actions);
             resample.saw_outputs(coach.outputs_key());
             // The code that just ran without errors, sent again while the
             // results look right: told once, then the end of the task.
@@ -356,7 +356,7 @@ impl Session {
             }
             self.history.push(message);
             coach.heard(&answer);
-            let mut wrote_output = None;
+            let mut ended = None;
             if actions.is_empty() {
                 let cwd = self.kernels.cwd().to_path_buf();
                 let failure = self.guard.last_failure().map(str::to_owned);
@@ -371,30 +371,9 @@ impl Session {
                         continue;
                     }
                     None => {
-                        // Told the one file to write is missing, ending
-                        // without it after code that printed: that code
-                        // runs once more with its output going there. Told
-                        // a change and ending without it: the last code
-                        // runs once more with it. Both are approved as any
-                        // run.
-                        if let Some((run, name, note)) = coach.standing_write(&cwd) {
-                            self.emit(Event::Warning {
-                                message: format!(
-                                    "the model ends without writing `{name}`, which the task asks for, after code that printed something; oi runs that code again with what it prints going to `{name}`"
-                                ),
-                            });
-                            actions.push(Action::Run(run));
-                            wrote_output = Some(note);
-                        } else if let Some((run, fix)) = coach.standing_fix() {
-                            self.emit(Event::Warning {
-                                message: format!(
-                                    "the model ends with the line a note said to change (`{}`) still in its last code; oi runs that code again with the change (`{}`)",
-                                    fix.code, fix.fixed
-                                ),
-                            });
-                            actions.push(Action::Run(run));
-                            line_fixed = Some(fix);
-                        } else {
+                        // Ending without a change a note gave: oi runs
+                        // it once (approved as any run).
+                        let Some(end) = coach.run_at_end(&cwd) else {
                             let missing = coach.missing_at_end(&cwd);
                             if !missing.is_empty() {
                                 self.emit(Event::Warning {
@@ -405,7 +384,12 @@ impl Session {
                                 });
                             }
                             return TaskEnd::done(resample::without_left_out(answer));
-                        }
+                        };
+                        self.emit(Event::Warning {
+                            message: end.warning,
+                        });
+                        actions.push(Action::Run(end.run));
+                        ended = Some(end.note);
                     }
                 }
             }
@@ -434,7 +418,7 @@ impl Session {
             if let Some(fix) = line_fixed {
                 previews.push(fix.note());
             }
-            previews.extend(wrote_output);
+            previews.extend(ended);
             coach.saw_failure(self.guard.last_failure().is_some());
             coach.saw_started(self.guard.runs() > runs_before);
             previews.extend(coach.after_runs(&reports, self.kernels.cwd()));
