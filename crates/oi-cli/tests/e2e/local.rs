@@ -3539,13 +3539,13 @@ async fn a_fixed_script_writing_to_its_second_argument_runs_with_a_scratch_file_
     assert_eq!(files, ["filter_adults.py", "people.csv"]);
 }
 
-#[tokio::test]
-async fn a_small_model_ending_without_writing_what_its_code_printed_gets_that_code_run_writing_it()
-{
-    let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:0.5b");
+/// A 0.5B model's task of writing `hello.txt`, whose first reply is the
+/// Python block `code` and whose next ones say it is done (four times):
+/// what `exec` printed, checked to have ended with exit code 0.
+async fn hello_ended_after(env: &TestEnv, code: &str) -> Output {
+    small_model_env(env, "qwen2.5-coder:0.5b");
     env.server
-        .push(Reply::text("```python\nprint(\"hi\")\n```"));
+        .push(Reply::text(&format!("```python\n{code}\n```")));
     for _ in 0..4 {
         env.server.push(Reply::text("The task is done."));
     }
@@ -3553,6 +3553,14 @@ async fn a_small_model_ending_without_writing_what_its_code_printed_gets_that_co
         .exec(&["-y", "Create a file named hello.txt containing the text hi"])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
+    out
+}
+
+#[tokio::test]
+async fn a_small_model_ending_without_writing_what_its_code_printed_gets_that_code_run_writing_it()
+{
+    let env = TestEnv::new().await;
+    let out = hello_ended_after(&env, "print(\"hi\")").await;
     assert_eq!(
         fs_err::read_to_string(env.cwd.path().join("hello.txt")).unwrap(),
         "hi\n",
@@ -3587,16 +3595,8 @@ async fn a_small_model_ending_without_writing_what_its_code_printed_gets_that_co
 #[tokio::test]
 async fn a_small_model_ending_with_the_file_asked_for_missing_is_warned_about() {
     let env = TestEnv::new().await;
-    small_model_env(&env, "qwen2.5-coder:0.5b");
     // Code that printed nothing: no code to run again writing it.
-    env.server.push(Reply::text("```python\ntext = 'hi'\n```"));
-    for _ in 0..4 {
-        env.server.push(Reply::text("The task is done."));
-    }
-    let out = env
-        .exec(&["-y", "Create a file named hello.txt containing the text hi"])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
+    let out = hello_ended_after(&env, "text = 'hi'").await;
     assert!(!env.cwd.path().join("hello.txt").exists());
     assert!(
         out.stderr
