@@ -53,6 +53,10 @@ pub(super) struct Coach {
     /// A value the last batch only printed, or only wrote to a file (the
     /// second value), typed into its code.
     typed: Option<(String, Option<String>)>,
+    /// Whether the last batch only printed, or wrote, a value typed into
+    /// its code (`typed` as the batch ran): its block is no code to write
+    /// a result with.
+    batch_typed: bool,
     /// Whether the model was told a run only printed a typed value.
     told_typed: bool,
     /// Files a run wrote a value typed into its code to, with that value:
@@ -417,6 +421,7 @@ impl Coach {
             task_key: typed::key(task),
             outputs_key: String::new(),
             typed: None,
+            batch_typed: false,
             told_typed: false,
             guesses: BTreeMap::new(),
             told_unwritten: false,
@@ -599,6 +604,7 @@ impl Coach {
                 )
             })
             .filter(|(value, _)| !self.outputs_key.contains(&typed::key(value)));
+        self.batch_typed = self.typed.is_some();
         if let Some((value, Some(file))) = &self.typed {
             self.guesses.insert(file.clone(), value.clone());
         }
@@ -2110,9 +2116,14 @@ impl Coach {
             .collect();
         // The last block that printed, with its output sent to the one
         // file still to write: what oi runs if the model ends without it.
-        if let ([name], true, Some((language, code))) =
-            (missing.as_slice(), printed, &self.batch_block)
-            && let Some(code) = writing_output(language, code, name)
+        // Not code that only printed a value typed into it: written, the
+        // file would hold the guess.
+        if let ([name], true, false, Some((language, code))) = (
+            missing.as_slice(),
+            printed,
+            self.batch_typed,
+            &self.batch_block,
+        ) && let Some(code) = writing_output(language, code, name)
         {
             let run = ProposedRun {
                 call_id: None,
@@ -2147,7 +2158,9 @@ impl Coach {
                 "[oi: the task asks you to write `{name}`, but your code wrote `{other}` (`{line}`). Write `{name}`, the name the task gives (`{fixed}`).]"
             ));
         }
-        if missing.is_empty() || !printed {
+        // What a guess printed is no result to write (the model is told
+        // it is a guess).
+        if missing.is_empty() || !printed || self.batch_typed {
             return None;
         }
         self.told_unwritten = true;
@@ -9042,6 +9055,37 @@ mod tests {
         }
         let long = "print(1)\n".repeat(SHOWN_BLOCK_LINES + 1);
         assert_eq!(writing_output("python", &long, "out.txt"), None);
+    }
+
+    #[test]
+    fn what_a_guess_printed_is_not_offered_as_the_result_to_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path();
+        fs_err::write(cwd.join("guide.md"), "# Guide\n## Install\n").unwrap();
+        let task = "Write toc.md, a table of contents for guide.md.";
+        let mut coach = Coach::new(true, task, cwd);
+        coach.saw_runs(&[python_run("print(1 + 1)")]);
+        coach.saw_failure(false);
+        let notes = coach.after_runs(&[python_report("2\n")], cwd);
+        assert!(
+            notes.iter().any(|n| n.contains("it is a guess")),
+            "{notes:?}"
+        );
+        assert!(
+            !notes
+                .iter()
+                .any(|n| n.contains("redirect_stdout") || n.contains("does not exist yet")),
+            "{notes:?}"
+        );
+        assert_eq!(coach.standing_write(cwd), None);
+        // Code that looked something up and printed it still is.
+        coach.saw_runs(&[python_run("import os\nprint(len(os.listdir('.')))")]);
+        coach.saw_failure(false);
+        let notes = coach.after_runs(&[python_report("1\n")], cwd);
+        assert!(
+            notes.iter().any(|n| n.contains("redirect_stdout")),
+            "{notes:?}"
+        );
     }
 
     #[test]
