@@ -3325,6 +3325,49 @@ async fn a_small_model_that_printed_a_table_is_given_the_line_that_writes_it() {
 }
 
 #[tokio::test]
+async fn a_small_models_names_for_a_grouped_tables_key_and_value_run_again_with_the_key_a_column() {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(
+        cwd.join("sales.csv"),
+        "region,rep,amount\nNorth,Ann,1200\nNorth,Bob,800\nSouth,Dee,700\n",
+    )
+    .unwrap();
+    let Some(python) = oi_testkit::pip_package("pandas", "pandas") else {
+        return;
+    };
+    let kernel = format!("languages.python.command=[{}]", json!(python));
+    let line = "totals_df.columns = ['region', 'total']";
+    env.server
+        .push(Reply::text(&format!(
+            "```python\nimport pandas as pd\ndf = pd.read_csv('sales.csv')\ntotals = df.groupby('region')['amount'].sum()\ntotals_df = pd.DataFrame(totals)\n{line}\ntotals_df.to_csv('region_totals.csv', index=False)\n```"
+        )))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "-c",
+            &kernel,
+            "Write region_totals.csv with the columns region,total: the sum of the amount for each region.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told = env.server.chat_requests()[1].last_message_text();
+    assert!(told.contains("ValueError: Length mismatch"), "{told}");
+    assert!(
+        told.contains(&format!("[oi: that error has a known fix, so oi ran your code again with `{line}` written as:\n```python\ntotals_df = totals_df.reset_index()\n{line}\n```\nIts result:]")),
+        "{told}"
+    );
+    // The note that only explains the error is not given beside the run.
+    assert!(!told.contains("the list of names you gave"), "{told}");
+    assert_eq!(
+        fs_err::read_to_string(cwd.join("region_totals.csv")).unwrap(),
+        "region,total\nNorth,2000\nSouth,700\n"
+    );
+}
+
+#[tokio::test]
 async fn a_small_models_merge_on_a_key_one_table_lacks_runs_again_fixed_by_oi() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

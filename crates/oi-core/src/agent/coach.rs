@@ -1515,6 +1515,20 @@ impl Coach {
                     );
                     continue;
                 }
+                // Names given to a grouped table's columns, its key among
+                // them while the key is its index: the block run again
+                // with the index made a column first, once a task (told
+                // to `reset_index()`, a small model renames again).
+                if !self.hinted.contains(&"grouped-columns")
+                    && self.may_run_again()
+                    && let Some(fix) =
+                        super::error_hint::grouped_columns(&report.text, &self.python)
+                    && self.python.lines().any(|l| l.trim() == fix.line)
+                {
+                    self.hinted.push("grouped-columns");
+                    self.run_again_with(&fix);
+                    continue;
+                }
                 if let Some(hint) = super::error_hint::hint(&report.text, cwd) {
                     let first = !self.hinted.contains(&hint.kind);
                     if first {

@@ -410,6 +410,44 @@ fn dt_on_text(output: &str) -> Option<(String, LineChange)> {
     ))
 }
 
+/// When pandas refused `.columns = [...]` with one name more than the
+/// table has columns (`ValueError: Length mismatch: Expected axis has 1
+/// elements, new values have 2 elements`) at a line the traceback shows,
+/// in `code` that grouped or counted rows (`groupby`, `value_counts`,
+/// `pivot_table`, `set_index`): the key the names begin with is the
+/// table's index, not a column. That line, with the table's index made
+/// its first column before it (`t = t.reset_index()`).
+pub(super) fn grouped_columns(output: &str, code: &str) -> Option<LineChange> {
+    let (has, given) = last_error(output)?
+        .strip_prefix("ValueError: Length mismatch: Expected axis has ")?
+        .strip_suffix(" elements")?
+        .split_once(" elements, new values have ")?;
+    if has.parse::<usize>().ok()? + 1 != given.parse::<usize>().ok()? {
+        return None;
+    }
+    let grouped = ["groupby(", "value_counts(", "pivot_table(", "set_index("]
+        .iter()
+        .any(|call| code.contains(call));
+    if !grouped || code.contains("reset_index(") {
+        return None;
+    }
+    let line = source_line(output, ".columns")?;
+    let (target, names) = line.split_once(".columns")?;
+    let names = names.trim_start().strip_prefix('=')?.trim_start();
+    let name = |t: &str| {
+        !t.is_empty()
+            && t.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && t.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    if !name(target) || !names.starts_with('[') {
+        return None;
+    }
+    Some(LineChange::new(
+        line,
+        format!("{target} = {target}.reset_index()\n{line}"),
+    ))
+}
+
 /// When pandas refused a `header=[…]` list shorter than the table it
 /// writes (`ValueError: Writing 3 cols but got 2 aliases`) at a line the
 /// traceback shows that calls `.to_csv(` with `header=[` once: that line
@@ -1276,6 +1314,30 @@ mod tests {
         hint(output, Path::new("/nonexistent-folder"))
             .map(|h| h.note)
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_grouped_tables_key_named_among_its_columns_is_made_a_column_first() {
+        let out = "Traceback (most recent call last):\n  File \"<cell-1>\", line 16, in <module>\n    region_totals_df.columns = ['region', 'total']\n    ^^^^^^^^^^^^^^^^^^^^^^^^\n  [5 frames inside libraries]\nValueError: Length mismatch: Expected axis has 1 elements, new values have 2 elements\n";
+        let code = "df = pd.read_csv('s.csv')\nregion_totals = df.groupby('region')['amount'].sum()\nregion_totals_df = pd.DataFrame(region_totals)\nregion_totals_df.columns = ['region', 'total']\n";
+        assert_eq!(
+            grouped_columns(out, code),
+            Some(LineChange::new(
+                "region_totals_df.columns = ['region', 'total']",
+                "region_totals_df = region_totals_df.reset_index()\nregion_totals_df.columns = ['region', 'total']".to_owned()
+            ))
+        );
+        // Not grouped, already reset, or not one name more: no change.
+        assert_eq!(grouped_columns(out, "t = pd.read_csv('s.csv')\n"), None);
+        let reset = format!("{code}x = y.reset_index()\n");
+        assert_eq!(grouped_columns(out, &reset), None);
+        let two_more = out.replace("have 2 elements", "have 3 elements");
+        assert_eq!(grouped_columns(&two_more, code), None);
+        let fewer = out.replace(
+            "has 1 elements, new values have 2",
+            "has 4 elements, new values have 2",
+        );
+        assert_eq!(grouped_columns(&fewer, code), None);
     }
 
     #[test]
