@@ -1139,6 +1139,77 @@ async fn a_small_model_is_told_its_result_has_words_around_the_form_the_task_giv
 }
 
 #[tokio::test]
+async fn a_small_model_is_told_a_line_out_of_the_form_the_task_quotes_and_a_first_row_taken_for_the_most()
+ {
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(
+        cwd.join("guide.md"),
+        "# Guide\n\n## Install\n\n### On Linux\n",
+    )
+    .unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\nheads = [l.rstrip() for l in open('guide.md') if l.startswith('#')]\n_ = open('toc.md', 'w').write('\\n'.join(heads) + '\\n')\n```",
+        ))
+        .push(Reply::text(
+            "```python\n_ = open('toc.md', 'w').write('- Install\\n  - On Linux\\n')\n```",
+        ))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "Write toc.md, a table of contents for guide.md: a level-2 heading as \"- Title\" and a level-3 heading as \"  - Title\".",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = env.server.chat_requests();
+    let told = requests[1].last_message_text();
+    assert!(
+        told.contains("line 1 of `toc.md` is `# Guide` (and 2 more lines), not in the form the task gives its lines, `- Title` or `  - Title`"),
+        "{told}"
+    );
+    assert!(
+        requests[2]
+            .last_message_text()
+            .contains("Check that it holds exactly what the task asks for."),
+        "{}",
+        requests[2].last_message_text()
+    );
+
+    // The first row written where the task asks for the most: named
+    // before the task may end.
+    let env = TestEnv::new().await;
+    small_model_env(&env, "qwen2.5-coder:1.5b");
+    let cwd = env.cwd.path();
+    fs_err::write(cwd.join("days.txt"), "Tuesday\nMonday\nMonday\n").unwrap();
+    env.server
+        .push(Reply::text(
+            "```python\nday = open('days.txt').read().split()[0]\n_ = open('busiest.txt', 'w').write(day)\n```",
+        ))
+        .push(Reply::text("The busiest day is Tuesday."))
+        .push(Reply::text("Done."));
+    let out = env
+        .exec(&[
+            "-y",
+            "days.txt lists the day of each order. Write the day with the most orders to busiest.txt.",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let told: Vec<String> = env
+        .server
+        .chat_requests()
+        .iter()
+        .map(|r| r.last_message_text())
+        .collect();
+    assert!(
+        told.iter().any(|t| t.contains("the task asks for the most, and the code that wrote `busiest.txt` takes the first element (`day = open('days.txt').read().split()[0]`) without comparing, counting or sorting anything")),
+        "{told:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_small_model_is_told_an_average_it_never_divided_and_a_field_the_task_names() {
     let env = TestEnv::new().await;
     small_model_env(&env, "qwen2.5-coder:1.5b");

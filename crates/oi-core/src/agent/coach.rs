@@ -1011,6 +1011,7 @@ impl Coach {
             problems.extend(absent_paths(name, &text, self.asked(name), cwd));
             if let Some((_, code)) = self.made_by.get(name.as_str()) {
                 problems.extend(search_problems(code, self.asked(name)));
+                problems.extend(first_row_pick(name, code, self.asked(name)));
                 // Written from rows typed into the code (a copy of the
                 // first look), not from the file.
                 if let Some((input, values)) = self
@@ -3824,6 +3825,166 @@ fn quotes_a_labelled_form(task: &str) -> bool {
     })
 }
 
+/// A form the task quotes for the lines of a result (`- Title`): each
+/// run of letters or digits, and `...`, stands for a value; the signs and
+/// spaces around them are kept as written.
+#[derive(Debug, Clone)]
+struct LineForm {
+    /// As the task writes it.
+    text: String,
+    /// The lines it fits.
+    pattern: regex::Regex,
+}
+
+impl LineForm {
+    /// The form of a quoted text: `None` unless it has a word and
+    /// something that separates (a space or one of `:=,;|` and a tab)
+    /// and is no file name or sentence.
+    fn of(quoted: &str) -> Option<Self> {
+        let chars = quoted.chars().count();
+        if !(2..=60).contains(&chars)
+            || quoted.contains('\n')
+            || !quoted.chars().any(char::is_alphanumeric)
+            || !quoted.contains([' ', ':', '=', ',', ';', '|', '\t'])
+            || quoted.split_whitespace().count() > 6
+            || !named_files(quoted).is_empty()
+        {
+            return None;
+        }
+        let mut pattern = String::from("^");
+        let mut value = false;
+        let mut rest = quoted;
+        while let Some(c) = rest.chars().next() {
+            let word = c.is_alphanumeric() || c == '_';
+            let dots = rest.starts_with("...") || c == '…';
+            if word || dots {
+                if !value {
+                    pattern.push_str(".+?");
+                }
+                value = true;
+                rest = &rest[if rest.starts_with("...") {
+                    3
+                } else {
+                    c.len_utf8()
+                }..];
+            } else {
+                value = false;
+                pattern.push_str(&regex::escape(&c.to_string()));
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        // A form ending in a sign (`"Total: "`) is the start of a line the
+        // task goes on to describe in words.
+        if value {
+            pattern.push('$');
+        }
+        let pattern = regex::Regex::new(&pattern).ok()?;
+        Some(Self {
+            text: quoted.to_owned(),
+            pattern,
+        })
+    }
+
+    fn fits(&self, line: &str) -> bool {
+        self.pattern.is_match(line.trim_end())
+    }
+}
+
+/// The forms a task quotes for a result's lines: a text in quotes (`"`,
+/// `'`, `` ` `` or curly ones) after "as", "like", "form", "format",
+/// "formatted" or a colon ("one per line as 'word count'", "three lines:
+/// \"min: X\", …"), or after such a form and a comma, "and" or "or". Not
+/// an example of a value ("for example …") nor a text without a space or
+/// a separating sign (`"n/a"`).
+fn asked_line_forms(task: &str) -> Vec<LineForm> {
+    let mut forms: Vec<LineForm> = Vec::new();
+    let mut after = 0;
+    let mut chained = false;
+    while let Some((open, inner, close)) = next_quoted(task, after) {
+        let before = task[after..open].trim_end().to_lowercase();
+        let lead = before
+            .rsplit(|c: char| c.is_whitespace() || c == '(')
+            .next()
+            .unwrap_or_default();
+        let leads = matches!(lead, "as" | "like" | "form" | "format" | "formatted")
+            || before.ends_with(':');
+        let joined = chained
+            && matches!(
+                before.trim_start_matches(',').trim(),
+                "" | "and" | "or" | ", and" | ", or"
+            );
+        let form = (leads || joined).then(|| LineForm::of(inner)).flatten();
+        chained = form.is_some();
+        if let Some(form) = form
+            && !forms.iter().any(|f| f.text == form.text)
+        {
+            forms.push(form);
+        }
+        after = close;
+    }
+    forms
+}
+
+/// The next quoted text of `task` from byte `from`: where its opening
+/// quote is, the text, and where its closing quote ends. A `'` opens only
+/// after a space, `(` or the start and closes only before a sign, a space
+/// or the end, so an apostrophe (`owner's`) is neither.
+fn next_quoted(task: &str, from: usize) -> Option<(usize, &str, usize)> {
+    let mut at = from;
+    while let Some((i, c)) = task[at..].char_indices().next().map(|(i, c)| (at + i, c)) {
+        let next = i + c.len_utf8();
+        let close = match c {
+            '"' => Some('"'),
+            '`' => Some('`'),
+            '“' => Some('”'),
+            '\'' if task[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|p| p.is_whitespace() || p == '(') =>
+            {
+                Some('\'')
+            }
+            _ => None,
+        };
+        if let Some(close) = close {
+            let end = task[next..].char_indices().find(|&(j, q)| {
+                q == close
+                    && (q != '\''
+                        || task[next + j + 1..]
+                            .chars()
+                            .next()
+                            .is_none_or(|n| !n.is_alphanumeric()))
+            });
+            if let Some((j, q)) = end {
+                return Some((i, &task[next..next + j], next + j + q.len_utf8()));
+            }
+        }
+        at = next;
+    }
+    None
+}
+
+/// The first line of a result `text` that fits none of the `forms` the
+/// task quotes for its lines (a header the task gives left out): its
+/// number, the line, and how many lines do not fit.
+fn line_out_of_form<'a>(
+    text: &'a str,
+    forms: &[LineForm],
+    header: Option<&str>,
+) -> Option<(usize, &'a str, usize)> {
+    if forms.is_empty() {
+        return None;
+    }
+    let mut off = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .filter(|(_, line)| header.is_none_or(|h| line.trim() != h))
+        .filter(|(_, line)| !forms.iter().any(|form| form.fits(line)));
+    let (at, line) = off.next()?;
+    Some((at + 1, line, 1 + off.count()))
+}
+
 /// The Python line that writes `value` alone to the file `name`: a small
 /// model told to write the value alone copies a line far more reliably
 /// than it rewrites the code that added the words (it answers with the
@@ -4442,6 +4603,41 @@ fn content_problems(
             format!(
                 ", or fix the file as it is: `lines = [l for l in open({file}).read().splitlines() if l.strip()]`, then `open({file}, 'w').write('\\n'.join(lines) + '\\n')`"
             ),
+        ));
+    }
+    // A table's rows are read by their cells: only a form with its
+    // separator is a form of its lines.
+    let lower = name.to_ascii_lowercase();
+    let forms: Vec<LineForm> = if lower.ends_with(".json") {
+        Vec::new()
+    } else if lower.ends_with(".csv") || lower.ends_with(".tsv") {
+        asked
+            .line_forms
+            .iter()
+            .filter(|form| form.text.contains([',', '\t', ';']))
+            .cloned()
+            .collect()
+    } else {
+        asked.line_forms.clone()
+    };
+    if let Some((at, line, off)) = line_out_of_form(text, &forms, asked.header.as_deref()) {
+        let forms = forms
+            .iter()
+            .map(|form| format!("`{}`", form.text))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let more = match off {
+            1 => String::new(),
+            2 => " (and 1 more line)".to_owned(),
+            n => format!(" (and {} more lines)", n - 1),
+        };
+        let line: String = if line.chars().count() > 100 {
+            line.chars().take(80).chain(['…']).collect()
+        } else {
+            line.to_owned()
+        };
+        problems.push(format!(
+            "line {at} of `{name}` is `{line}`{more}, not in the form the task gives its lines, {forms} (each word there stands for a value; the signs and spaces around it are written as they are): write every line in that form"
         ));
     }
     if asked.lower_case
@@ -5556,6 +5752,10 @@ struct Asked {
     /// Values it quotes as ones to leave out ("leave out rows where it is
     /// empty, "n/a" or "-"").
     left_out: Vec<String>,
+    /// The forms it quotes for a result's lines ("a level-2 heading as
+    /// \"- Title\"", "one per line as 'word count'"): see
+    /// [`asked_line_forms`].
+    line_forms: Vec<LineForm>,
     /// Its words, lowercase.
     words: Vec<String>,
 }
@@ -5741,6 +5941,7 @@ impl Asked {
                 .map(str::to_owned)
                 .collect(),
             left_out: left_out_values(task),
+            line_forms: asked_line_forms(task),
             words,
         }
     }
@@ -7443,6 +7644,71 @@ fn search_problems(code: &str, asked: &Asked) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Words of a task that picks by comparing ("the day with the most
+/// orders", "the busiest hour", "the three largest files").
+const SUPERLATIVES: [&str; 24] = [
+    "most", "fewest", "least", "highest", "lowest", "largest", "smallest", "biggest", "busiest",
+    "best", "worst", "top", "maximum", "minimum", "cheapest", "dearest", "longest", "shortest",
+    "latest", "earliest", "newest", "oldest", "slowest", "fastest",
+];
+
+/// Where the task picks by comparing (a word of [`SUPERLATIVES`], not "at
+/// most" or "at least") and the code that wrote the result `name` takes a
+/// first element (`[0]`, `.iloc[0]`, `.head(1)`, `.first()`, `head -1`)
+/// but compares, counts or orders nothing (no `max`, `min`, `sort`,
+/// `value_counts`, `Counter`, `groupby`, `<` or `>` …): the problem,
+/// that it wrote the first row's value rather than the one picked.
+fn first_row_pick(name: &str, code: &str, asked: &Asked) -> Option<String> {
+    let word = asked.words.iter().enumerate().find_map(|(at, w)| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let after_at = at > 0 && asked.words[at - 1] == "at";
+        (SUPERLATIVES.contains(&w) && !after_at).then_some(w)
+    })?;
+    const FIRST: [&str; 7] = [
+        "[0]",
+        ".iloc[0]",
+        ".head(1)",
+        ".first()",
+        "head -1",
+        "head -n 1",
+        "head -n1",
+    ];
+    const COMPARES: [&str; 17] = [
+        "max",
+        "min",
+        "sort",
+        "value_counts",
+        "mode(",
+        "Counter",
+        "most_common",
+        "groupby",
+        "nlargest",
+        "nsmallest",
+        "rank",
+        "count",
+        "<",
+        ">",
+        "uniq",
+        "argm",
+        "heapq",
+    ];
+    let first = code
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.starts_with('#') && FIRST.iter().any(|f| line.contains(f)))?;
+    let significant: String = code
+        .lines()
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if COMPARES.iter().any(|c| significant.contains(c)) {
+        return None;
+    }
+    Some(format!(
+        "the task asks for the {word}, and the code that wrote `{name}` takes the first element (`{first}`) without comparing, counting or sorting anything: it wrote the first row's value, not the one the task picks. Count or compare first (pandas: `df[column].value_counts().idxmax()` for the most common value, `df.loc[df[column].idxmax()]` for the row with the largest; Python: `collections.Counter(values).most_common(1)[0][0]`, `max(rows, key=…)`)"
+    ))
 }
 
 /// When the task asks for paths or file names and `name`'s lines name
@@ -14282,6 +14548,129 @@ mod tests {
             coach.note_before_ending("Done.", HarnessKind::Markdown, cwd, None),
             None
         );
+    }
+
+    #[test]
+    fn a_first_row_taken_where_the_task_picks_by_comparing_is_named() {
+        let asked = Asked::of(
+            "orders.csv is an export of shop orders. Find the day of the week with the most orders and write its English name (for example Monday) to busiest_day.txt.",
+        );
+        let code = "import pandas as pd\ndf = pd.read_csv('orders.csv')\n# the most common day\nday = pd.to_datetime(df['placed_at']).dt.day_name()[0]\nwith open('busiest_day.txt', 'w') as f:\n    f.write(day)\n";
+        let problem = first_row_pick("busiest_day.txt", code, &asked).expect("a first row");
+        assert!(
+            problem.starts_with("the task asks for the most, and the code that wrote `busiest_day.txt` takes the first element (`day = pd.to_datetime(df['placed_at']).dt.day_name()[0]`)"),
+            "{problem}"
+        );
+        // Code that counts, sorts or compares picks; so does code with no
+        // first element; "at most" is no pick.
+        for code in [
+            "day = df['day'].value_counts().idxmax()\nopen('d.txt', 'w').write(day)",
+            "top = sorted(days)[0]\nopen('d.txt', 'w').write(top)",
+            "best = None\nfor d, n in counts.items():\n    if best is None or n > counts[best]:\n        best = d\nopen('d.txt', 'w').write(best)",
+            "open('d.txt', 'w').write(day)",
+        ] {
+            assert_eq!(first_row_pick("d.txt", code, &asked), None, "{code}");
+        }
+        let at_most = Asked::of("Write the names of files of at most 10 lines to small.txt.");
+        assert_eq!(
+            first_row_pick(
+                "small.txt",
+                "open('small.txt', 'w').write(names[0])",
+                &at_most
+            ),
+            None
+        );
+        let plain = Asked::of("Write the first name in names.txt to first.txt.");
+        assert_eq!(
+            first_row_pick(
+                "first.txt",
+                "open('first.txt', 'w').write(names[0])",
+                &plain
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn the_forms_a_task_quotes_for_its_lines_are_read() {
+        let texts = |task: &str| -> Vec<String> {
+            asked_line_forms(task).into_iter().map(|f| f.text).collect()
+        };
+        assert_eq!(
+            texts(
+                "Write toc.md, a table of contents for guide.md: one line per level-2 and level-3 heading in order, a level-2 heading as \"- Title\" and a level-3 heading as \"  - Title\" (two spaces before the dash)."
+            ),
+            ["- Title", "  - Title"]
+        );
+        assert_eq!(
+            texts("Write the 3 most common words, one per line as 'word count', to top.txt."),
+            ["word count"]
+        );
+        // An apostrophe is no quote; a form after a colon and chained ones.
+        assert_eq!(
+            texts(
+                "Write the owner's TODOs, then stats.txt with three lines: \"min: X\", \"max: X\" and \"mean: X\"."
+            ),
+            ["min: X", "max: X", "mean: X"]
+        );
+        assert_eq!(
+            texts("Write each person once, as `First Last` in title case."),
+            ["First Last"]
+        );
+        // Values to leave out, a file to save as, an example, a column:
+        // no forms.
+        for task in [
+            "Leave out rows where it is empty, \"n/a\" or \"-\".",
+            "Save the result as \"report.csv\".",
+            "Write the day (for example \"2024-01-05, Monday\") to day.txt.",
+            "Fix total.py so that python total.py expenses.csv \"Net Amount\" works.",
+            "Reply as \"this is a whole sentence that is much too long to be a form\".",
+        ] {
+            assert!(texts(task).is_empty(), "{task}");
+        }
+    }
+
+    #[test]
+    fn a_result_line_out_of_the_form_the_task_quotes_is_named() {
+        let task = "Write toc.md, a table of contents for guide.md: one line per level-2 and level-3 heading in order, a level-2 heading as \"- Title\" and a level-3 heading as \"  - Title\" (two spaces before the dash).";
+        let asked = Asked::of(task);
+        let problems = content_problems(
+            "toc.md",
+            "# Project guide\n### On Linux\n### On macOS\n",
+            &[],
+            &asked,
+            "",
+        );
+        assert_eq!(
+            problems,
+            [
+                "line 1 of `toc.md` is `# Project guide` (and 2 more lines), not in the form the task gives its lines, `- Title` or `  - Title` (each word there stands for a value; the signs and spaces around it are written as they are): write every line in that form"
+            ]
+        );
+        let right = "- Install\n  - On Linux\n  - On macOS\n- Usage\n  - Options\n- License\n";
+        assert!(content_problems("toc.md", right, &[], &asked, "").is_empty());
+        // One line three spaces in is out of both forms.
+        let problems = content_problems("toc.md", "- Install\n   - On Linux\n", &[], &asked, "");
+        assert!(
+            problems[0].starts_with("line 2 of `toc.md` is `   - On Linux`, not"),
+            "{problems:?}"
+        );
+        // A form ending in a sign is the start of the line; the header the
+        // task gives is no line of the form; JSON is not read by lines.
+        let asked = Asked::of(
+            "Write out.txt with the header name,total and then one line per name as \"Name: \" and the total.",
+        );
+        assert!(
+            content_problems("out.txt", "name,total\nAna: 3\nBen: 12\n", &[], &asked, "")
+                .is_empty()
+        );
+        let problems = content_problems("out.txt", "name,total\nAna 3\n", &[], &asked, "");
+        assert!(
+            problems[0].starts_with("line 2 of `out.txt` is `Ana 3`"),
+            "{problems:?}"
+        );
+        let asked = Asked::of("Write each pair as \"key: value\" into out.json.");
+        assert!(content_problems("out.json", "{\"a\": 1}\n", &[], &asked, "").is_empty());
     }
 
     #[test]
