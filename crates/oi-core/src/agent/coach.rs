@@ -3825,6 +3825,26 @@ fn quotes_a_labelled_form(task: &str) -> bool {
     })
 }
 
+/// The first value of a result `text` that stands for no number (`NaN`,
+/// `nan`, `NaT`, `<NA>`, `inf`, `-inf`), as a cell of a line split at
+/// spaces, `,`, `;`, `:`, `=` or a tab: its line number and the value.
+/// Not when the task (lowercased) names it nor an input holds it.
+fn not_a_number(text: &str, task: &str, inputs: &[(&String, &String)]) -> Option<(usize, String)> {
+    const NONE: [&str; 6] = ["NaN", "nan", "NaT", "<NA>", "inf", "-inf"];
+    text.lines().enumerate().find_map(|(at, line)| {
+        let value = line
+            .split([' ', ',', ';', ':', '=', '\t'])
+            .map(str::trim)
+            .find(|cell| NONE.contains(cell))?;
+        let named = task_words(task).any(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .eq_ignore_ascii_case(value.trim_start_matches(['-', '<']).trim_end_matches('>'))
+        });
+        let held = inputs.iter().any(|(_, input)| input.contains(value));
+        (!named && !held).then(|| (at + 1, value.to_owned()))
+    })
+}
+
 /// A form the task quotes for the lines of a result (`- Title`): each
 /// run of letters or digits, and `...`, stands for a value; the signs and
 /// spaces around them are kept as written.
@@ -4605,6 +4625,11 @@ fn content_problems(
             ),
         ));
     }
+    if let Some((at, value)) = not_a_number(text, &asked.task, inputs) {
+        problems.push(format!(
+            "line {at} of `{name}` holds `{value}`, which is no value: pandas and Python write it for one they could not compute (a missing or unread input, the first row of a `shift` or `diff`, 0 divided by 0). Compute what the task asks from the rows that have it, or leave such rows out (`dropna()`)"
+        ));
+    }
     // A table's rows are read by their cells: only a form with its
     // separator is a form of its lines.
     let lower = name.to_ascii_lowercase();
@@ -5035,7 +5060,24 @@ fn content_problems(
         ));
     }
     let count = asks_count_alone(&asked.task, name);
-    if asked.single || count.is_some() {
+    // "… as a number rounded to 2 decimals" to a text file: one value.
+    let table = [".csv", ".tsv", ".json"]
+        .iter()
+        .any(|ext| lower.ends_with(ext));
+    let each = asked
+        .words
+        .iter()
+        .any(|w| matches!(w.as_str(), "each" | "every" | "per"));
+    let one_number = !(table || each || asked.one_per_line)
+        && [
+            "as a number",
+            "as a single number",
+            "as one number",
+            "a single value",
+        ]
+        .iter()
+        .any(|phrase| asked.task.contains(phrase));
+    if asked.single || one_number || count.is_some() {
         let lines: Vec<&str> = text
             .lines()
             .map(str::trim)
@@ -14587,6 +14629,47 @@ mod tests {
                 "open('first.txt', 'w').write(names[0])",
                 &plain
             ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_result_holding_nan_or_several_lines_for_one_number_is_named() {
+        let task = "prices.csv lists a product's price on various dates. Write to change.txt the percent change from the earliest to the latest date, as a number rounded to 2 decimals.";
+        let asked = Asked::of(task);
+        let problems = content_problems("change.txt", "   NaN\n-13.04\n 23.45\n", &[], &asked, "");
+        assert_eq!(
+            problems,
+            [
+                "line 1 of `change.txt` holds `NaN`, which is no value: pandas and Python write it for one they could not compute (a missing or unread input, the first row of a `shift` or `diff`, 0 divided by 0). Compute what the task asks from the rows that have it, or leave such rows out (`dropna()`)",
+                "`change.txt` has 3 lines (the first is `NaN`) where the task asks for one value alone: write only that value",
+            ]
+        );
+        assert!(content_problems("change.txt", "7.35\n", &[], &asked, "").is_empty());
+        // A table with a number column, "each", or NaN named by the task
+        // or held by an input: nothing said.
+        let table = Asked::of("Write prices.csv with each price as a number.");
+        assert!(
+            content_problems("prices.csv", "day,price\n1,2.5\n2,3.5\n", &[], &table, "").is_empty()
+        );
+        let named = Asked::of("Write the mean to mean.txt (NaN when there are no values).");
+        assert!(content_problems("mean.txt", "NaN\n", &[], &named, "").is_empty());
+        let (input, body) = ("raw.csv".to_owned(), "a,b\n1,nan\n".to_owned());
+        assert_eq!(
+            not_a_number(
+                "b\nnan\n",
+                "copy column b of raw.csv to b.csv",
+                &[(&input, &body)]
+            ),
+            None
+        );
+        assert_eq!(
+            not_a_number("total,inf\n", "write the totals", &[]),
+            Some((1, "inf".to_owned()))
+        );
+        // A word holding the letters is no such value.
+        assert_eq!(
+            not_a_number("Nancy,3\ninfo: 2\n", "write the counts", &[]),
             None
         );
     }
