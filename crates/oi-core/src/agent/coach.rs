@@ -3928,11 +3928,7 @@ fn asked_line_forms(task: &str) -> Vec<LineForm> {
             .unwrap_or_default();
         let leads = matches!(lead, "as" | "like" | "form" | "format" | "formatted")
             || before.ends_with(':');
-        let joined = chained
-            && matches!(
-                before.trim_start_matches(',').trim(),
-                "" | "and" | "or" | ", and" | ", or"
-            );
+        let joined = chained && matches!(before.trim_start_matches(',').trim(), "" | "and" | "or");
         let form = (leads || joined).then(|| LineForm::of(inner)).flatten();
         chained = form.is_some();
         if let Some(form) = form
