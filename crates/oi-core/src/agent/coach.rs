@@ -53,10 +53,6 @@ pub(super) struct Coach {
     /// A value the last batch only printed, or only wrote to a file (the
     /// second value), typed into its code.
     typed: Option<(String, Option<String>)>,
-    /// Whether the last batch only printed, or wrote, a value typed into
-    /// its code (`typed` as the batch ran): its block is no code to write
-    /// a result with.
-    batch_typed: bool,
     /// Whether the model was told a run only printed a typed value.
     told_typed: bool,
     /// Files a run wrote a value typed into its code to, with that value:
@@ -421,7 +417,6 @@ impl Coach {
             task_key: typed::key(task),
             outputs_key: String::new(),
             typed: None,
-            batch_typed: false,
             told_typed: false,
             guesses: BTreeMap::new(),
             told_unwritten: false,
@@ -604,7 +599,6 @@ impl Coach {
                 )
             })
             .filter(|(value, _)| !self.outputs_key.contains(&typed::key(value)));
-        self.batch_typed = self.typed.is_some();
         if let Some((value, Some(file))) = &self.typed {
             self.guesses.insert(file.clone(), value.clone());
         }
@@ -1404,6 +1398,8 @@ impl Coach {
     /// After a batch of runs: what they made of the files the task names
     /// (those changed since last shown), to add to the results.
     pub(super) fn after_runs(&mut self, reports: &[Report], cwd: &Path) -> Vec<String> {
+        // The batch only printed or wrote a value typed into its code.
+        let guessed = self.typed.is_some();
         let ran = reports.iter().any(|r| !r.language.is_empty());
         self.ran_any |= ran;
         self.ran_since_check |= ran;
@@ -1516,21 +1512,12 @@ impl Coach {
                     );
                     continue;
                 }
-                // Names given to a grouped table's columns, its key among
-                // them while the key is its index: the block run again
-                // with the index made a column first, once a task (told
-                // to `reset_index()`, a small model renames again).
-                if !self.hinted.contains(&"grouped-columns")
-                    && self.may_run_again()
-                    && let Some(fix) =
-                        super::error_hint::grouped_columns(&report.text, &self.python)
-                    && self.python.lines().any(|l| l.trim() == fix.line)
-                {
-                    self.hinted.push("grouped-columns");
-                    self.run_again_with(&fix);
-                    continue;
-                }
-                if let Some(hint) = super::error_hint::hint(&report.text, cwd) {
+                if let Some(mut hint) = super::error_hint::hint(&report.text, cwd) {
+                    // A change only the code tells (names for a grouped
+                    // table's key and values, its key the index).
+                    if hint.fix.is_none() {
+                        hint.fix = super::error_hint::grouped_columns(&report.text, &self.python);
+                    }
                     let first = !self.hinted.contains(&hint.kind);
                     if first {
                         self.hinted.push(hint.kind);
@@ -1846,7 +1833,7 @@ impl Coach {
         if let Some(note) = self.copy_note(cwd) {
             previews.push(note);
         }
-        if let Some(note) = self.unwritten_note(reports, cwd) {
+        if let Some(note) = self.unwritten_note(reports, cwd, guessed) {
             previews.push(note);
         }
         // An empty result left by a run that failed says only that it
@@ -2118,8 +2105,9 @@ impl Coach {
     /// After a run that worked and printed something while the result
     /// file the task asks to write does not exist: that it is still to be
     /// written. Small models print what they found, see it, and print it
-    /// again, never writing it. Once a task.
-    fn unwritten_note(&mut self, reports: &[Report], cwd: &Path) -> Option<String> {
+    /// again, never writing it. Once a task; not after a batch that
+    /// only printed a value typed into its code (`guessed`).
+    fn unwritten_note(&mut self, reports: &[Report], cwd: &Path, guessed: bool) -> Option<String> {
         let printed = printed_something(reports);
         if !self.small_model || !self.writes_expected || self.batch_failed {
             return None;
@@ -2133,12 +2121,9 @@ impl Coach {
         // file still to write: what oi runs if the model ends without it.
         // Not code that only printed a value typed into it: written, the
         // file would hold the guess.
-        if let ([name], true, false, Some((language, code))) = (
-            missing.as_slice(),
-            printed,
-            self.batch_typed,
-            &self.batch_block,
-        ) && let Some(code) = writing_output(language, code, name)
+        if let ([name], true, false, Some((language, code))) =
+            (missing.as_slice(), printed, guessed, &self.batch_block)
+            && let Some(code) = writing_output(language, code, name)
         {
             let run = ProposedRun {
                 call_id: None,
@@ -2175,7 +2160,7 @@ impl Coach {
         }
         // What a guess printed is no result to write (the model is told
         // it is a guess).
-        if missing.is_empty() || !printed || self.batch_typed {
+        if missing.is_empty() || !printed || guessed {
             return None;
         }
         self.told_unwritten = true;
@@ -3848,7 +3833,7 @@ fn not_a_number(text: &str, task: &str, inputs: &[(&String, &String)]) -> Option
 /// A form the task quotes for the lines of a result (`- Title`): each
 /// run of letters or digits, and `...`, stands for a value; the signs and
 /// spaces around them are kept as written.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct LineForm {
     /// As the task writes it.
     text: String,
@@ -3875,23 +3860,18 @@ impl LineForm {
         let mut value = false;
         let mut rest = quoted;
         while let Some(c) = rest.chars().next() {
-            let word = c.is_alphanumeric() || c == '_';
-            let dots = rest.starts_with("...") || c == '…';
-            if word || dots {
+            let dots = if rest.starts_with("...") { 3 } else { 0 };
+            let step = dots.max(c.len_utf8());
+            if c.is_alphanumeric() || c == '_' || c == '…' || dots > 0 {
                 if !value {
                     pattern.push_str(".+?");
                 }
                 value = true;
-                rest = &rest[if rest.starts_with("...") {
-                    3
-                } else {
-                    c.len_utf8()
-                }..];
             } else {
                 value = false;
-                pattern.push_str(&regex::escape(&c.to_string()));
-                rest = &rest[c.len_utf8()..];
+                pattern.push_str(&regex::escape(&rest[..step]));
             }
+            rest = &rest[step..];
         }
         // A form ending in a sign (`"Total: "`) is the start of a line the
         // task goes on to describe in words.
@@ -3946,38 +3926,30 @@ fn asked_line_forms(task: &str) -> Vec<LineForm> {
 /// after a space, `(` or the start and closes only before a sign, a space
 /// or the end, so an apostrophe (`owner's`) is neither.
 fn next_quoted(task: &str, from: usize) -> Option<(usize, &str, usize)> {
-    let mut at = from;
-    while let Some((i, c)) = task[at..].char_indices().next().map(|(i, c)| (at + i, c)) {
+    task[from..].char_indices().find_map(|(i, c)| {
+        let i = from + i;
         let next = i + c.len_utf8();
+        let apostrophe = task[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|p| !p.is_whitespace() && p != '(');
         let close = match c {
-            '"' => Some('"'),
-            '`' => Some('`'),
-            '“' => Some('”'),
-            '\'' if task[..i]
-                .chars()
-                .next_back()
-                .is_none_or(|p| p.is_whitespace() || p == '(') =>
-            {
-                Some('\'')
-            }
-            _ => None,
+            '"' => '"',
+            '`' => '`',
+            '“' => '”',
+            '\'' if !apostrophe => '\'',
+            _ => return None,
         };
-        if let Some(close) = close {
-            let end = task[next..].char_indices().find(|&(j, q)| {
-                q == close
-                    && (q != '\''
-                        || task[next + j + 1..]
-                            .chars()
-                            .next()
-                            .is_none_or(|n| !n.is_alphanumeric()))
-            });
-            if let Some((j, q)) = end {
-                return Some((i, &task[next..next + j], next + j + q.len_utf8()));
-            }
-        }
-        at = next;
-    }
-    None
+        let (j, q) = task[next..].char_indices().find(|&(j, q)| {
+            q == close
+                && (q != '\''
+                    || task[next + j + 1..]
+                        .chars()
+                        .next()
+                        .is_none_or(|n| !n.is_alphanumeric()))
+        })?;
+        Some((i, &task[next..next + j], next + j + q.len_utf8()))
+    })
 }
 
 /// The first line of a result `text` that fits none of the `forms` the
@@ -3985,7 +3957,7 @@ fn next_quoted(task: &str, from: usize) -> Option<(usize, &str, usize)> {
 /// number, the line, and how many lines do not fit.
 fn line_out_of_form<'a>(
     text: &'a str,
-    forms: &[LineForm],
+    forms: &[&LineForm],
     header: Option<&str>,
 ) -> Option<(usize, &'a str, usize)> {
     if forms.is_empty() {
@@ -4626,21 +4598,16 @@ fn content_problems(
             "line {at} of `{name}` holds `{value}`, which is no value: pandas and Python write it for one they could not compute (a missing or unread input, the first row of a `shift` or `diff`, 0 divided by 0). Compute what the task asks from the rows that have it, or leave such rows out (`dropna()`)"
         ));
     }
+    let lower = name.to_ascii_lowercase();
+    let json = lower.ends_with(".json");
+    let tabular = lower.ends_with(".csv") || lower.ends_with(".tsv");
     // A table's rows are read by their cells: only a form with its
     // separator is a form of its lines.
-    let lower = name.to_ascii_lowercase();
-    let forms: Vec<LineForm> = if lower.ends_with(".json") {
-        Vec::new()
-    } else if lower.ends_with(".csv") || lower.ends_with(".tsv") {
-        asked
-            .line_forms
-            .iter()
-            .filter(|form| form.text.contains([',', '\t', ';']))
-            .cloned()
-            .collect()
-    } else {
-        asked.line_forms.clone()
-    };
+    let forms: Vec<&LineForm> = asked
+        .line_forms
+        .iter()
+        .filter(|form| !json && (!tabular || form.text.contains([',', '\t', ';'])))
+        .collect();
     if let Some((at, line, off)) = line_out_of_form(text, &forms, asked.header.as_deref()) {
         let forms = forms
             .iter()
@@ -4652,11 +4619,7 @@ fn content_problems(
             2 => " (and 1 more line)".to_owned(),
             n => format!(" (and {} more lines)", n - 1),
         };
-        let line: String = if line.chars().count() > 100 {
-            line.chars().take(80).chain(['…']).collect()
-        } else {
-            line.to_owned()
-        };
+        let line = first_lines(line, 1, 100).concat();
         problems.push(format!(
             "line {at} of `{name}` is `{line}`{more}, not in the form the task gives its lines, {forms} (each word there stands for a value; the signs and spaces around it are written as they are): write every line in that form"
         ));
@@ -4753,8 +4716,7 @@ fn content_problems(
             table::python_string(&column)
         ));
     }
-    let lower = name.to_ascii_lowercase();
-    if (lower.ends_with(".csv") || lower.ends_with(".tsv"))
+    if tabular
         && let [header] = text
             .lines()
             .filter(|l| !l.trim().is_empty())
@@ -5057,14 +5019,11 @@ fn content_problems(
     }
     let count = asks_count_alone(&asked.task, name);
     // "… as a number rounded to 2 decimals" to a text file: one value.
-    let table = [".csv", ".tsv", ".json"]
-        .iter()
-        .any(|ext| lower.ends_with(ext));
     let each = asked
         .words
         .iter()
         .any(|w| matches!(w.as_str(), "each" | "every" | "per"));
-    let one_number = !(table || each || asked.one_per_line)
+    let one_number = !(tabular || json || each || asked.one_per_line)
         && [
             "as a number",
             "as a single number",
@@ -5896,26 +5855,7 @@ impl Asked {
                     .flatten()
                     .filter_map(|i| words.get(i))
                     .any(|w| several(w));
-                !near
-                    && matches!(
-                        w.as_str(),
-                        "highest"
-                            | "lowest"
-                            | "largest"
-                            | "smallest"
-                            | "biggest"
-                            | "best"
-                            | "top"
-                            | "latest"
-                            | "earliest"
-                            | "newest"
-                            | "oldest"
-                            | "maximum"
-                            | "minimum"
-                            | "cheapest"
-                            | "longest"
-                            | "shortest"
-                    )
+                !near && PICKS.contains(&w.as_str())
             }),
             each_once: words
                 .iter()
@@ -7684,15 +7624,21 @@ fn search_problems(code: &str, asked: &Asked) -> Vec<String> {
     problems
 }
 
-/// Words of a task that picks by comparing ("the day with the most
-/// orders", "the busiest hour", "the three largest files").
-const SUPERLATIVES: [&str; 24] = [
-    "most", "fewest", "least", "highest", "lowest", "largest", "smallest", "biggest", "busiest",
-    "best", "worst", "top", "maximum", "minimum", "cheapest", "dearest", "longest", "shortest",
-    "latest", "earliest", "newest", "oldest", "slowest", "fastest",
+/// Words of a task that picks one by comparing ("the student with the
+/// highest score", "the latest row"): [`Asked::picks_one`].
+const PICKS: [&str; 16] = [
+    "highest", "lowest", "largest", "smallest", "biggest", "best", "top", "latest", "earliest",
+    "newest", "oldest", "maximum", "minimum", "cheapest", "longest", "shortest",
 ];
 
-/// Where the task picks by comparing (a word of [`SUPERLATIVES`], not "at
+/// Words of a task that picks by comparing beside [`PICKS`] ("the day
+/// with the most orders", "the busiest hour").
+const MORE_SUPERLATIVES: [&str; 8] = [
+    "most", "fewest", "least", "busiest", "worst", "dearest", "slowest", "fastest",
+];
+
+/// Where the task picks by comparing (a word of [`PICKS`] or
+/// [`MORE_SUPERLATIVES`], not "at
 /// most" or "at least") and the code that wrote the result `name` takes a
 /// first element (`[0]`, `.iloc[0]`, `.head(1)`, `.first()`, `head -1`)
 /// but compares, counts or orders nothing (no `max`, `min`, `sort`,
@@ -7702,22 +7648,22 @@ fn first_row_pick(name: &str, code: &str, asked: &Asked) -> Option<String> {
     let word = asked.words.iter().enumerate().find_map(|(at, w)| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
         let after_at = at > 0 && asked.words[at - 1] == "at";
-        (SUPERLATIVES.contains(&w) && !after_at).then_some(w)
+        ((PICKS.contains(&w) || MORE_SUPERLATIVES.contains(&w)) && !after_at).then_some(w)
     })?;
-    const FIRST: [&str; 7] = [
+    // `[0]` also finds `.iloc[0]`; `count` also `value_counts`; `max`
+    // and `min` also `argmax` and `idxmin`.
+    const FIRST: [&str; 6] = [
         "[0]",
-        ".iloc[0]",
         ".head(1)",
         ".first()",
         "head -1",
         "head -n 1",
         "head -n1",
     ];
-    const COMPARES: [&str; 17] = [
+    const COMPARES: [&str; 14] = [
         "max",
         "min",
         "sort",
-        "value_counts",
         "mode(",
         "Counter",
         "most_common",
@@ -7729,21 +7675,21 @@ fn first_row_pick(name: &str, code: &str, asked: &Asked) -> Option<String> {
         "<",
         ">",
         "uniq",
-        "argm",
-        "heapq",
     ];
-    let first = code
+    let lines: Vec<&str> = code
         .lines()
-        .map(str::trim)
-        .find(|line| !line.starts_with('#') && FIRST.iter().any(|f| line.contains(f)))?;
-    let significant: String = code
-        .lines()
-        .filter(|line| !line.trim_start().starts_with('#'))
-        .collect::<Vec<_>>()
-        .join("\n");
-    if COMPARES.iter().any(|c| significant.contains(c)) {
+        .filter(|line| super::splice::is_significant(line))
+        .collect();
+    if lines
+        .iter()
+        .any(|line| COMPARES.iter().any(|c| line.contains(c)))
+    {
         return None;
     }
+    let first = lines
+        .iter()
+        .map(|line| line.trim())
+        .find(|line| FIRST.iter().any(|f| line.contains(f)))?;
     Some(format!(
         "the task asks for the {word}, and the code that wrote `{name}` takes the first element (`{first}`) without comparing, counting or sorting anything: it wrote the first row's value, not the one the task picks. Count or compare first (pandas: `df[column].value_counts().idxmax()` for the most common value, `df.loc[df[column].idxmax()]` for the row with the largest; Python: `collections.Counter(values).most_common(1)[0][0]`, `max(rows, key=…)`)"
     ))

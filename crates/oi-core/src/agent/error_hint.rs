@@ -432,19 +432,14 @@ pub(super) fn grouped_columns(output: &str, code: &str) -> Option<LineChange> {
         return None;
     }
     let line = source_line(output, ".columns")?;
-    let (target, names) = line.split_once(".columns")?;
-    let names = names.trim_start().strip_prefix('=')?.trim_start();
-    let name = |t: &str| {
-        !t.is_empty()
-            && t.starts_with(|c: char| c.is_alphabetic() || c == '_')
-            && t.chars().all(|c| c.is_alphanumeric() || c == '_')
-    };
-    if !name(target) || !names.starts_with('[') {
+    let (target, op, names) = super::splice::assignment(line)?;
+    let table = target.strip_suffix(".columns")?;
+    if !op.is_empty() || !super::script::is_name(table) || !names.trim_start().starts_with('[') {
         return None;
     }
     Some(LineChange::new(
         line,
-        format!("{target} = {target}.reset_index()\n{line}"),
+        format!("{table} = {table}.reset_index()\n{line}"),
     ))
 }
 
